@@ -1,0 +1,35 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Atoll",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AtollStorage", targets: ["AtollStorage"]),
+    ],
+    targets: [
+        // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
+        .target(name: "CAtollShims", path: "Sources/CAtollShims"),
+        // The engine: mapped file, pages, versions, copy-on-write B+trees, tables, history.
+        .target(name: "AtollStorage", dependencies: ["CAtollShims"], swiftSettings: strict),
+
+        // A child process for the multi-process and crash tests.
+        .executableTarget(
+            name: "AtollTestHelper",
+            dependencies: ["AtollStorage", "CAtollShims"],
+            path: "Tests/AtollTestHelper",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AtollStorageTests",
+            dependencies: ["AtollStorage", "CAtollShims", "AtollTestHelper"],
+            swiftSettings: strict
+        ),
+    ]
+)

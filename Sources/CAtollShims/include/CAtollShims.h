@@ -1,0 +1,63 @@
+// CAtollShims: the few Glibc facilities Swift cannot import directly (variadic
+// syscalls, _GNU_SOURCE constants) plus hardware CRC32C and atomics on raw
+// pointers into shared mappings. Every function is a thin, non-variadic wrapper.
+#ifndef CATOLLSHIMS_H
+#define CATOLLSHIMS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: futex on a 32-bit word in a MAP_SHARED mapping (works across processes).
+
+/// Waits while *addr == expected, for at most timeoutNanoseconds (negative: forever).
+/// Returns 0 when woken or when the value differed, ETIMEDOUT on timeout, EINTR on a signal.
+int atoll_futex_wait(uint32_t *addr, uint32_t expected, int64_t timeoutNanoseconds);
+/// Wakes up to count waiters on addr. Returns the number woken or -errno.
+int atoll_futex_wake(uint32_t *addr, int32_t count);
+
+// MARK: open-file-description record locks (released when the description closes or the process dies).
+
+/// Takes a lock on [start, start+length). exclusive: write lock. wait: block until granted.
+/// Returns 0, or errno (EAGAIN / EACCES when busy and !wait, EINTR when interrupted).
+int atoll_ofd_lock(int fd, int exclusive, int wait, int64_t start, int64_t length);
+/// Releases a lock on [start, start+length). Returns 0 or errno.
+int atoll_ofd_unlock(int fd, int64_t start, int64_t length);
+/// Tests whether some other open file description holds a lock conflicting with a write lock
+/// on [start, start+length). Returns 1 if locked elsewhere, 0 if free, -errno on error.
+int atoll_ofd_is_locked(int fd, int64_t start, int64_t length);
+
+// MARK: sequentially consistent atomics on raw pointers (shared memory).
+
+uint64_t atoll_atomic_load_u64(const uint64_t *addr);
+void atoll_atomic_store_u64(uint64_t *addr, uint64_t value);
+int atoll_atomic_cas_u64(uint64_t *addr, uint64_t expected, uint64_t desired);
+uint64_t atoll_atomic_fetch_add_u64(uint64_t *addr, uint64_t delta);
+uint32_t atoll_atomic_load_u32(const uint32_t *addr);
+void atoll_atomic_store_u32(uint32_t *addr, uint32_t value);
+int atoll_atomic_cas_u32(uint32_t *addr, uint32_t expected, uint32_t desired);
+uint32_t atoll_atomic_fetch_add_u32(uint32_t *addr, uint32_t delta);
+void atoll_atomic_fence(void);
+
+// MARK: CRC32C (Castagnoli), hardware-accelerated where the CPU has SSE4.2.
+
+/// Continues a CRC32C: pass 0 to start. The result is the finished (final-xored) value.
+uint32_t atoll_crc32c(uint32_t crc, const void *data, size_t length);
+
+// MARK: process helpers.
+
+/// Asks the kernel to send `signal` to this process when its parent exits (test helpers).
+int atoll_set_parent_death_signal(int signal);
+/// Current thread id (gettid).
+int64_t atoll_thread_id(void);
+/// CLOCK_MONOTONIC in nanoseconds.
+uint64_t atoll_monotonic_nanoseconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

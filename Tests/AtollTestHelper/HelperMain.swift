@@ -1,0 +1,8 @@
+import AtollStorage
+
+@main
+struct AtollTestHelper {
+    static func main() {
+        print("atoll-test-helper")
+    }
+}
