@@ -7,6 +7,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -147,6 +148,11 @@ uint32_t atoll_crc32c(uint32_t crc, const void *data, size_t length) {
 
 int atoll_set_parent_death_signal(int signal) {
     return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+int atoll_memfd_create(const char *name) {
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
 }
 
 int64_t atoll_thread_id(void) { return (int64_t)syscall(SYS_gettid); }

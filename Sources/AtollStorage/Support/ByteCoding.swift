@@ -152,3 +152,11 @@ struct ByteReader {
         return String(decoding: b, as: UTF8.self)
     }
 }
+
+extension UnsafeMutableRawPointer {
+    @inline(__always) func u8(_ offset: Int) -> UInt8 { UnsafeRawPointer(self).u8(offset) }
+    @inline(__always) func u16(_ offset: Int) -> UInt16 { UnsafeRawPointer(self).u16(offset) }
+    @inline(__always) func u32(_ offset: Int) -> UInt32 { UnsafeRawPointer(self).u32(offset) }
+    @inline(__always) func u64(_ offset: Int) -> UInt64 { UnsafeRawPointer(self).u64(offset) }
+    @inline(__always) func i64(_ offset: Int) -> Int64 { UnsafeRawPointer(self).i64(offset) }
+}

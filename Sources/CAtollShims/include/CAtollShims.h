@@ -54,6 +54,8 @@ uint32_t atoll_crc32c(uint32_t crc, const void *data, size_t length);
 int atoll_set_parent_death_signal(int signal);
 /// Current thread id (gettid).
 int64_t atoll_thread_id(void);
+/// memfd_create(name, MFD_CLOEXEC): an anonymous file living in memory. Returns fd or -errno.
+int atoll_memfd_create(const char *name);
 /// CLOCK_MONOTONIC in nanoseconds.
 uint64_t atoll_monotonic_nanoseconds(void);
 

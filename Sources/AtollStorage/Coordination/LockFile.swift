@@ -1,0 +1,210 @@
+// LockFile: the state processes share about one data file, in `name.atoll.lock`.
+//
+// The lock file is mapped MAP_SHARED by every process that has the database open. It holds no
+// durable data: when no process has the database open it may be deleted or reinitialized.
+//
+// Layout (little-endian):
+//     0    u64  magic "ATOLLLCK"
+//     8    u32  layout version
+//     12   u32  reader slot count (N)
+//     16   u64  published version: the newest committed version (atomic)
+//     24   u32  commit sequence: incremented after every commit; the futex word waiters sleep on
+//     28   u32  writer pid, while a write transaction is open (diagnostics only)
+//     32   ...  reserved up to 4096
+//     4096 N reader slots of 32 bytes each:
+//              0  u32 pid owning the slot (0: free), claimed by compare-and-swap
+//              4  u32 reserved
+//              8  u64 pinned version (0: claimed but not pinned yet)
+//              16 u64 pin time, nanoseconds since 1970 (for "oldest pinned version's age")
+//              24 u64 thread id of the pinning thread (diagnostics)
+//
+// Byte-range locks (open-file-description locks, released by the kernel when the process dies)
+// on offsets far beyond the mapped bytes; they coordinate without touching file contents:
+//     initLockOffset      exclusive while a process attaches (serializes initialization)
+//     usageLockOffset     shared while a process has the file open; exclusive = sole user
+//     writerLockOffset    exclusive while a process holds the write transaction
+//     livenessOffset+pid  exclusive while process `pid` has the file open. A reader slot whose
+//                         pid holds no liveness lock belongs to a dead process and is released.
+//
+// Invariants
+// - A process initializes the lock file only while it holds the usage lock exclusively, i.e.
+//   when no other process has the database open. Every attached process holds it shared.
+// - A reader publishes its pinned version with the protocol in ReaderTable.pin, which guarantees
+//   that a writer computing the oldest pinned version never misses a reader that could still
+//   read pages the writer is about to reuse.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAtollShims
+
+final class LockFile: @unchecked Sendable {
+    // Sendable: every field is immutable after init; the shared memory it points at is accessed
+    // only through atomic operations (CAtollShims) or while holding the writer lock.
+    static let magic: UInt64 = 0x4B43_4C4C_4F54_5441 // "ATOLLLCK" little-endian
+    static let layoutVersion: UInt32 = 1
+    static let headerBytes = 4096
+    static let slotBytes = 32
+    static let defaultSlotCount = 1024
+
+    static let initLockOffset: Int64 = 1 << 40
+    static let usageLockOffset: Int64 = (1 << 40) + 1
+    static let writerLockOffset: Int64 = (1 << 40) + 2
+    static let livenessOffset: Int64 = 1 << 41
+
+    let fd: Int32
+    let path: String
+    let base: UnsafeMutableRawPointer
+    let mappedBytes: Int
+    let slotCount: Int
+    let pid: UInt32
+
+    /// Opens or creates the lock file at `path` and attaches to it. When `path` is nil the lock
+    /// state lives in an anonymous memory file (in-memory databases, one process).
+    /// `requireExclusive`: fail with .fileLocked unless no other process has the database open.
+    init(path: String?, requireExclusive: Bool = false) throws {
+        let fd: Int32
+        if let path {
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw AtollError.posix("opening the lock file", path: path, errno: errno) }
+        } else {
+            fd = atoll_memfd_create("atoll-lock")
+            guard fd >= 0 else { throw AtollError.posix("creating the lock state", path: "memory", errno: -fd) }
+        }
+        let displayPath = path ?? "memory"
+        self.fd = fd
+        self.path = displayPath
+        self.pid = UInt32(truncatingIfNeeded: getpid())
+        slotCount = Self.defaultSlotCount
+        mappedBytes = Self.headerBytes + slotCount * Self.slotBytes
+
+        func fail(_ error: AtollError) -> AtollError { close(fd); return error }
+
+        // Serialize attaching processes.
+        var rc = atoll_ofd_lock(fd, 1, 1, Self.initLockOffset, 1)
+        guard rc == 0 else { throw fail(AtollError.posix("locking", path: displayPath, errno: rc)) }
+        defer { _ = atoll_ofd_unlock(fd, Self.initLockOffset, 1) }
+
+        let sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+        if requireExclusive && !sole {
+            throw fail(AtollError(.fileLocked, "'\(displayPath)' is open in another process; close it there first"))
+        }
+        if sole {
+            // No other process has the database open: (re)initialize the shared state.
+            guard ftruncate(fd, 0) == 0, ftruncate(fd, off_t(mappedBytes)) == 0 else {
+                throw fail(AtollError.posix("initializing the lock file", path: displayPath, errno: errno))
+            }
+        } else {
+            rc = atoll_ofd_lock(fd, 0, 1, Self.usageLockOffset, 1)
+            guard rc == 0 else { throw fail(AtollError.posix("locking", path: displayPath, errno: rc)) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, Int(st.st_size) >= mappedBytes else {
+                throw fail(AtollError(.fileCorrupted, "the lock file '\(displayPath)' is in use but has the wrong size; close every process using the database and retry"))
+            }
+        }
+        guard let p = mmap(nil, mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw fail(AtollError.posix("mapping the lock file", path: displayPath, errno: errno))
+        }
+        base = p
+        if sole {
+            p.setU64(0, Self.magic)
+            p.setU32(8, Self.layoutVersion)
+            p.setU32(12, UInt32(slotCount))
+            if !requireExclusive {
+                // Keep the usage lock, but shared, so others may attach.
+                rc = atoll_ofd_lock(fd, 0, 0, Self.usageLockOffset, 1)
+                guard rc == 0 else {
+                    munmap(p, mappedBytes)
+                    throw fail(AtollError.posix("locking", path: displayPath, errno: rc))
+                }
+            }
+        } else if p.u64(0) != Self.magic || p.u32(8) != Self.layoutVersion || Int(p.u32(12)) != slotCount {
+            munmap(p, mappedBytes)
+            throw fail(AtollError(.fileCorrupted, "the lock file '\(displayPath)' has an unknown layout; it may belong to another version of Atoll still running"))
+        }
+        rc = atoll_ofd_lock(fd, 1, 0, Self.livenessOffset + Int64(pid), 1)
+        guard rc == 0 else {
+            munmap(p, mappedBytes)
+            throw fail(AtollError.posix("locking", path: displayPath, errno: rc))
+        }
+    }
+
+    deinit {
+        munmap(base, mappedBytes)
+        close(fd) // releases every OFD lock this process holds on the file
+    }
+
+    // MARK: published version and commit notification
+
+    private var publishedVersionPointer: UnsafeMutablePointer<UInt64> {
+        (base + 16).assumingMemoryBound(to: UInt64.self)
+    }
+
+    private var commitSequencePointer: UnsafeMutablePointer<UInt32> {
+        (base + 24).assumingMemoryBound(to: UInt32.self)
+    }
+
+    var publishedVersion: UInt64 { atoll_atomic_load_u64(publishedVersionPointer) }
+
+    /// Publishes a new version only if it is newer than the published one.
+    func publish(version: UInt64) {
+        while true {
+            let current = atoll_atomic_load_u64(publishedVersionPointer)
+            if current >= version { return }
+            if atoll_atomic_cas_u64(publishedVersionPointer, current, version) != 0 { return }
+        }
+    }
+
+    var commitSequence: UInt32 { atoll_atomic_load_u32(commitSequencePointer) }
+
+    /// Wakes every process and thread waiting for a commit.
+    func notifyCommit() {
+        _ = atoll_atomic_fetch_add_u32(commitSequencePointer, 1)
+        _ = atoll_futex_wake(commitSequencePointer, Int32.max)
+    }
+
+    /// Sleeps until the commit sequence differs from `seen` or the timeout passes.
+    /// Returns the sequence observed on waking.
+    func waitForCommit(after seen: UInt32, timeoutNanoseconds: Int64) -> UInt32 {
+        if commitSequence == seen {
+            _ = atoll_futex_wait(commitSequencePointer, seen, timeoutNanoseconds)
+        }
+        return commitSequence
+    }
+
+    func setWriterPid(_ pid: UInt32) { atoll_atomic_store_u32((base + 28).assumingMemoryBound(to: UInt32.self), pid) }
+
+    // MARK: cross-process writer lock
+
+    /// Blocks until this process holds the writer lock.
+    func lockWriter() throws {
+        let rc = atoll_ofd_lock(fd, 1, 1, Self.writerLockOffset, 1)
+        guard rc == 0 else { throw AtollError.posix("taking the write lock on", path: path, errno: rc) }
+    }
+
+    /// Takes the writer lock if it is free. Returns false when another process holds it.
+    func tryLockWriter() throws -> Bool {
+        let rc = atoll_ofd_lock(fd, 1, 0, Self.writerLockOffset, 1)
+        if rc == 0 { return true }
+        if rc == EAGAIN || rc == EACCES { return false }
+        throw AtollError.posix("taking the write lock on", path: path, errno: rc)
+    }
+
+    func unlockWriter() { _ = atoll_ofd_unlock(fd, Self.writerLockOffset, 1) }
+
+    /// Whether process `pid` still has the database open (holds its liveness lock).
+    func isProcessAlive(_ other: UInt32) -> Bool {
+        if other == pid { return true }
+        let r = atoll_ofd_is_locked(fd, Self.livenessOffset + Int64(other), 1)
+        return r != 0 // on error, assume alive: keeping pages longer is always safe
+    }
+
+    /// True when no other process has the database open.
+    func isSoleUser() -> Bool {
+        atoll_ofd_is_locked(fd, Self.usageLockOffset, 1) == 0
+    }
+
+    func slot(_ index: Int) -> UnsafeMutableRawPointer {
+        base + Self.headerBytes + index * Self.slotBytes
+    }
+}

@@ -1,0 +1,189 @@
+// The Atoll data file, byte by byte (docs/FORMAT.md has the full description).
+//
+// A data file is a sequence of 4096-byte pages. All integers are little-endian.
+//
+//   page 0      file header: magic, format version, page size, flags, file id, checksum.
+//               Written once when the file is created; never rewritten.
+//   page 1, 2   the two root slots. Version V is written into slot 1 + (V % 2), so the slot of
+//               the previous version is never touched by a commit.
+//   page 3...   tree pages (B+tree nodes, cluster nodes) and blob runs, reached only from the
+//               roots recorded in a root slot.
+//
+// Commit protocol (WriteTransaction.commit):
+//   1. every new page is written into a page no snapshot can see (copy-on-write);
+//   2. fdatasync: the new pages are durable;
+//   3. the new root record is written into the *inactive* slot, with its checksum;
+//   4. fdatasync: the new version is durable.
+// Open reads both slots and takes the valid one with the highest version. A crash before 4
+// leaves the previous slot, and every page it reaches, untouched: no recovery pass exists or is
+// needed. A torn slot write fails its checksum and is ignored.
+
+enum FileFormat {
+    static let pageSize = 4096
+    static let pageShift = 12
+    /// "ATOLLDB" followed by a NUL: identifies the file type.
+    static let magic: [UInt8] = Array("ATOLLDB".utf8) + [0]
+    /// Bumped on every incompatible change of the on-disk format.
+    static let formatVersion: UInt32 = 1
+    static let headerPage: PageNumber = 0
+    static let firstSlotPage: PageNumber = 1
+    static let firstDataPage: PageNumber = 3
+
+    /// Largest page number representable: a file holds at most 2^32 pages (16 TiB).
+    static let pageNumberMax = UInt32.max - 1
+
+    static func slotPage(forVersion version: UInt64) -> PageNumber {
+        firstSlotPage + PageNumber(truncatingIfNeeded: version & 1)
+    }
+}
+
+/// Index of a page in the data file.
+public typealias PageNumber = UInt32
+
+/// Page 0 of the data file.
+///
+///     0   [8]  magic "ATOLLDB\0"
+///     8   u32  format version
+///     12  u32  page size
+///     16  u32  flags (bit 0: pages are encrypted)
+///     20  u32  reserved, 0
+///     24  [16] file id, random at creation
+///     40  u64  creation time, nanoseconds since 1970
+///     48  [72] reserved for encryption parameters, 0
+///     120 u32  reserved, 0
+///     124 u32  CRC32C of bytes 0..<124
+struct FileHeader: Equatable {
+    static let byteCount = 128
+    var formatVersion: UInt32 = FileFormat.formatVersion
+    var pageSize: UInt32 = UInt32(FileFormat.pageSize)
+    var flags: UInt32 = 0
+    var fileId: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+    var creationNanos: UInt64 = 0
+
+    func write(to p: UnsafeMutableRawPointer) {
+        p.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+        for (i, b) in FileFormat.magic.enumerated() { p.setU8(i, b) }
+        p.setU32(8, formatVersion)
+        p.setU32(12, pageSize)
+        p.setU32(16, flags)
+        for (i, b) in fileId.enumerated() { p.setU8(24 + i, b) }
+        p.setU64(40, creationNanos)
+        p.setU32(124, CRC32C.checksum(UnsafeRawPointer(p), count: 124))
+    }
+
+    /// Reads and validates the header; `fileBytes` is how many bytes the file has.
+    static func read(from p: UnsafeRawPointer, fileBytes: Int, path: String) throws -> FileHeader {
+        guard fileBytes >= byteCount else {
+            throw AtollError(.notAnAtollFile, "'\(path)' is not an Atoll database: it is only \(fileBytes) bytes long")
+        }
+        for (i, b) in FileFormat.magic.enumerated() where p.u8(i) != b {
+            throw AtollError(.notAnAtollFile, "'\(path)' is not an Atoll database (wrong magic number)")
+        }
+        guard CRC32C.checksum(p, count: 124) == p.u32(124) else {
+            throw AtollError.corrupted("the file header of '\(path)' fails its checksum")
+        }
+        var h = FileHeader()
+        h.formatVersion = p.u32(8)
+        h.pageSize = p.u32(12)
+        h.flags = p.u32(16)
+        h.fileId = (0..<16).map { p.u8(24 + $0) }
+        h.creationNanos = p.u64(40)
+        guard h.formatVersion <= FileFormat.formatVersion else {
+            throw AtollError(.fileFormatTooNew,
+                "'\(path)' uses file format \(h.formatVersion); this version of Atoll reads format \(FileFormat.formatVersion) and older. Upgrade Atoll to open it.")
+        }
+        guard h.formatVersion >= 1 else { throw AtollError.corrupted("'\(path)' declares format version 0") }
+        guard h.pageSize == UInt32(FileFormat.pageSize) else {
+            throw AtollError.corrupted("'\(path)' declares page size \(h.pageSize); Atoll uses \(FileFormat.pageSize)")
+        }
+        guard fileBytes >= FileFormat.pageSize * Int(FileFormat.firstDataPage) else {
+            throw AtollError.corrupted("'\(path)' is truncated: \(fileBytes) bytes, shorter than its header pages")
+        }
+        return h
+    }
+}
+
+/// The root record of one committed version, stored in root slot 1 + (version % 2).
+///
+///     0   u64  slot magic "ATOLROOT"
+///     8   u64  version
+///     16  u32  page count: pages in use, the file's logical end
+///     20  u32  free page count (reusable + waiting for readers)
+///     24  u32  catalog root page (0: empty)
+///     28  u32  free-list root page (0: empty)
+///     32  u32  history root page (0: empty)
+///     36  u32  reserved, 0
+///     40  u64  next free-list chunk serial
+///     48  u64  schema generation: bumped by every schema change
+///     56  u64  commit time, nanoseconds since 1970
+///     64  u64  history floor: the history holds logs of versions > floor only
+///     72  u64  oldest version whose log sync still needs (0: none)
+///     80  [44] reserved, 0
+///     124 u32  CRC32C of bytes 0..<124
+public struct RootRecord: Equatable, Sendable {
+    static let byteCount = 128
+    static let slotMagic: UInt64 = 0x544F_4F52_4C4F_5441 // "ATOLROOT" little-endian
+
+    public var version: UInt64 = 0
+    public var pageCount: UInt32 = FileFormat.firstDataPage
+    public var freePageCount: UInt32 = 0
+    var catalogRoot: PageNumber = 0
+    var freeListRoot: PageNumber = 0
+    var historyRoot: PageNumber = 0
+    var freeListSerial: UInt64 = 1
+    public var schemaGeneration: UInt64 = 0
+    public var commitTimeNanos: UInt64 = 0
+    public var historyFloor: UInt64 = 0
+    public var syncHistoryRetainedFrom: UInt64 = 0
+
+    func write(to p: UnsafeMutableRawPointer) {
+        p.initializeMemory(as: UInt8.self, repeating: 0, count: Self.byteCount)
+        p.setU64(0, Self.slotMagic)
+        p.setU64(8, version)
+        p.setU32(16, pageCount)
+        p.setU32(20, freePageCount)
+        p.setU32(24, catalogRoot)
+        p.setU32(28, freeListRoot)
+        p.setU32(32, historyRoot)
+        p.setU64(40, freeListSerial)
+        p.setU64(48, schemaGeneration)
+        p.setU64(56, commitTimeNanos)
+        p.setU64(64, historyFloor)
+        p.setU64(72, syncHistoryRetainedFrom)
+        p.setU32(124, CRC32C.checksum(UnsafeRawPointer(p), count: 124))
+    }
+
+    /// Reads a slot; nil when it is empty, torn or otherwise invalid.
+    static func read(from p: UnsafeRawPointer) -> RootRecord? {
+        guard p.u64(0) == slotMagic, CRC32C.checksum(p, count: 124) == p.u32(124) else { return nil }
+        var r = RootRecord()
+        r.version = p.u64(8)
+        r.pageCount = p.u32(16)
+        r.freePageCount = p.u32(20)
+        r.catalogRoot = p.u32(24)
+        r.freeListRoot = p.u32(28)
+        r.historyRoot = p.u32(32)
+        r.freeListSerial = p.u64(40)
+        r.schemaGeneration = p.u64(48)
+        r.commitTimeNanos = p.u64(56)
+        r.historyFloor = p.u64(64)
+        r.syncHistoryRetainedFrom = p.u64(72)
+        let roots = [r.catalogRoot, r.freeListRoot, r.historyRoot]
+        guard r.pageCount >= FileFormat.firstDataPage, r.freePageCount <= r.pageCount,
+              roots.allSatisfy({ $0 == 0 || ($0 >= FileFormat.firstDataPage && $0 < r.pageCount) })
+        else { return nil }
+        return r
+    }
+
+    /// The newest valid root record of the two slots, given the base of the mapped file.
+    static func newest(in base: UnsafeRawPointer) -> RootRecord? {
+        let a = read(from: base + FileFormat.pageSize)
+        let b = read(from: base + 2 * FileFormat.pageSize)
+        switch (a, b) {
+        case let (a?, b?): return a.version >= b.version ? a : b
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
+        }
+    }
+}

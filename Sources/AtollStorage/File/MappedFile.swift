@@ -1,0 +1,205 @@
+// MappedFile: one data file (or an anonymous memfd for in-memory databases) and its mappings.
+//
+// Layout and invariants
+// - The whole file is mapped MAP_SHARED, read-write, at a *reservation* larger than the file
+//   (at least 1 GiB of address space, four times the file size when that is more). Growing the
+//   file with posix_fallocate/ftruncate inside the reservation needs no remap, so every pointer
+//   a snapshot holds into the map stays valid (LMDB's approach).
+// - When the file outgrows the reservation, a new, larger mapping is made. The old mapping is
+//   *retired, not unmapped*: snapshots that captured its base pointer keep reading through it
+//   (the pages they see are below the file size they saw, and page contents a snapshot can see
+//   never change). Retired mappings are unmapped when the file is closed, i.e. after every
+//   snapshot, transaction and object that could hold a pointer has released the database.
+// - Pages beyond the end of the file are never touched: every page number read from the file
+//   is checked against the snapshot's page count before it is turned into a pointer, and the
+//   writer grows the file before it writes a page. Growth uses posix_fallocate so that a full
+//   disk is an error at grow time rather than a SIGBUS on a later store.
+// - Shrinking truncates only pages that no snapshot can see (see PageAllocator).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import CAtollShims
+import Synchronization
+
+final class MappedFile: Sendable {
+    let fd: Int32
+    let path: String
+    let isAnonymous: Bool
+    let isWritable: Bool
+
+    private let state: Mutex<MapStateBox>
+
+    static let minimumReservationBytes = 1 << 30
+
+    /// Opens (or creates) a file-backed map. `create`: create the file when missing.
+    init(path: String, writable: Bool, create: Bool) throws {
+        var flags = O_CLOEXEC | (writable ? O_RDWR : O_RDONLY)
+        if create { flags |= O_CREAT }
+        let fd = open(path, flags, 0o644)
+        guard fd >= 0 else { throw AtollError.posix("opening", path: path, errno: errno) }
+        self.fd = fd
+        self.path = path
+        self.isAnonymous = false
+        self.isWritable = writable
+        do {
+            let size = try Self.size(of: fd, path: path)
+            let box = try Self.map(fd: fd, fileSize: size, writable: writable, path: path)
+            state = Mutex(box)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// An anonymous, memory-resident file (memfd) for in-memory databases.
+    init(anonymousNamed name: String) throws {
+        let fd = atoll_memfd_create(name)
+        guard fd >= 0 else { throw AtollError.posix("creating in-memory file", path: name, errno: -fd) }
+        self.fd = fd
+        self.path = name
+        self.isAnonymous = true
+        self.isWritable = true
+        do {
+            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name))
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        state.withLock { box in
+            munmap(box.base, box.reservedBytes)
+            for (base, length) in box.retired { munmap(base, length) }
+        }
+        close(fd)
+    }
+
+    private static func size(of fd: Int32, path: String) throws -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw AtollError.posix("reading the size of", path: path, errno: errno) }
+        return Int(st.st_size)
+    }
+
+    private static func reservation(for fileSize: Int) -> Int {
+        var r = minimumReservationBytes
+        while r < fileSize * 4 { r *= 2 }
+        return r
+    }
+
+    private static func map(fd: Int32, fileSize: Int, writable: Bool, path: String) throws -> MapStateBox {
+        let reserved = reservation(for: fileSize)
+        let prot = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
+        guard let p = mmap(nil, reserved, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw AtollError.posix("mapping", path: path, errno: errno)
+        }
+        return MapStateBox(base: p, reservedBytes: reserved, fileSizeBytes: fileSize)
+    }
+
+    /// The current mapping base. Pointers derived from it stay valid until the file closes.
+    var base: UnsafeMutableRawPointer { state.withLock { $0.base } }
+
+    var fileSizeBytes: Int { state.withLock { $0.fileSizeBytes } }
+
+    /// Re-reads the file size (another process may have grown or shrunk it) and makes sure the
+    /// mapping covers at least `bytes`. Returns the base pointer to use.
+    func mapping(covering bytes: Int) throws -> UnsafeMutableRawPointer {
+        try state.withLock { box in
+            if bytes > box.fileSizeBytes {
+                box.fileSizeBytes = try Self.size(of: fd, path: path)
+                guard bytes <= box.fileSizeBytes else {
+                    throw AtollError.corrupted("'\(path)' is \(box.fileSizeBytes) bytes but its header needs \(bytes)")
+                }
+            }
+            if bytes > box.reservedBytes { try remap(&box, toCover: bytes) }
+            return box.base
+        }
+    }
+
+    /// Grows the file so that it holds at least `bytes`, geometrically (by at least 1/8 of the
+    /// current size, at least 1 MiB), reserving disk space so later stores cannot fault.
+    func grow(toAtLeast bytes: Int) throws -> UnsafeMutableRawPointer {
+        try state.withLock { box in
+            if bytes <= box.fileSizeBytes { return box.base }
+            let step = max(box.fileSizeBytes / 8, 1 << 20)
+            var newSize = max(bytes, box.fileSizeBytes + step)
+            newSize = (newSize + 4095) & ~4095
+            let rc = posix_fallocate(fd, 0, off_t(newSize))
+            if rc != 0 {
+                // Filesystems without fallocate support: extend with ftruncate instead.
+                if rc == EOPNOTSUPP || rc == EINVAL {
+                    guard ftruncate(fd, off_t(newSize)) == 0 else {
+                        throw AtollError.posix("growing", path: path, errno: errno)
+                    }
+                } else {
+                    throw AtollError.posix("growing", path: path, errno: rc)
+                }
+            }
+            box.fileSizeBytes = newSize
+            if newSize > box.reservedBytes { try remap(&box, toCover: newSize) }
+            return box.base
+        }
+    }
+
+    /// Truncates the file to `bytes` (only called for a tail no snapshot can see).
+    func shrink(to bytes: Int) throws {
+        try state.withLock { box in
+            guard bytes < box.fileSizeBytes else { return }
+            guard ftruncate(fd, off_t(bytes)) == 0 else { throw AtollError.posix("shrinking", path: path, errno: errno) }
+            box.fileSizeBytes = bytes
+        }
+    }
+
+    private func remap(_ box: inout MapStateBox, toCover bytes: Int) throws {
+        let reserved = Self.reservation(for: bytes)
+        let prot = isWritable ? (PROT_READ | PROT_WRITE) : PROT_READ
+        guard let p = mmap(nil, reserved, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw AtollError.posix("remapping", path: path, errno: errno)
+        }
+        box.retire(box.base, box.reservedBytes)
+        box.base = p
+        box.reservedBytes = reserved
+    }
+
+    /// Makes all written data durable (fdatasync).
+    func sync() throws {
+        guard fdatasync(fd) == 0 else { throw AtollError.posix("syncing", path: path, errno: errno) }
+    }
+
+    /// Makes one range of the mapping durable (msync MS_SYNC).
+    func sync(offset: Int, length: Int) throws {
+        let base = self.base
+        guard msync(base + offset, length, MS_SYNC) == 0 else {
+            throw AtollError.posix("syncing", path: path, errno: errno)
+        }
+    }
+}
+
+/// Mapping state guarded by MappedFile's mutex. Addresses are kept as integers: the mappings they
+/// name live until the MappedFile deinitializes, so any pointer made from them stays valid that long.
+private struct MapStateBox {
+    private var baseAddress: UInt
+    var reservedBytes: Int
+    var fileSizeBytes: Int
+    private var retiredMappings: [(address: UInt, length: Int)] = []
+
+    init(base: UnsafeMutableRawPointer, reservedBytes: Int, fileSizeBytes: Int) {
+        baseAddress = UInt(bitPattern: base)
+        self.reservedBytes = reservedBytes
+        self.fileSizeBytes = fileSizeBytes
+    }
+
+    var base: UnsafeMutableRawPointer {
+        get { UnsafeMutableRawPointer(bitPattern: baseAddress).unsafelyUnwrapped }
+        set { baseAddress = UInt(bitPattern: newValue) }
+    }
+
+    var retired: [(UnsafeMutableRawPointer, Int)] {
+        retiredMappings.map { (UnsafeMutableRawPointer(bitPattern: $0.address).unsafelyUnwrapped, $0.length) }
+    }
+
+    mutating func retire(_ base: UnsafeMutableRawPointer, _ length: Int) {
+        retiredMappings.append((UInt(bitPattern: base), length))
+    }
+}

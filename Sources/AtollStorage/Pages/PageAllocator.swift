@@ -1,0 +1,330 @@
+// PageAllocator: where a write transaction gets pages, and where freed pages go.
+//
+// Free space is tracked in the free list, a B+tree in the data file:
+//     key   = u64 big-endian version V, u64 big-endian serial
+//     value = up to chunkCapacity u32 page numbers (0 = empty slot)
+// An entry (V, _) lists pages that the commit of version V stopped using. Such a page is still
+// visible to readers of versions < V, so it may be reused only when every pinned version is >= V.
+// Entries with V = 0 hold pages that are free for everyone.
+//
+// During a transaction:
+// - `allocate` takes the lowest page of the in-memory pool. When the pool is empty it loads the
+//   next reusable entry (V <= oldest pinned version) into the pool, remembering the entry's key
+//   so the commit deletes it; when none is left it extends the file.
+// - `free` of a page this transaction allocated returns it to the pool at once (no reader has
+//   ever seen it); `free` of an older page appends it to `freedPending`, to be recorded under
+//   the new version.
+// At commit, `saveFreeList` deletes consumed entries, then *reserves* entries large enough for
+// the pending pages and for what is left in the pool (inserting them allocates and frees pages,
+// so it loops until nothing changes), and finally fills the reserved values in place, which
+// changes no page layout. This is LMDB's scheme.
+//
+// Allocation prefers low page numbers, so free pages collect at the end of the file, where a
+// commit can truncate them when free space dominates.
+
+struct PageBitmap {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ n: PageNumber) {
+        let w = Int(n >> 6)
+        if w >= words.count { words.append(contentsOf: repeatElement(0, count: w - words.count + 1 + words.count / 2)) }
+        words[w] |= 1 << UInt64(n & 63)
+    }
+
+    mutating func remove(_ n: PageNumber) {
+        let w = Int(n >> 6)
+        if w < words.count { words[w] &= ~(1 << UInt64(n & 63)) }
+    }
+
+    @inline(__always)
+    func contains(_ n: PageNumber) -> Bool {
+        let w = Int(n >> 6)
+        return w < words.count && words[w] & (1 << UInt64(n & 63)) != 0
+    }
+
+    func forEach(_ body: (PageNumber) throws -> Void) rethrows {
+        for (wi, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                let b = bits.trailingZeroBitCount
+                try body(PageNumber(wi * 64 + b))
+                bits &= bits - 1
+            }
+        }
+    }
+}
+
+final class PageAllocator {
+    static let chunkCapacity = 240
+
+    let file: MappedFile
+    private(set) var space: PageSpace
+    /// Working copy of the root record's space fields.
+    var pageCount: UInt32
+    var freePageCount: UInt32
+    var freeListRoot: PageNumber
+    var freeListSerial: UInt64
+    /// Free-list entries with a version <= this may be reused.
+    let reusableVersionMax: UInt64
+
+    private var pool: [PageNumber] = []          // sorted descending: popLast() is the lowest page
+    private(set) var freedPending: [PageNumber] = []
+    private(set) var fresh = PageBitmap()        // pages allocated by this transaction
+    private(set) var blobContinuation = PageBitmap()
+    private var consumedKeys: [[UInt8]] = []
+    private var consumedPageCount = 0
+    private var lastConsumedKey: [UInt8] = []
+    private var reusableExhausted = false
+    /// Pages written by this transaction (for the "bytes written by a commit" statistic).
+    private(set) var pagesAllocatedCount = 0
+
+    init(file: MappedFile, root: RootRecord, reusableVersionMax: UInt64) throws {
+        self.file = file
+        let base = try file.mapping(covering: Int(root.pageCount) << FileFormat.pageShift)
+        space = PageSpace(base: base, pageCount: root.pageCount)
+        pageCount = root.pageCount
+        freePageCount = root.freePageCount
+        freeListRoot = root.freeListRoot
+        freeListSerial = root.freeListSerial
+        self.reusableVersionMax = reusableVersionMax
+    }
+
+    @inline(__always) func isFresh(_ n: PageNumber) -> Bool { fresh.contains(n) }
+
+    /// A new page, owned by this transaction and writable in place. Its contents are undefined.
+    func allocate() throws -> PageNumber {
+        if pool.isEmpty { try loadReusable() }
+        if let n = pool.popLast() {
+            markFresh(n)
+            return n
+        }
+        return try extend(by: 1)
+    }
+
+    /// `count` contiguous pages (a blob run).
+    func allocateRun(_ count: Int) throws -> PageNumber {
+        if count == 1 { return try allocate() }
+        // Look for a run in the pool (sorted), loading reusable entries while they last.
+        while true {
+            if let start = findRun(count) {
+                let first = pool[start + count - 1]
+                pool.removeSubrange(start..<(start + count))
+                for i in 0..<count { markFresh(first + PageNumber(i)) }
+                for i in 1..<count { blobContinuation.insert(first + PageNumber(i)) }
+                return first
+            }
+            if reusableExhausted || pool.count > 4 * PageAllocator.chunkCapacity { break }
+            let before = pool.count
+            try loadReusable()
+            if pool.count == before { break }
+        }
+        let first = try extend(by: count)
+        for i in 1..<count { blobContinuation.insert(first + PageNumber(i)) }
+        return first
+    }
+
+    /// Index j such that pool[j..<j+count] are consecutive pages (descending).
+    private func findRun(_ count: Int) -> Int? {
+        guard pool.count >= count else { return nil }
+        var runStart = 0
+        for i in 1..<pool.count {
+            if pool[i] + 1 != pool[i - 1] { runStart = i }
+            if i - runStart + 1 >= count { return runStart }
+        }
+        return nil
+    }
+
+    private func markFresh(_ n: PageNumber) {
+        fresh.insert(n)
+        pagesAllocatedCount += 1
+    }
+
+    private func extend(by count: Int) throws -> PageNumber {
+        let first = pageCount
+        guard UInt64(first) + UInt64(count) <= UInt64(FileFormat.pageNumberMax) else {
+            throw AtollError(.limitExceeded, "the database file would exceed \(FileFormat.pageNumberMax) pages (16 TiB)")
+        }
+        pageCount += UInt32(count)
+        let needed = Int(pageCount) << FileFormat.pageShift
+        var base = space.base
+        if needed > file.fileSizeBytes { base = try file.grow(toAtLeast: needed) }
+        space = PageSpace(base: base, pageCount: pageCount)
+        for i in 0..<count { markFresh(first + PageNumber(i)) }
+        return first
+    }
+
+    /// Releases `count` pages starting at `first` (a page or a blob run).
+    func free(_ first: PageNumber, count: Int = 1) {
+        for i in 0..<count {
+            let n = first + PageNumber(i)
+            blobContinuation.remove(n)
+            if fresh.contains(n) {
+                fresh.remove(n)
+                pagesAllocatedCount -= 1
+                insertIntoPool(n)
+            } else {
+                freedPending.append(n)
+            }
+        }
+    }
+
+    private func insertIntoPool(_ n: PageNumber) {
+        var lo = 0, hi = pool.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if pool[mid] > n { lo = mid + 1 } else { hi = mid }
+        }
+        pool.insert(n, at: lo)
+    }
+
+    /// Copy-on-write: returns a page this transaction owns holding the contents of `n`.
+    /// The caller must store the returned number wherever `n` was referenced.
+    func touch(_ n: PageNumber) throws -> PageNumber {
+        if fresh.contains(n) { return n }
+        let source = try space.page(n)
+        let copy = try allocate()
+        space.writablePage(copy).copyMemory(from: source, byteCount: FileFormat.pageSize)
+        free(n)
+        return copy
+    }
+
+    /// Writes `bytes` into a new blob run and returns its first page.
+    func writeBlob(_ bytes: UnsafeRawBufferPointer) throws -> PageNumber {
+        guard bytes.count <= Blob.lengthMax else {
+            throw AtollError(.limitExceeded, "a value of \(bytes.count) bytes exceeds the \(Blob.lengthMax) byte limit")
+        }
+        let pages = Blob.pagesNeeded(forLength: bytes.count)
+        let first = try allocateRun(pages)
+        let p = space.writablePage(first)
+        if let src = bytes.baseAddress, bytes.count > 0 { (p + Blob.headerBytes).copyMemory(from: src, byteCount: bytes.count) }
+        Blob.finish(p, length: bytes.count)
+        return first
+    }
+
+    func freeBlob(_ first: PageNumber, length: Int) {
+        free(first, count: Blob.pagesNeeded(forLength: length))
+    }
+
+    // MARK: free list
+
+    private static func freeListKey(version: UInt64, serial: UInt64) -> [UInt8] {
+        var w = ByteWriter(capacity: 16)
+        w.u64BigEndian(version)
+        w.u64BigEndian(serial)
+        return w.bytes
+    }
+
+    /// Loads the next reusable free-list entry into the pool.
+    private func loadReusable() throws {
+        guard !reusableExhausted, freeListRoot != 0 else { reusableExhausted = true; return }
+        var cursor = BTreeCursor(root: freeListRoot, space: space)
+        let found = try lastConsumedKey.isEmpty ? cursor.first() : lastConsumedKey.withUnsafeBytes { try cursor.seek(after: $0) }
+        guard found else { reusableExhausted = true; return }
+        let key = try cursor.key()
+        guard key.count == 16 else { throw AtollError.corrupted("free-list key of \(key.count) bytes") }
+        let version = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+        guard version <= reusableVersionMax else { reusableExhausted = true; return }
+        let keyBytes = Array(key)
+        let value = try cursor.value()
+        guard value.count % 4 == 0 else { throw AtollError.corrupted("free-list value of \(value.count) bytes") }
+        for i in 0..<(value.count / 4) {
+            let n = value.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self).littleEndian
+            if n == 0 { continue }
+            guard n >= FileFormat.firstDataPage, n < pageCount else {
+                throw AtollError.corrupted("free list names page \(n), outside the file")
+            }
+            insertIntoPool(n)
+            consumedPageCount += 1
+        }
+        consumedKeys.append(keyBytes)
+        lastConsumedKey = keyBytes
+    }
+
+    /// Consumes every reusable entry (used before shrinking the file).
+    private func loadAllReusable() throws {
+        while !reusableExhausted { try loadReusable() }
+    }
+
+    /// Writes the free list for the commit of `version`. Call after every other tree is final.
+    /// Returns the number of pages trimmed from the end of the file.
+    func saveFreeList(version: UInt64, shrink: Bool) throws -> Int {
+        var trimmed = 0
+        if shrink {
+            try loadAllReusable()
+            while trimmed < pool.count, pool[trimmed] == pageCount - 1 {
+                pageCount -= 1
+                trimmed += 1
+            }
+            pool.removeFirst(trimmed)
+        }
+        // From here on the free list is being rewritten: no more entries are loaded from it, so
+        // allocations come from the pool or the end of the file.
+        reusableExhausted = true
+        var root = freeListRoot
+        defer { freeListRoot = root }
+        // Deleting consumed entries may itself allocate (copy-on-write) and free pages.
+        let consumed = consumedKeys
+        consumedKeys = []
+        for key in consumed {
+            _ = try key.withUnsafeBytes { try BTree.delete(root: &root, key: $0, allocator: self) }
+        }
+        var pendingKeys: [[UInt8]] = []
+        var poolKeys: [[UInt8]] = []
+        let zeros = [UInt8](repeating: 0, count: 4 * PageAllocator.chunkCapacity)
+        var changed = true
+        var rounds = 0
+        while changed {
+            changed = false
+            rounds += 1
+            guard rounds < 10_000 else { throw AtollError(.ioError, "free list did not converge") }
+            while pendingKeys.count * PageAllocator.chunkCapacity < freedPending.count {
+                let key = Self.freeListKey(version: version, serial: freeListSerial)
+                freeListSerial += 1
+                try key.withUnsafeBytes { k in try zeros.withUnsafeBytes { v in try BTree.put(root: &root, key: k, value: v, allocator: self) } }
+                pendingKeys.append(key)
+                changed = true
+            }
+            while poolKeys.count * PageAllocator.chunkCapacity < pool.count {
+                let key = Self.freeListKey(version: 0, serial: freeListSerial)
+                freeListSerial += 1
+                try key.withUnsafeBytes { k in try zeros.withUnsafeBytes { v in try BTree.put(root: &root, key: k, value: v, allocator: self) } }
+                poolKeys.append(key)
+                changed = true
+            }
+        }
+        try fill(root: root, keys: pendingKeys, with: freedPending)
+        try fill(root: root, keys: poolKeys, with: pool)
+        let free = Int(freePageCount) - consumedPageCount + pool.count + freedPending.count
+        freePageCount = UInt32(clamping: max(0, free))
+        space = PageSpace(base: space.base, pageCount: pageCount)
+        return trimmed
+    }
+
+    private func fill(root: PageNumber, keys: [[UInt8]], with pages: [PageNumber]) throws {
+        var index = 0
+        for key in keys {
+            try key.withUnsafeBytes { k in
+                try BTree.withWritableInlineValue(root: root, key: k, allocator: self) { value in
+                    for slot in 0..<(value.count / 4) {
+                        let n: PageNumber = index < pages.count ? pages[index] : 0
+                        index += 1
+                        value.baseAddress?.setU32(4 * slot, n)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Computes and stores the checksum of every page this transaction wrote.
+    func checksumFreshPages() {
+        fresh.forEach { n in
+            guard !blobContinuation.contains(n), n < pageCount else { return }
+            let p = space.writablePage(n)
+            if p.u8(PageHeader.typeOffset) == PageType.blob.rawValue {
+                p.setU32(0, Blob.checksum(UnsafeRawPointer(p)))
+            } else {
+                p.setU32(0, CRC32C.checksum(UnsafeRawPointer(p) + 4, count: FileFormat.pageSize - 4))
+            }
+        }
+    }
+}

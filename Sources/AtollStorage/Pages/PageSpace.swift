@@ -1,0 +1,105 @@
+// Every tree and blob page starts with the same 16-byte header:
+//
+//     0   u32  CRC32C of the rest of the page (bytes 4..<4096); for a blob run, of bytes
+//              4..<16+length across the whole run. Written at commit, checked by verify.
+//     4   u8   page type (PageType)
+//     5   u8   flags (type-specific)
+//     6   u16  entry count (type-specific)
+//     8   u32  type-specific
+//     12  u32  type-specific
+//
+// Pages are reached only from roots; nothing on disk lists which pages are in use except the
+// trees themselves and the free list (whose union is every page below the page count).
+
+enum PageType: UInt8 {
+    case btreeLeaf = 1
+    case btreeInner = 2
+    case clusterLeaf = 3
+    case clusterInner = 4
+    case blob = 5
+
+    var name: String {
+        switch self {
+        case .btreeLeaf: "B+tree leaf"
+        case .btreeInner: "B+tree inner node"
+        case .clusterLeaf: "cluster leaf"
+        case .clusterInner: "cluster inner node"
+        case .blob: "blob"
+        }
+    }
+}
+
+enum PageHeader {
+    static let byteCount = 16
+    static let checksumOffset = 0
+    static let typeOffset = 4
+    static let flagsOffset = 5
+    static let countOffset = 6
+}
+
+/// Bounds-checked access to the pages of one snapshot. Every page number that comes from the
+/// file passes through `page(_:)` before it becomes a pointer, so a corrupted reference gives a
+/// `.fileCorrupted` error instead of a read outside the map.
+struct PageSpace {
+    let base: UnsafeMutableRawPointer
+    /// Pages 0..<pageCount exist in this snapshot.
+    let pageCount: UInt32
+
+    @inline(__always)
+    func page(_ n: PageNumber) throws -> UnsafeRawPointer {
+        guard n >= FileFormat.firstDataPage, n < pageCount else {
+            throw AtollError.corrupted("reference to page \(n), outside pages \(FileFormat.firstDataPage)..<\(pageCount)")
+        }
+        return UnsafeRawPointer(base + (Int(n) << FileFormat.pageShift))
+    }
+
+    @inline(__always)
+    func page(_ n: PageNumber, type: PageType) throws -> UnsafeRawPointer {
+        let p = try page(n)
+        guard p.u8(PageHeader.typeOffset) == type.rawValue else {
+            throw AtollError.corrupted("page \(n) should be a \(type.name) but has type \(p.u8(PageHeader.typeOffset))")
+        }
+        return p
+    }
+
+    /// A writable pointer; only for pages the current write transaction allocated.
+    @inline(__always)
+    func writablePage(_ n: PageNumber) -> UnsafeMutableRawPointer {
+        base + (Int(n) << FileFormat.pageShift)
+    }
+
+    /// The bytes of a blob run starting at `first`, checked against the declared length.
+    func blob(_ first: PageNumber, length: Int) throws -> UnsafeRawBufferPointer {
+        let p = try page(first, type: .blob)
+        let pages = Int(p.u32(8))
+        guard Int(p.u32(12)) == length, Blob.pagesNeeded(forLength: length) == pages,
+              Int(first) + pages <= Int(pageCount)
+        else { throw AtollError.corrupted("blob at page \(first) does not match its reference (\(length) bytes)") }
+        return UnsafeRawBufferPointer(start: p + Blob.headerBytes, count: length)
+    }
+}
+
+enum Blob {
+    static let headerBytes = PageHeader.byteCount
+    /// Largest value stored in one blob: 16 MiB, the documented limit for strings and binary
+    /// values, plus room for list encodings of that size.
+    static let lengthMax = 64 << 20
+
+    static func pagesNeeded(forLength length: Int) -> Int {
+        (headerBytes + length + FileFormat.pageSize - 1) / FileFormat.pageSize
+    }
+
+    /// Writes the blob header; the data must already be at p + headerBytes.
+    static func finish(_ p: UnsafeMutableRawPointer, length: Int) {
+        p.setU8(PageHeader.typeOffset, PageType.blob.rawValue)
+        p.setU8(PageHeader.flagsOffset, 0)
+        p.setU16(PageHeader.countOffset, 0)
+        p.setU32(8, UInt32(pagesNeeded(forLength: length)))
+        p.setU32(12, UInt32(length))
+    }
+
+    static func checksum(_ p: UnsafeRawPointer) -> UInt32 {
+        let length = Int(p.u32(12))
+        return CRC32C.checksum(p + 4, count: headerBytes - 4 + length)
+    }
+}
