@@ -79,6 +79,57 @@ struct BTreeCursor {
         return try settle()
     }
 
+    /// Moves to the entry with the greatest key <= `key`. Returns false when there is none.
+    mutating func seekFloor(_ key: UnsafeRawBufferPointer) throws -> Bool {
+        stack.removeAll(keepingCapacity: true)
+        guard root != 0 else { return false }
+        var p = try node(root)
+        while !BTreeNode.isLeaf(p) {
+            guard stack.count < BTree.depthMax else { throw AtollError.corrupted("B+tree deeper than \(BTree.depthMax)") }
+            let idx = try BTreeNode.childIndex(p, key)
+            stack.append((p, idx))
+            p = try node(try BTreeNode.child(p, idx))
+        }
+        let (i, exact) = try BTreeNode.lowerBound(p, key)
+        stack.append((p, exact ? i : i - 1))
+        if exact { return true }
+        return try settleBackward()
+    }
+
+    /// Moves to the previous entry. Returns false before the start.
+    mutating func previous() throws -> Bool {
+        guard var top = stack.popLast() else { return false }
+        top.index -= 1
+        stack.append(top)
+        return try settleBackward()
+    }
+
+    /// If the leaf position is before its first entry, climbs to the previous subtree's last entry.
+    private mutating func settleBackward() throws -> Bool {
+        while let top = stack.last, top.index < 0 {
+            stack.removeLast()
+            var found = false
+            while var parent = stack.popLast() {
+                if parent.index > 0 {
+                    parent.index -= 1
+                    stack.append(parent)
+                    var p = try node(try BTreeNode.child(parent.page, parent.index))
+                    while !BTreeNode.isLeaf(p) {
+                        guard stack.count < BTree.depthMax else { throw AtollError.corrupted("B+tree deeper than \(BTree.depthMax)") }
+                        let last = BTreeNode.count(p)
+                        stack.append((p, last))
+                        p = try node(try BTreeNode.child(p, last))
+                    }
+                    stack.append((p, BTreeNode.count(p) - 1))
+                    found = true
+                    break
+                }
+            }
+            if !found { stack.removeAll(); return false }
+        }
+        return !stack.isEmpty
+    }
+
     /// If the leaf position is past its last entry, climbs to the next subtree.
     private mutating func settle() throws -> Bool {
         while let top = stack.last, top.index >= BTreeNode.count(top.page) {

@@ -1,0 +1,185 @@
+// ClusterTree: a table's rows, keyed by object key, in columnar leaves (ClusterLeafPage) under
+// inner nodes with row counts (ClusterInner). This file is the read side; ClusterTreeWriter
+// changes trees inside a write transaction.
+
+/// A leaf as a reader sees it: a page of the snapshot, or a leaf the current write transaction
+/// has changed and keeps decoded. Column views read either form the same way.
+package struct LeafRef {
+    enum Storage {
+        case page(ClusterLeafPage)
+        case mutable(MutableLeaf)
+    }
+
+    let storage: Storage
+
+    static func page(_ p: ClusterLeafPage) -> LeafRef { LeafRef(storage: .page(p)) }
+    static func mutable(_ m: MutableLeaf) -> LeafRef { LeafRef(storage: .mutable(m)) }
+
+    var mutableLeaf: MutableLeaf? { if case .mutable(let m) = storage { m } else { nil } }
+
+    @inline(__always) package var count: Int {
+        switch storage {
+        case .page(let p): p.rowCount
+        case .mutable(let m): m.count
+        }
+    }
+
+    @inline(__always) package func key(_ row: Int) -> UInt64 {
+        switch storage {
+        case .page(let p): p.key(row)
+        case .mutable(let m): m.key(row)
+        }
+    }
+
+    package var keys: PackedInts {
+        switch storage {
+        case .page(let p): p.keys
+        case .mutable(let m): m.keyView
+        }
+    }
+
+    @inline(__always) package func find(_ key: UInt64) -> Int {
+        switch storage {
+        case .page(let p): p.find(key)
+        case .mutable(let m): m.find(key)
+        }
+    }
+
+    @inline(__always) package func intColumn(_ block: Int) -> IntColumn {
+        switch storage {
+        case .page(let p): p.intColumn(block)
+        case .mutable(let m): m.intColumn(block)
+        }
+    }
+
+    @inline(__always) package func float32Column(_ block: Int) -> Float32Column {
+        switch storage {
+        case .page(let p): p.float32Column(block)
+        case .mutable(let m): m.float32Column(block)
+        }
+    }
+
+    @inline(__always) package func float64Column(_ block: Int) -> Float64Column {
+        switch storage {
+        case .page(let p): p.float64Column(block)
+        case .mutable(let m): m.float64Column(block)
+        }
+    }
+
+    @inline(__always) package func fixedColumn(_ block: Int) -> FixedColumn {
+        switch storage {
+        case .page(let p): p.fixedColumn(block)
+        case .mutable(let m): m.fixedColumn(block)
+        }
+    }
+
+    @inline(__always) package func bytesColumn(_ block: Int) -> BytesColumn {
+        switch storage {
+        case .page(let p): p.bytesColumn(block)
+        case .mutable(let m): m.bytesColumn(block)
+        }
+    }
+}
+
+/// Read access to one cluster tree.
+struct ClusterTreeView {
+    let root: PageNumber
+    let layout: LeafLayout
+    let space: PageSpace
+    /// Leaves changed by the current write transaction, by page number (nil in read-only views).
+    let dirty: [PageNumber: MutableLeaf]?
+
+    static let depthMax = 16
+
+    @inline(__always)
+    func leaf(at n: PageNumber) throws -> LeafRef {
+        if let dirty, let m = dirty[n] { return .mutable(m) }
+        return .page(try ClusterLeafPage(try space.page(n), page: n, layout: layout))
+    }
+
+    @inline(__always)
+    private func isInner(_ n: PageNumber) throws -> UnsafeRawPointer? {
+        if let dirty, dirty[n] != nil { return nil }
+        let p = try space.page(n)
+        if p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue {
+            try ClusterInner.validate(p, page: n)
+            return p
+        }
+        return nil
+    }
+
+    /// The leaf and row holding `key`, or nil.
+    func locate(_ key: UInt64) throws -> (LeafRef, Int)? {
+        guard root != 0 else { return nil }
+        var n = root
+        var depth = 0
+        while let p = try isInner(n) {
+            depth += 1
+            guard depth <= Self.depthMax else { throw AtollError.corrupted("cluster tree deeper than \(Self.depthMax)") }
+            n = ClusterInner.child(p, ClusterInner.childIndex(p, key))
+        }
+        let leaf = try self.leaf(at: n)
+        let row = leaf.find(key)
+        return row >= 0 ? (leaf, row) : nil
+    }
+
+    /// The leaf and row at position `position` in key order.
+    func locate(position: Int) throws -> (LeafRef, Int)? {
+        guard root != 0, position >= 0 else { return nil }
+        var n = root
+        var remaining = UInt64(position)
+        var depth = 0
+        while let p = try isInner(n) {
+            depth += 1
+            guard depth <= Self.depthMax else { throw AtollError.corrupted("cluster tree deeper than \(Self.depthMax)") }
+            var i = 0
+            let c = ClusterInner.count(p)
+            while i < c - 1 && remaining >= ClusterInner.rows(p, i) { remaining -= ClusterInner.rows(p, i); i += 1 }
+            n = ClusterInner.child(p, i)
+        }
+        let leaf = try self.leaf(at: n)
+        return Int(remaining) < leaf.count ? (leaf, Int(remaining)) : nil
+    }
+
+    /// Position in key order of `key` (the number of keys before it), whether present or not.
+    func position(of key: UInt64) throws -> Int {
+        guard root != 0 else { return 0 }
+        var n = root
+        var before: UInt64 = 0
+        var depth = 0
+        while let p = try isInner(n) {
+            depth += 1
+            guard depth <= Self.depthMax else { throw AtollError.corrupted("cluster tree deeper than \(Self.depthMax)") }
+            let idx = ClusterInner.childIndex(p, key)
+            for i in 0..<idx { before += ClusterInner.rows(p, i) }
+            n = ClusterInner.child(p, idx)
+        }
+        let leaf = try self.leaf(at: n)
+        let r = leaf.find(key)
+        return Int(before) + (r >= 0 ? r : -(r + 1))
+    }
+
+    /// Calls `body` with every leaf in key order until it returns false.
+    func forEachLeaf(_ body: (LeafRef) throws -> Bool) throws {
+        guard root != 0 else { return }
+        _ = try visit(root, depth: 0, body)
+    }
+
+    private func visit(_ n: PageNumber, depth: Int, _ body: (LeafRef) throws -> Bool) throws -> Bool {
+        guard depth <= Self.depthMax else { throw AtollError.corrupted("cluster tree deeper than \(Self.depthMax)") }
+        if let p = try isInner(n) {
+            for i in 0..<ClusterInner.count(p) {
+                if try !visit(ClusterInner.child(p, i), depth: depth + 1, body) { return false }
+            }
+            return true
+        }
+        return try body(try leaf(at: n))
+    }
+
+    /// Total rows (sum over the root's entries).
+    func rowCount() throws -> Int {
+        guard root != 0 else { return 0 }
+        if let p = try isInner(root) { return Int(ClusterInner.totalRows(p)) }
+        return try leaf(at: root).count
+    }
+}

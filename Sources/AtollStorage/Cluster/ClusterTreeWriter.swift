@@ -1,0 +1,319 @@
+// ClusterTreeWriter: copy-on-write changes to one table's cluster tree inside a write transaction.
+//
+// Inner nodes are copied (PageAllocator.touch) and changed in place in their new pages. A leaf
+// is decoded into a MutableLeaf the first time the transaction changes it; it gets a new page
+// number at once (so its parent can point to it) but its page is written only in `finish`, at
+// commit. Until then readers in the same transaction find it in `dirty`.
+//
+// Invariants after every operation: inner entries are ordered by first key and their row
+// counts equal the rows below them; no leaf or inner node is empty; every leaf's encoded size
+// fits a page (MutableLeaf.estimatedEncodedBytes is an upper bound).
+
+final class ClusterTreeWriter {
+    private(set) var root: PageNumber
+    let layout: LeafLayout
+    let allocator: PageAllocator
+    private(set) var dirty: [PageNumber: MutableLeaf] = [:]
+
+    /// Where the last insert or modify left its row.
+    private var resultLeaf: MutableLeaf?
+    private var resultRow = 0
+
+    init(root: PageNumber, layout: LeafLayout, allocator: PageAllocator) {
+        self.root = root
+        self.layout = layout
+        self.allocator = allocator
+    }
+
+    var view: ClusterTreeView {
+        ClusterTreeView(root: root, layout: layout, space: allocator.space, dirty: dirty)
+    }
+
+    private enum Operation { case insert, modify, fit, remove }
+
+    private struct Piece {
+        var page: PageNumber
+        var firstKey: UInt64
+        var rows: UInt64
+    }
+
+    private struct Outcome {
+        var page: PageNumber
+        var delta: Int
+        var emptied = false
+        var splits: [Piece] = []
+    }
+
+    /// Inserts a row with default contents for `key`. Throws `.primaryKeyExists` if present.
+    func insert(_ key: UInt64) throws -> (MutableLeaf, Int) {
+        if root == 0 {
+            let page = try allocator.allocate()
+            let leaf = MutableLeaf(specs: layout.blocks)
+            dirty[page] = leaf
+            root = page
+        }
+        try run(.insert, key)
+        guard let leaf = resultLeaf else { throw AtollError(.ioError, "internal error: insert lost its row") }
+        return (leaf, resultRow)
+    }
+
+    /// The writable leaf and row of `key`, or nil when there is no such row.
+    func modify(_ key: UInt64) throws -> (MutableLeaf, Int)? {
+        if let (leaf, row) = try view.locate(key), let m = leaf.mutableLeaf { return (m, row) }
+        guard try view.locate(key) != nil else { return nil }
+        try run(.modify, key)
+        guard let leaf = resultLeaf else { return nil }
+        return (leaf, resultRow)
+    }
+
+    /// Splits the leaf of `key` if a change made it outgrow its page.
+    func fit(_ key: UInt64) throws {
+        guard let (leaf, _) = try view.locate(key), let m = leaf.mutableLeaf, Self.needsSplit(m) else { return }
+        try run(.fit, key)
+    }
+
+    /// Removes the row of `key`. Returns false if there was none.
+    @discardableResult
+    func remove(_ key: UInt64) throws -> Bool {
+        guard try view.locate(key) != nil else { return false }
+        try run(.remove, key)
+        return true
+    }
+
+    private func run(_ op: Operation, _ key: UInt64) throws {
+        resultLeaf = nil
+        let outcome = try descend(root, key: key, op: op, depth: 0)
+        root = outcome.page
+        if outcome.emptied {
+            root = 0
+            return
+        }
+        if !outcome.splits.isEmpty {
+            var pieces = [Piece(page: outcome.page, firstKey: try firstKey(of: outcome.page), rows: try rows(of: outcome.page))]
+            pieces += outcome.splits
+            root = try buildInnerLevel(pieces)
+        }
+        // Collapse inner roots with a single child.
+        while true {
+            let p = try allocator.space.page(root)
+            guard dirty[root] == nil, p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue,
+                  ClusterInner.count(p) == 1 else { break }
+            let child = ClusterInner.child(p, 0)
+            allocator.free(root)
+            root = child
+        }
+    }
+
+    /// Builds inner nodes over `pieces` (at least two) until one node remains; returns its page.
+    private func buildInnerLevel(_ pieces: [Piece]) throws -> PageNumber {
+        var level = pieces
+        repeat {
+            var next: [Piece] = []
+            var i = 0
+            while i < level.count {
+                let chunk = level[i..<min(i + ClusterInner.capacity, level.count)]
+                let page = try allocator.allocate()
+                let p = allocator.space.writablePage(page)
+                ClusterInner.initialize(p)
+                for (j, c) in chunk.enumerated() { ClusterInner.setEntry(p, j, firstKey: c.firstKey, child: c.page, rows: c.rows) }
+                ClusterInner.setCount(p, chunk.count)
+                next.append(Piece(page: page, firstKey: chunk.first?.firstKey ?? 0, rows: chunk.reduce(0) { $0 + $1.rows }))
+                i += ClusterInner.capacity
+            }
+            level = next
+        } while level.count > 1
+        return level[0].page
+    }
+
+    private func firstKey(of page: PageNumber) throws -> UInt64 {
+        if let m = dirty[page] { return m.count > 0 ? m.key(0) : 0 }
+        let p = try allocator.space.page(page)
+        if p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue { return ClusterInner.firstKey(p, 0) }
+        return try ClusterLeafPage(p, page: page, layout: layout).key(0)
+    }
+
+    private func rows(of page: PageNumber) throws -> UInt64 {
+        if let m = dirty[page] { return UInt64(m.count) }
+        let p = try allocator.space.page(page)
+        if p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue { return ClusterInner.totalRows(p) }
+        return UInt64(try ClusterLeafPage(p, page: page, layout: layout).rowCount)
+    }
+
+    static func needsSplit(_ m: MutableLeaf) -> Bool {
+        m.count > ClusterLeafPage.rowCountMax || m.estimatedEncodedBytes > FileFormat.pageSize
+    }
+
+    /// The leaf at `page` as a MutableLeaf owned by this transaction, and its (new) page.
+    private func ownedLeaf(_ page: PageNumber) throws -> (MutableLeaf, PageNumber) {
+        if let m = dirty[page] { return (m, page) }
+        let leaf = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout).decode(layout: layout)
+        let fresh = try allocator.allocate()
+        allocator.free(page)
+        dirty[fresh] = leaf
+        return (leaf, fresh)
+    }
+
+    private func descend(_ page: PageNumber, key: UInt64, op: Operation, depth: Int) throws -> Outcome {
+        guard depth <= ClusterTreeView.depthMax else { throw AtollError.corrupted("cluster tree deeper than \(ClusterTreeView.depthMax)") }
+        if dirty[page] != nil { return try descendLeaf(page, key: key, op: op) }
+        guard try allocator.space.page(page).u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue else {
+            return try descendLeaf(page, key: key, op: op)
+        }
+
+        try ClusterInner.validate(try allocator.space.page(page), page: page)
+        let owned = try allocator.touch(page)
+        let p = allocator.space.writablePage(owned)
+        let idx = ClusterInner.childIndex(UnsafeRawPointer(p), key)
+        let child = ClusterInner.child(UnsafeRawPointer(p), idx)
+        let outcome = try descend(child, key: key, op: op, depth: depth + 1)
+        let p2 = allocator.space.writablePage(owned) // the base may have moved if the file grew
+        var result = Outcome(page: owned, delta: outcome.delta)
+        if outcome.emptied {
+            ClusterInner.removeEntry(p2, at: idx)
+            if ClusterInner.count(UnsafeRawPointer(p2)) == 0 {
+                allocator.free(owned)
+                result.emptied = true
+                return result
+            }
+        } else {
+            ClusterInner.setChild(p2, idx, outcome.page)
+            let splitRows = outcome.splits.reduce(UInt64(0)) { $0 + $1.rows }
+            let rows = Int64(ClusterInner.rows(UnsafeRawPointer(p2), idx)) + Int64(outcome.delta) - Int64(splitRows)
+            ClusterInner.setRows(p2, idx, UInt64(max(0, rows)))
+            if key < ClusterInner.firstKey(UnsafeRawPointer(p2), idx) && op == .insert { ClusterInner.setFirstKey(p2, idx, key) }
+            for (j, s) in outcome.splits.enumerated() {
+                ClusterInner.insertEntry(p2, at: idx + 1 + j, firstKey: s.firstKey, child: s.page, rows: s.rows)
+            }
+            if op == .remove { try mergeSmallLeaf(parent: owned, index: idx) }
+        }
+        let n = ClusterInner.count(UnsafeRawPointer(p2))
+        if n > ClusterInner.capacity {
+            // Split this inner node in two.
+            let half = n / 2
+            let right = try allocator.allocate()
+            let rp = allocator.space.writablePage(right)
+            let lp = allocator.space.writablePage(owned)
+            ClusterInner.initialize(rp)
+            for j in half..<n {
+                ClusterInner.setEntry(rp, j - half, firstKey: ClusterInner.firstKey(UnsafeRawPointer(lp), j),
+                                      child: ClusterInner.child(UnsafeRawPointer(lp), j), rows: ClusterInner.rows(UnsafeRawPointer(lp), j))
+            }
+            ClusterInner.setCount(rp, n - half)
+            ClusterInner.setCount(lp, half)
+            result.splits = [Piece(page: right, firstKey: ClusterInner.firstKey(UnsafeRawPointer(rp), 0), rows: ClusterInner.totalRows(UnsafeRawPointer(rp)))]
+        }
+        return result
+    }
+
+    private func descendLeaf(_ page: PageNumber, key: UInt64, op: Operation) throws -> Outcome {
+        let (leaf, owned) = try ownedLeaf(page)
+        var outcome = Outcome(page: owned, delta: 0)
+        let r = leaf.find(key)
+        var appended = false
+        switch op {
+        case .insert:
+            guard r < 0 else { throw AtollError(.primaryKeyExists, "an object with key \(key) already exists") }
+            let at = -(r + 1)
+            appended = at == leaf.count
+            leaf.insertRow(at: at, key: key)
+            outcome.delta = 1
+            resultLeaf = leaf
+            resultRow = at
+        case .modify:
+            guard r >= 0 else { return outcome }
+            resultLeaf = leaf
+            resultRow = r
+        case .fit:
+            break
+        case .remove:
+            guard r >= 0 else { return outcome }
+            leaf.removeRow(at: r)
+            outcome.delta = -1
+            if leaf.count == 0 {
+                dirty[owned] = nil
+                allocator.free(owned)
+                outcome.emptied = true
+                return outcome
+            }
+        }
+        if Self.needsSplit(leaf) {
+            var pieces = [leaf]
+            while let i = pieces.firstIndex(where: Self.needsSplit) {
+                let piece = pieces[i]
+                // Appends (ascending keys) leave full leaves behind; other changes split evenly.
+                let at = (appended && i == pieces.count - 1 && piece.count > 1) ? piece.count - 1 : max(1, piece.count / 2)
+                pieces.insert(piece.split(at: at), at: i + 1)
+            }
+            for piece in pieces.dropFirst() {
+                let newPage = try allocator.allocate()
+                dirty[newPage] = piece
+                outcome.splits.append(Piece(page: newPage, firstKey: piece.key(0), rows: UInt64(piece.count)))
+            }
+            if op == .insert || op == .modify, let found = pieces.first(where: { $0.find(key) >= 0 }) {
+                resultLeaf = found
+                resultRow = found.find(key)
+            }
+        }
+        return outcome
+    }
+
+    /// After a removal under entry `index` of `parent`, merges that leaf with a neighbour when
+    /// both are small, so that deletes do not leave a trail of nearly empty pages.
+    private func mergeSmallLeaf(parent: PageNumber, index: Int) throws {
+        let p = allocator.space.writablePage(parent)
+        let n = ClusterInner.count(UnsafeRawPointer(p))
+        guard n >= 2, index < n else { return }
+        let childPage = ClusterInner.child(UnsafeRawPointer(p), index)
+        guard let leaf = dirty[childPage], leaf.estimatedEncodedBytes < FileFormat.pageSize / 4 else { return }
+        let j = index + 1 < n ? index + 1 : index - 1
+        let siblingPage = ClusterInner.child(UnsafeRawPointer(p), j)
+        if dirty[siblingPage] == nil {
+            guard try allocator.space.page(siblingPage).u8(PageHeader.typeOffset) == PageType.clusterLeaf.rawValue else { return }
+        }
+        let (sibling, ownedSibling) = try ownedLeaf(siblingPage)
+        ClusterInner.setChild(p, j, ownedSibling)
+        guard leaf.estimatedEncodedBytes + sibling.estimatedEncodedBytes <= FileFormat.pageSize * 3 / 4,
+              leaf.count + sibling.count <= ClusterLeafPage.rowCountMax else { return }
+        let (left, right, leftIndex) = j > index ? (leaf, sibling, index) : (sibling, leaf, j)
+        for r in 0..<right.count { left.appendRow(from: right, row: r) }
+        for b in left.blocks { b.recomputeStatistics(rows: left.count) }
+        let rightPage = ClusterInner.child(UnsafeRawPointer(p), leftIndex + 1)
+        dirty[rightPage] = nil
+        allocator.free(rightPage)
+        let rows = ClusterInner.rows(UnsafeRawPointer(p), leftIndex) + ClusterInner.rows(UnsafeRawPointer(p), leftIndex + 1)
+        ClusterInner.setRows(p, leftIndex, rows)
+        ClusterInner.removeEntry(p, at: leftIndex + 1)
+    }
+
+    /// Encodes every changed leaf into its page. Called once, at commit.
+    func finish() throws {
+        for (page, leaf) in dirty {
+            try ClusterLeafPage.encode(leaf, into: allocator.space.writablePage(page))
+        }
+        dirty.removeAll()
+    }
+
+    /// Frees every page of the tree (and external values). Used by clear and table removal.
+    func freeAll(freeExternal: (LeafRef) throws -> Void) throws {
+        guard root != 0 else { return }
+        try freePages(root, depth: 0, freeExternal: freeExternal)
+        dirty.removeAll()
+        root = 0
+    }
+
+    private func freePages(_ page: PageNumber, depth: Int, freeExternal: (LeafRef) throws -> Void) throws {
+        guard depth <= ClusterTreeView.depthMax else { throw AtollError.corrupted("cluster tree too deep") }
+        if let m = dirty[page] {
+            try freeExternal(.mutable(m))
+        } else {
+            let p = try allocator.space.page(page)
+            if p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue {
+                try ClusterInner.validate(p, page: page)
+                for i in 0..<ClusterInner.count(p) { try freePages(ClusterInner.child(p, i), depth: depth + 1, freeExternal: freeExternal) }
+            } else {
+                try freeExternal(.page(try ClusterLeafPage(p, page: page, layout: layout)))
+            }
+        }
+        allocator.free(page)
+    }
+}

@@ -1,0 +1,52 @@
+import struct Foundation.UUID
+
+// Search index keys: an order-preserving, prefix-free encoding of a value.
+//
+//     null        0x00
+//     bool        0x01, 0 | 1
+//     int         0x02, 8 bytes big-endian of (value with the sign bit flipped)
+//     string      0x03, UTF-8 with 0x00 escaped as 0x00 0xFF, then 0x00 0x00
+//     long string 0x04, the first 384 bytes escaped as above, then 0x00 0x00 (a prefix key:
+//                 lookups confirm candidates against the stored value)
+//     timestamp   0x05, 8 bytes big-endian seconds (sign flipped), 4 bytes big-endian nanoseconds
+//     uuid        0x06, 16 bytes
+//     objectId    0x07, 12 bytes
+//
+// Because the encoding is prefix-free, the index entries of one value are exactly the entries
+// whose key starts with the value's encoding.
+
+enum IndexKey {
+    static let stringPrefixBytesMax = 384
+
+    /// The encoded key and whether it is a prefix key (needs confirmation against the row).
+    static func encode(_ value: StorageValue) -> (bytes: [UInt8], isPrefix: Bool) {
+        var w = ByteWriter(capacity: 24)
+        var isPrefix = false
+        switch value {
+        case .null: w.u8(0x00)
+        case .bool(let b): w.u8(0x01); w.u8(b ? 1 : 0)
+        case .int(let v): w.u8(0x02); w.u64BigEndian(UInt64(bitPattern: v) ^ (1 << 63))
+        case .string(let s):
+            let utf8 = s.utf8
+            isPrefix = utf8.count > stringPrefixBytesMax
+            w.u8(isPrefix ? 0x04 : 0x03)
+            var n = 0
+            for b in utf8 {
+                if n == stringPrefixBytesMax { break }
+                w.u8(b)
+                if b == 0 { w.u8(0xFF) }
+                n += 1
+            }
+            w.u8(0); w.u8(0)
+        case .timestamp(let t):
+            w.u8(0x05); w.u64BigEndian(UInt64(bitPattern: t.seconds) ^ (1 << 63)); w.u32BigEndian(UInt32(bitPattern: t.nanoseconds))
+        case .uuid(let u): w.u8(0x06); withUnsafeBytes(of: u.uuid) { w.append($0) }
+        case .objectId(let o): w.u8(0x07); w.append(o.bytes)
+        case .float, .double, .binary, .link:
+            // Not indexable (TableSpec.validate rejects such indexes); encode as null so a
+            // programming error cannot corrupt an index.
+            w.u8(0x00)
+        }
+        return (w.bytes, isPrefix)
+    }
+}

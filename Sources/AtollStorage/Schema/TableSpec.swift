@@ -1,0 +1,148 @@
+/// One stored property of a table.
+public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var type: ColumnType
+    public var isNullable: Bool
+    public var isList: Bool
+    public var isIndexed: Bool
+    /// For links (and lists of links): the name of the target table.
+    public var linkTarget: String?
+    /// For int columns: the declared width in bits (8, 16, 32 or 64). Values outside the
+    /// declared range are rejected.
+    public var intBits: UInt8
+
+    public init(name: String, type: ColumnType, isNullable: Bool = false, isList: Bool = false,
+                isIndexed: Bool = false, linkTarget: String? = nil, intBits: UInt8 = 64)
+    {
+        self.name = name
+        self.type = type
+        self.isNullable = isNullable
+        self.isList = isList
+        self.isIndexed = isIndexed
+        self.linkTarget = linkTarget
+        self.intBits = intBits
+    }
+
+    public var description: String {
+        var s = type == .link ? (linkTarget ?? "link") : type.description
+        if isNullable { s += "?" }
+        if isList { s += "[]" }
+        return "\(name): \(s)\(isIndexed ? " (indexed)" : "")"
+    }
+
+    /// How the column is stored in a leaf: a list is always a byte string (its encoding).
+    var physical: PhysicalKind {
+        if isList { return .bytes }
+        switch type {
+        case .bool, .int, .link, .timestamp: return .ints
+        case .float: return .float32
+        case .double: return .float64
+        case .uuid: return .fixed(16)
+        case .objectId: return .fixed(12)
+        case .string, .binary: return .bytes
+        }
+    }
+
+    /// Leaf blocks the column uses (a timestamp stores seconds and nanoseconds separately).
+    var blockCount: Int { (!isList && type == .timestamp) ? 2 : 1 }
+}
+
+/// An inverse relationship: the objects of `originTable` whose `originProperty` links here.
+/// Computed from backlinks; stored in the schema only so tools can print it.
+public struct LinkingObjectsSpec: Sendable, Hashable {
+    public var name: String
+    public var originTable: String
+    public var originProperty: String
+
+    public init(name: String, originTable: String, originProperty: String) {
+        self.name = name
+        self.originTable = originTable
+        self.originProperty = originProperty
+    }
+}
+
+/// The schema of one table (an object class).
+public struct TableSpec: Sendable, Hashable {
+    public var name: String
+    public var columns: [ColumnSpec]
+    /// Name of the primary-key column, if any.
+    public var primaryKey: String?
+    public var linkingObjects: [LinkingObjectsSpec]
+    /// Embedded objects have no primary key and exist only inside their parent (reserved).
+    public var isEmbedded: Bool
+
+    public init(name: String, columns: [ColumnSpec], primaryKey: String? = nil,
+                linkingObjects: [LinkingObjectsSpec] = [], isEmbedded: Bool = false)
+    {
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.linkingObjects = linkingObjects
+        self.isEmbedded = isEmbedded
+    }
+
+    public func columnIndex(named name: String) -> Int? { columns.firstIndex { $0.name == name } }
+
+    public var primaryKeyIndex: Int? { primaryKey.flatMap(columnIndex(named:)) }
+
+    /// Integer primary keys are the object keys themselves: no separate index and no stored
+    /// column (see ObjectKey.forIntPrimaryKey).
+    public var keyIsPrimaryKey: Bool {
+        guard let i = primaryKeyIndex else { return false }
+        let c = columns[i]
+        return c.type == .int && !c.isNullable && !c.isList
+    }
+}
+
+/// Limits on names, as in Realm.
+public enum SchemaLimits {
+    public static let tableNameBytesMax = 57
+    public static let columnNameBytesMax = 63
+    public static let columnsPerTableMax = 1000
+    /// Largest string or binary value.
+    public static let valueBytesMax = 16 << 20
+}
+
+extension TableSpec {
+    /// Checks names, types and limits. Throws `.limitExceeded` or `.invalidArgument`.
+    public func validate() throws {
+        guard !name.isEmpty else { throw AtollError(.invalidArgument, "a table needs a name") }
+        guard name.utf8.count <= SchemaLimits.tableNameBytesMax else {
+            throw AtollError(.limitExceeded, "class name '\(name)' is \(name.utf8.count) bytes; the limit is \(SchemaLimits.tableNameBytesMax)")
+        }
+        guard columns.count <= SchemaLimits.columnsPerTableMax else {
+            throw AtollError(.limitExceeded, "class '\(name)' has \(columns.count) properties; the limit is \(SchemaLimits.columnsPerTableMax)")
+        }
+        var seen = Set<String>()
+        for c in columns {
+            guard !c.name.isEmpty else { throw AtollError(.invalidArgument, "class '\(name)' has a property with an empty name") }
+            guard c.name.utf8.count <= SchemaLimits.columnNameBytesMax else {
+                throw AtollError(.limitExceeded, "property name '\(c.name)' of '\(name)' is \(c.name.utf8.count) bytes; the limit is \(SchemaLimits.columnNameBytesMax)")
+            }
+            guard seen.insert(c.name).inserted else { throw AtollError(.invalidArgument, "class '\(name)' declares property '\(c.name)' twice") }
+            if c.type == .link {
+                guard let t = c.linkTarget, !t.isEmpty else {
+                    throw AtollError(.invalidArgument, "link property '\(name).\(c.name)' has no target class")
+                }
+            }
+            if c.isIndexed && (!c.type.isIndexable || c.isList) {
+                throw AtollError(.invalidArgument, "property '\(name).\(c.name)' of type \(c.type) cannot be indexed")
+            }
+            guard [8, 16, 32, 64].contains(c.intBits) else {
+                throw AtollError(.invalidArgument, "property '\(name).\(c.name)' declares \(c.intBits)-bit integers")
+            }
+        }
+        for l in linkingObjects {
+            guard seen.insert(l.name).inserted else { throw AtollError(.invalidArgument, "class '\(name)' declares property '\(l.name)' twice") }
+        }
+        if let pk = primaryKey {
+            guard let i = columnIndex(named: pk) else {
+                throw AtollError(.invalidArgument, "primary key '\(pk)' is not a property of '\(name)'")
+            }
+            let c = columns[i]
+            guard c.type.canBePrimaryKey, !c.isList else {
+                throw AtollError(.invalidArgument, "property '\(name).\(pk)' of type \(c.type) cannot be a primary key")
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+// The catalog: a B+tree (root in the root record) describing the tables of a version.
+//
+//     0x01 ++ u32 BE table id   -> table spec     (changes only with the schema)
+//     0x02 ++ u32 BE table id   -> table roots    (changes with every write to the table)
+//     0x03 ++ UTF-8 name        -> metadata value (schema version, sync identity, ...)
+//
+// Table spec:  varint format (1), string name, u8 flags (bit 0 embedded), string primary key
+//              ("" for none), varint column count, per column: string name, u8 type, u8 flags
+//              (bit 0 nullable, bit 1 list, bit 2 indexed), u8 int bits, string link target
+//              ("" for none); varint linking-objects count, per entry: string name, string
+//              origin table, string origin property.
+// Table roots: u32 cluster root, varint object count, varint next object key, u32 backlink
+//              root, varint index count, u32 index root per column (0: no index).
+
+struct TableRoots: Equatable {
+    var clusterRoot: PageNumber = 0
+    var objectCount: UInt64 = 0
+    var nextKey: UInt64 = 0
+    var backlinkRoot: PageNumber = 0
+    var indexRoots: [PageNumber] = []
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: 32)
+        w.u32(clusterRoot)
+        w.varint(objectCount)
+        w.varint(nextKey)
+        w.u32(backlinkRoot)
+        w.varint(UInt64(indexRoots.count))
+        for r in indexRoots { w.u32(r) }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, pageCount: UInt32) throws -> TableRoots {
+        var r = ByteReader(bytes, context: "table roots")
+        var t = TableRoots()
+        t.clusterRoot = try r.u32()
+        t.objectCount = try r.varint()
+        t.nextKey = try r.varint()
+        t.backlinkRoot = try r.u32()
+        let n = try r.length(max: SchemaLimits.columnsPerTableMax)
+        for _ in 0..<n { t.indexRoots.append(try r.u32()) }
+        for p in [t.clusterRoot, t.backlinkRoot] + t.indexRoots where p != 0 && (p < FileFormat.firstDataPage || p >= pageCount) {
+            throw AtollError.corrupted("table roots name page \(p), outside the file")
+        }
+        return t
+    }
+}
+
+enum CatalogKey {
+    static func spec(_ t: TableKey) -> [UInt8] { var w = ByteWriter(); w.u8(1); w.u32BigEndian(t.rawValue); return w.bytes }
+    static func roots(_ t: TableKey) -> [UInt8] { var w = ByteWriter(); w.u8(2); w.u32BigEndian(t.rawValue); return w.bytes }
+    static func metadata(_ name: String) -> [UInt8] { [3] + Array(name.utf8) }
+}
+
+extension TableSpec {
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.varint(1)
+        w.string(name)
+        w.u8(isEmbedded ? 1 : 0)
+        w.string(primaryKey ?? "")
+        w.varint(UInt64(columns.count))
+        for c in columns {
+            w.string(c.name)
+            w.u8(c.type.rawValue)
+            w.u8((c.isNullable ? 1 : 0) | (c.isList ? 2 : 0) | (c.isIndexed ? 4 : 0))
+            w.u8(c.intBits)
+            w.string(c.linkTarget ?? "")
+        }
+        w.varint(UInt64(linkingObjects.count))
+        for l in linkingObjects {
+            w.string(l.name)
+            w.string(l.originTable)
+            w.string(l.originProperty)
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> TableSpec {
+        var r = ByteReader(bytes, context: "table schema")
+        let format = try r.varint()
+        guard format == 1 else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
+        let name = try r.string(max: 1024)
+        let flags = try r.u8()
+        let pk = try r.string(max: 1024)
+        let n = try r.length(max: SchemaLimits.columnsPerTableMax)
+        var columns: [ColumnSpec] = []
+        for _ in 0..<n {
+            let cname = try r.string(max: 1024)
+            let rawType = try r.u8()
+            guard let type = ColumnType(rawValue: rawType) else { throw AtollError.corrupted("unknown column type \(rawType) in '\(name)'") }
+            let f = try r.u8()
+            let bits = try r.u8()
+            let target = try r.string(max: 1024)
+            columns.append(ColumnSpec(name: cname, type: type, isNullable: f & 1 != 0, isList: f & 2 != 0, isIndexed: f & 4 != 0,
+                                      linkTarget: target.isEmpty ? nil : target, intBits: bits))
+        }
+        let ln = try r.length(max: SchemaLimits.columnsPerTableMax)
+        var linking: [LinkingObjectsSpec] = []
+        for _ in 0..<ln {
+            linking.append(LinkingObjectsSpec(name: try r.string(max: 1024), originTable: try r.string(max: 1024),
+                                              originProperty: try r.string(max: 1024)))
+        }
+        return TableSpec(name: name, columns: columns, primaryKey: pk.isEmpty ? nil : pk, linkingObjects: linking,
+                         isEmbedded: flags & 1 != 0)
+    }
+}
+
+/// The schema of one version: every table's spec, by key and by name. Immutable and shared by
+/// all transactions of the same schema generation.
+final class SchemaSnapshot: Sendable {
+    let generation: UInt64
+    let specs: [TableKey: TableSpec]
+    let keysByName: [String: TableKey]
+    let layouts: [TableKey: LeafLayout]
+
+    init(generation: UInt64, specs: [TableKey: TableSpec]) {
+        self.generation = generation
+        self.specs = specs
+        var byName: [String: TableKey] = [:]
+        var layouts: [TableKey: LeafLayout] = [:]
+        for (k, s) in specs { byName[s.name] = k; layouts[k] = LeafLayout(s) }
+        keysByName = byName
+        self.layouts = layouts
+    }
+
+    static func load(catalogRoot: PageNumber, generation: UInt64, space: PageSpace) throws -> SchemaSnapshot {
+        var specs: [TableKey: TableSpec] = [:]
+        var cursor = BTreeCursor(root: catalogRoot, space: space)
+        var more = try [UInt8(1)].withUnsafeBytes { try cursor.seek($0) }
+        while more {
+            let key = try cursor.key()
+            guard key.count == 5, key[0] == 1 else { break }
+            let id = UInt32(bigEndian: key.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
+            specs[TableKey(id)] = try TableSpec.decode(try cursor.value())
+            more = try cursor.next()
+        }
+        return SchemaSnapshot(generation: generation, specs: specs)
+    }
+}
+
+

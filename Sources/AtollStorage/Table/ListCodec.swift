@@ -1,0 +1,137 @@
+import struct Foundation.UUID
+
+// A list value is stored like a string value (inline in the leaf, or in a blob when large):
+//
+//     varint count, then the blocks of the element type for `count` rows (BlockCodec format).
+//     Element blocks: one block, or two int blocks (seconds, nanoseconds) for timestamps.
+//     Lists of links store the target object keys in an int block.
+//
+// Reading an element is O(1) from the encoded bytes. A transaction that changes a list keeps
+// it decoded (Table.dirtyLists) and encodes it once at commit.
+
+enum ListCodec {
+    static func blockSpecs(for column: ColumnSpec) -> [BlockSpec] {
+        let nullable = column.isNullable && column.type != .link
+        switch column.type {
+        case .timestamp: return [BlockSpec(kind: .ints, nullable: nullable), BlockSpec(kind: .ints, nullable: false)]
+        default:
+            var scalar = column
+            scalar.isList = false
+            return [BlockSpec(kind: scalar.physical, nullable: nullable)]
+        }
+    }
+
+    /// Encodes `values` (already validated for the column) into list bytes.
+    static func encode(_ values: [StorageValue], column: ColumnSpec) -> [UInt8] {
+        let specs = blockSpecs(for: column)
+        let blocks = specs.map { MutableBlock(spec: $0, capacity: values.count) }
+        for (r, v) in values.enumerated() {
+            for b in blocks { b.insertDefault(at: r) }
+            fill(blocks, row: r, value: v)
+        }
+        var w = ByteWriter(capacity: 16)
+        w.varint(UInt64(values.count))
+        let size = blocks.reduce(0) { $0 + BlockCodec.encodedBytes($1, rows: values.count) }
+        var bytes = w.bytes
+        let headerCount = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.withUnsafeMutableBytes { buf in
+            guard let p = buf.baseAddress else { return }
+            var at = headerCount
+            for b in blocks { at = BlockCodec.encode(b, rows: values.count, into: p, at: at) }
+        }
+        return bytes
+    }
+
+    private static func fill(_ blocks: [MutableBlock], row r: Int, value v: StorageValue) {
+        let b = blocks[0]
+        switch v {
+        case .null: b.setNull(r, true)
+        case .bool(let x): b.setInt(r, x ? 1 : 0)
+        case .int(let x): b.setInt(r, x)
+        case .link(let k): b.setInt(r, Int64(bitPattern: k.rawValue))
+        case .float(let x): b.values.pointer.storeBytes(of: x.bitPattern.littleEndian, toByteOffset: r * 4, as: UInt32.self)
+        case .double(let x): b.values.pointer.setU64(r * 8, x.bitPattern)
+        case .timestamp(let t): b.setInt(r, t.seconds); blocks[1].setInt(r, Int64(t.nanoseconds))
+        case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { (b.values.pointer + r * 16).copyMemory(from: src, byteCount: 16) } }
+        case .objectId(let o): o.store(to: b.values.pointer + r * 12)
+        case .string(var s): s.withUTF8 { b.setBytes(r, UnsafeRawBufferPointer($0), external: false) }
+        case .binary(let d): d.withUnsafeBytes { b.setBytes(r, $0, external: false) }
+        }
+    }
+}
+
+/// Read access to an encoded list value.
+package struct ListView {
+    package let count: Int
+    package let column: ColumnSpec
+    let p: UnsafeRawPointer
+    let starts: [Int]
+
+
+    /// Validates `bytes` as a list of `column`'s element type.
+    init(_ bytes: UnsafeRawBufferPointer, column: ColumnSpec) throws {
+        self.column = column
+        guard bytes.count > 0, let base = bytes.baseAddress else {
+            count = 0
+            p = UnsafeRawPointer(bitPattern: 8).unsafelyUnwrapped
+            starts = []
+            return
+        }
+        var r = ByteReader(bytes, context: "list value")
+        let n = try r.length(max: bytes.count * 8)
+        var at = r.offset
+        var starts: [Int] = []
+        for spec in ListCodec.blockSpecs(for: column) {
+            starts.append(at)
+            guard let end = BlockCodec.end(kind: spec.kind, base, at: at, rows: n, limit: bytes.count), end <= bytes.count else {
+                throw AtollError.corrupted("list value of \(bytes.count) bytes is malformed")
+            }
+            at = end
+        }
+        count = n
+        p = base
+        self.starts = starts
+    }
+
+    package func value(at i: Int) -> StorageValue {
+        guard i >= 0, i < count else { return .null }
+        var element = column
+        element.isList = false
+        switch element.physical {
+        case .ints:
+            let c = BlockCodec.intColumn(p, at: starts[0], rows: count)
+            if c.isNull(i) { return .null }
+            switch element.type {
+            case .bool: return .bool(c[i] != 0)
+            case .link: return .link(ObjectKey(UInt64(bitPattern: c[i])))
+            case .timestamp:
+                let ns = BlockCodec.intColumn(p, at: starts[1], rows: count)
+                return .timestamp(Timestamp(seconds: c[i], nanoseconds: Int32(truncatingIfNeeded: ns[i])))
+            default: return .int(c[i])
+            }
+        case .float32:
+            let c = BlockCodec.float32Column(p, at: starts[0], rows: count)
+            return c.isNull(i) ? .null : .float(c[i])
+        case .float64:
+            let c = BlockCodec.float64Column(p, at: starts[0], rows: count)
+            return c.isNull(i) ? .null : .double(c[i])
+        case .fixed(let k):
+            let c = BlockCodec.fixedColumn(p, at: starts[0], rows: count)
+            if c.isNull(i) { return .null }
+            let b = c.bytes(i)
+            if k == 16 {
+                let u = Array(b)
+                return .uuid(UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15])))
+            }
+            return .objectId(ObjectId(twelveBytes: Array(b)))
+        case .bytes:
+            let c = BlockCodec.bytesColumn(p, at: starts[0], rows: count)
+            if c.isNull(i) { return .null }
+            let b = c.stored(i)
+            return element.type == .string ? .string(String(decoding: b, as: UTF8.self)) : .binary(Array(b))
+        }
+    }
+
+    package var values: [StorageValue] { (0..<count).map { value(at: $0) } }
+}

@@ -1,0 +1,469 @@
+import struct Foundation.UUID
+
+// Table mutations. Every change validates its input first (typed errors, nothing changed on
+// failure), then updates the row, indexes and backlinks, and appends an instruction to the
+// transaction's log.
+
+extension Table {
+    /// Values longer than this are stored in a blob rather than inline in the leaf.
+    static let inlineValueBytesMax = 1024
+    /// Inline bytes one row may use across its string/binary/list columns before its largest
+    /// values move to blobs, so that every row fits a leaf page with room to spare.
+    static let rowInlineBytesMax = 1200
+
+    var writeTransaction: WriteTransaction? { transaction as? WriteTransaction }
+
+    private func writer() throws -> (WriteTransaction, ClusterTreeWriter) {
+        guard let txn = writeTransaction, let cluster else {
+            throw AtollError(.invalidTransaction, "cannot modify '\(name)' outside a write transaction")
+        }
+        try txn.checkOpen()
+        return (txn, cluster)
+    }
+
+    private func column(_ c: Int) throws -> ColumnSpec {
+        guard c >= 0, c < spec.columns.count else { throw AtollError(.invalidArgument, "'\(name)' has no column \(c)") }
+        return spec.columns[c]
+    }
+
+    // MARK: validation
+
+    /// Checks that `value` may be stored in column `c` (a scalar; lists check their elements).
+    func validate(_ value: StorageValue, column c: Int, element: Bool = false) throws {
+        let col = try column(c)
+        let label = "'\(name).\(col.name)'"
+        if value.isNull {
+            guard col.isNullable else {
+                throw AtollError(.requiredValueMissing, "\(label) is required\(element ? " in its elements" : ""); nil is not allowed")
+            }
+            return
+        }
+        guard value.matches(col.type) else {
+            throw AtollError(.typeMismatch, "\(label) holds \(col.type == .link ? "links to \(col.linkTarget ?? "?")" : col.type.description) values; got \(value.typeName) \(value)")
+        }
+        switch value {
+        case .int(let v) where col.intBits < 64:
+            let lo = -(Int64(1) << (col.intBits - 1)), hi = (Int64(1) << (col.intBits - 1)) - 1
+            guard v >= lo && v <= hi else {
+                throw AtollError(.typeMismatch, "\(label) holds \(col.intBits)-bit integers; \(v) is out of range")
+            }
+        case .string(let s):
+            guard s.utf8.count <= SchemaLimits.valueBytesMax else {
+                throw AtollError(.limitExceeded, "a string of \(s.utf8.count) bytes for \(label) exceeds the 16 MiB limit")
+            }
+        case .binary(let b):
+            guard b.count <= SchemaLimits.valueBytesMax else {
+                throw AtollError(.limitExceeded, "a value of \(b.count) bytes for \(label) exceeds the 16 MiB limit")
+            }
+        case .link(let target):
+            let targetTable = try linkTargetTable(col)
+            guard try targetTable.contains(target) else {
+                throw AtollError(.objectNotFound, "\(label) cannot link to object \(target.rawValue): it does not exist in '\(targetTable.name)'")
+            }
+        default: break
+        }
+    }
+
+    func linkTargetTable(_ col: ColumnSpec) throws -> Table {
+        guard let targetName = col.linkTarget, let t = try transaction.table(named: targetName) else {
+            throw AtollError(.schemaMismatch, "link target '\(col.linkTarget ?? "")' of '\(name).\(col.name)' does not exist")
+        }
+        return t
+    }
+
+    // MARK: objects
+
+    /// Creates an object with default values (zero, empty, or nil for optional columns).
+    /// Tables with a primary key need `primaryKey`; it must be unique.
+    @discardableResult
+    public func create(primaryKey: StorageValue = .null) throws -> ObjectKey {
+        let (txn, cluster) = try writer()
+        let key: ObjectKey
+        if let pk = spec.primaryKeyIndex {
+            try validate(primaryKey, column: pk)
+            if spec.keyIsPrimaryKey {
+                guard case .int(let v) = primaryKey else {
+                    throw AtollError(.typeMismatch, "primary key '\(name).\(spec.columns[pk].name)' is an int")
+                }
+                key = ObjectKey(primaryKey: v)
+                if try contains(key) {
+                    throw AtollError(.primaryKeyExists, "an object of '\(name)' with primary key \(v) already exists")
+                }
+            } else {
+                if try !findAll(indexed: pk, equalTo: primaryKey).isEmpty {
+                    throw AtollError(.primaryKeyExists, "an object of '\(name)' with primary key \(primaryKey) already exists")
+                }
+                key = ObjectKey(roots.nextKey)
+                roots.nextKey += 1
+            }
+        } else {
+            guard primaryKey.isNull else { throw AtollError(.invalidArgument, "'\(name)' has no primary key") }
+            key = ObjectKey(roots.nextKey)
+            roots.nextKey += 1
+        }
+        let (leaf, row) = try cluster.insert(key.rawValue)
+        roots.objectCount += 1
+        isChanged = true
+        // Defaults: nil for optional scalars; index entries for the defaults.
+        for (c, col) in spec.columns.enumerated() where !col.isList {
+            let b = layout.firstBlock[c]
+            if b >= 0 && col.isNullable { leaf.blocks[b].setNull(row, true) }
+        }
+        for (c, col) in spec.columns.enumerated() where needsIndex(c) && !col.isList && !isKeyAlias(c) {
+            let defaultValue: StorageValue = c == spec.primaryKeyIndex ? primaryKey : defaultValue(col)
+            pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(defaultValue).bytes, key.rawValue)
+        }
+        if let pk = spec.primaryKeyIndex, !spec.keyIsPrimaryKey {
+            try store(primaryKey, column: pk, leaf: leaf, row: row, key: key)
+        }
+        txn.log.append(.createObject(self.key, key, primaryKey: primaryKey))
+        txn.noteMutation()
+        return key
+    }
+
+    func defaultValue(_ col: ColumnSpec) -> StorageValue {
+        if col.isNullable { return .null }
+        switch col.type {
+        case .bool: return .bool(false)
+        case .int: return .int(0)
+        case .float: return .float(0)
+        case .double: return .double(0)
+        case .string: return .string("")
+        case .binary: return .binary([])
+        case .timestamp: return .timestamp(Timestamp(seconds: 0, nanoseconds: 0))
+        case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        case .objectId: return .objectId(ObjectId(twelveBytes: [UInt8](repeating: 0, count: 12)))
+        case .link: return .null
+        }
+    }
+
+    /// Sets a scalar column.
+    public func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue) throws {
+        try set(key, c, value, implicit: false)
+    }
+
+    func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue, implicit: Bool) throws {
+        let (txn, cluster) = try writer()
+        let col = try column(c)
+        guard !col.isList else { throw AtollError(.typeMismatch, "'\(name).\(col.name)' is a list; use the list operations") }
+        if c == spec.primaryKeyIndex {
+            if try value == primaryKeyValue(key) { return }
+            throw AtollError(.invalidArgument, "the primary key '\(name).\(col.name)' of an existing object cannot be changed")
+        }
+        try validate(value, column: c)
+        guard let (leaf, row) = try cluster.modify(key.rawValue) else {
+            throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
+        }
+        try store(value, column: c, leaf: leaf, row: row, key: key)
+        try cluster.fit(key.rawValue)
+        isChanged = true
+        txn.log.append(.set(self.key, key, column: c, value: value, implicit: implicit))
+        txn.noteMutation()
+    }
+
+    /// Adds `delta` to an int column (a counter: sync merges increments additively).
+    public func addInteger(_ key: ObjectKey, _ c: Int, _ delta: Int64) throws {
+        let (txn, cluster) = try writer()
+        let col = try column(c)
+        guard col.type == .int, !col.isList, c != spec.primaryKeyIndex else {
+            throw AtollError(.typeMismatch, "'\(name).\(col.name)' is not an int column that can be incremented")
+        }
+        guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        guard !isNull(h, c) else { throw AtollError(.invalidArgument, "cannot increment '\(name).\(col.name)': it is nil") }
+        let (sum, overflow) = int(h, c).addingReportingOverflow(delta)
+        guard !overflow else { throw AtollError(.limitExceeded, "incrementing '\(name).\(col.name)' by \(delta) overflows") }
+        try validate(.int(sum), column: c)
+        guard let (leaf, row) = try cluster.modify(key.rawValue) else { return }
+        try store(.int(sum), column: c, leaf: leaf, row: row, key: key)
+        isChanged = true
+        txn.log.append(.addInteger(self.key, key, column: c, delta: delta))
+        txn.noteMutation()
+    }
+
+    /// Writes a validated value into the row, maintaining the index, backlinks and blobs.
+    private func store(_ value: StorageValue, column c: Int, leaf m: MutableLeaf, row r: Int, key: ObjectKey) throws {
+        let col = spec.columns[c]
+        let b = layout.firstBlock[c]
+        guard b >= 0 else { return }
+        let h = RowHandle(leaf: .mutable(m), row: r, key: key)
+        if needsIndex(c) {
+            let old = try self.value(h, c)
+            if old != value {
+                pendingIndex[c, default: PendingIndexChanges()].remove(IndexKey.encode(old).bytes, key.rawValue)
+                pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(value).bytes, key.rawValue)
+            }
+        }
+        if col.type == .link {
+            let old = link(h, c)
+            let new: ObjectKey? = if case .link(let k) = value { k } else { nil }
+            if old != new {
+                let target = try linkTargetTable(col)
+                if let old { try target.adjustBacklink(to: old, from: self.key, column: c, origin: key, delta: -1) }
+                if let new { try target.adjustBacklink(to: new, from: self.key, column: c, origin: key, delta: 1) }
+            }
+        }
+        let block = m.blocks[b]
+        block.setNull(r, value.isNull)
+        switch value {
+        case .null:
+            if block.spec.kind == .bytes { try placeBytes(UnsafeRawBufferPointer(start: nil, count: 0), block: b, leaf: m, row: r) }
+            else if block.spec.kind == .ints { block.setInt(r, 0); if col.type == .timestamp { m.blocks[b + 1].setInt(r, 0) } }
+        case .bool(let v): block.setInt(r, v ? 1 : 0)
+        case .int(let v): block.setInt(r, v)
+        case .link(let k): block.setInt(r, Int64(bitPattern: k.rawValue))
+        case .timestamp(let t): block.setInt(r, t.seconds); m.blocks[b + 1].setInt(r, Int64(t.nanoseconds))
+        case .float(let v): block.values.pointer.setU32(r * 4, v.bitPattern)
+        case .double(let v): block.values.pointer.setU64(r * 8, v.bitPattern)
+        case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { (block.values.pointer + r * 16).copyMemory(from: src, byteCount: 16) } }
+        case .objectId(let o): o.store(to: block.values.pointer + r * 12)
+        case .string(var s): try s.withUTF8 { try placeBytes(UnsafeRawBufferPointer($0), block: b, leaf: m, row: r) }
+        case .binary(let d): try d.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
+        }
+    }
+
+    /// Stores variable-length bytes in a row: inline, or in a blob when long or when the row's
+    /// inline bytes would exceed its budget. Frees the blob of the value it replaces.
+    func placeBytes(_ bytes: UnsafeRawBufferPointer, block b: Int, leaf m: MutableLeaf, row r: Int) throws {
+        guard let allocator = transaction.allocator else { return }
+        let column = m.bytesColumn(b)
+        if let (first, length) = column.externalReference(r) { allocator.freeBlob(first, length: length) }
+        let block = m.blocks[b]
+        if bytes.count > Self.inlineValueBytesMax {
+            try storeExternal(bytes, block: block, row: r, allocator: allocator)
+            return
+        }
+        block.setBytes(r, bytes, external: false)
+        // Keep the row within its inline budget by moving its largest inline values out.
+        while true {
+            var total = 0
+            var largest: (block: Int, size: Int)? = nil
+            for (i, other) in m.blocks.enumerated() where other.spec.kind == .bytes {
+                let c = m.bytesColumn(i)
+                guard !c.external.isMarked(r) else { total += 8; continue }
+                let size = c.stored(r).count
+                total += size
+                if size > (largest?.size ?? 16) { largest = (i, size) }
+            }
+            guard total > Self.rowInlineBytesMax, let (i, _) = largest else { break }
+            let value = Array(m.bytesColumn(i).stored(r))
+            try value.withUnsafeBytes { try storeExternal($0, block: m.blocks[i], row: r, allocator: allocator) }
+        }
+    }
+
+    private func storeExternal(_ bytes: UnsafeRawBufferPointer, block: MutableBlock, row r: Int, allocator: PageAllocator) throws {
+        let first = try allocator.writeBlob(bytes)
+        var reference = ByteWriter(capacity: 8)
+        reference.u32(first)
+        reference.u32(UInt32(bytes.count))
+        reference.bytes.withUnsafeBytes { block.setBytes(r, $0, external: true) }
+    }
+
+    func adjustBacklink(to target: ObjectKey, from origin: TableKey, column: Int, origin originKey: ObjectKey, delta: Int) throws {
+        guard let allocator = transaction.allocator else { return }
+        try Backlinks.adjust(root: &roots.backlinkRoot, target: target, originTable: origin, originColumn: column,
+                             origin: originKey, delta: delta, allocator: allocator)
+        isChanged = true
+    }
+
+    /// Deletes an object: links to it become nil, lists drop it, its own links, index entries
+    /// and blobs go with it.
+    public func erase(_ key: ObjectKey) throws {
+        let (txn, cluster) = try writer()
+        guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        let pkValue = try primaryKeyValue(h)
+        // 1. Links into this object.
+        for entry in try Backlinks.all(root: roots.backlinkRoot, target: key, space: transaction.space) {
+            let origin = try transaction.table(entry.originTable)
+            let originColumn = origin.spec.columns[entry.originColumn]
+            if originColumn.isList {
+                let values = try origin.listValues(entry.originKey, entry.originColumn)
+                for i in values.indices.reversed() where values[i] == .link(key) {
+                    try origin.listRemove(entry.originKey, entry.originColumn, at: i, implicit: true)
+                }
+            } else if origin.key != self.key || entry.originKey != key {
+                try origin.set(entry.originKey, entry.originColumn, .null, implicit: true)
+            }
+        }
+        // 2. This object's own links, index entries and blobs.
+        guard let h2 = try locate(key) else { return }
+        for (c, col) in spec.columns.enumerated() {
+            if col.type == .link {
+                let target = try linkTargetTable(col)
+                if col.isList {
+                    for v in try list(h2, c).values { if case .link(let k) = v { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1) } }
+                } else if let k = link(h2, c) {
+                    try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
+                }
+            }
+            if needsIndex(c) && !isKeyAlias(c) && !col.isList {
+                pendingIndex[c, default: PendingIndexChanges()].remove(IndexKey.encode(try value(h2, c)).bytes, key.rawValue)
+            }
+            if layout.firstBlock[c] >= 0, layout.blocks[layout.firstBlock[c]].kind == .bytes,
+               let (first, length) = h2.leaf.bytesColumn(layout.firstBlock[c]).externalReference(h2.row) {
+                transaction.allocator?.freeBlob(first, length: length)
+            }
+            dirtyLists[ListSlot(key: key.rawValue, column: c)] = nil
+        }
+        try cluster.remove(key.rawValue)
+        roots.objectCount -= 1
+        isChanged = true
+        txn.log.append(.eraseObject(self.key, key, primaryKey: pkValue))
+        txn.noteMutation()
+    }
+
+    /// Deletes every object of the table.
+    public func clear() throws {
+        let (txn, cluster) = try writer()
+        guard roots.objectCount > 0 else { return }
+        let hasLinks = spec.columns.contains { $0.type == .link }
+        if roots.backlinkRoot != 0 || hasLinks || txn.logsEveryErase {
+            // Links in or out, or sync needing per-object erases: delete one by one.
+            for k in try objectKeys() { try erase(k) }
+            return
+        }
+        try cluster.freeAll { leaf in
+            for (b, spec) in layout.blocks.enumerated() where spec.kind == .bytes {
+                let c = leaf.bytesColumn(b)
+                for r in 0..<leaf.count { if let (first, length) = c.externalReference(r) { transaction.allocator?.freeBlob(first, length: length) } }
+            }
+        }
+        if let allocator = transaction.allocator {
+            for c in roots.indexRoots.indices where roots.indexRoots[c] != 0 {
+                try BTree.freeAll(root: roots.indexRoots[c], allocator: allocator)
+                roots.indexRoots[c] = 0
+            }
+        }
+        pendingIndex.removeAll()
+        dirtyLists.removeAll()
+        roots.clusterRoot = 0
+        roots.objectCount = 0
+        isChanged = true
+        txn.log.append(.clearTable(self.key))
+        txn.noteMutation()
+    }
+
+    // MARK: lists
+
+    private func listColumn(_ c: Int) throws -> ColumnSpec {
+        let col = try column(c)
+        guard col.isList else { throw AtollError(.typeMismatch, "'\(name).\(col.name)' is not a list") }
+        return col
+    }
+
+    /// The list's current values, decoded and cached for this transaction.
+    private func mutableList(_ key: ObjectKey, _ c: Int) throws -> [StorageValue] {
+        let slot = ListSlot(key: key.rawValue, column: c)
+        if let v = dirtyLists[slot] { return v }
+        guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        return try list(h, c).values
+    }
+
+    private func commitListChange(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instruction: Instruction) throws {
+        let (txn, cluster) = try writer()
+        guard try cluster.modify(key.rawValue) != nil else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        dirtyLists[ListSlot(key: key.rawValue, column: c)] = values
+        isChanged = true
+        txn.log.append(instruction)
+        txn.noteMutation()
+    }
+
+    private func validateElement(_ value: StorageValue, _ c: Int) throws {
+        try validate(value, column: c, element: true)
+    }
+
+    private func linkElementChanged(_ col: ColumnSpec, _ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
+        guard col.type == .link else { return }
+        let target = try linkTargetTable(col)
+        if case .link(let k)? = old { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1) }
+        if case .link(let k)? = new { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: 1) }
+    }
+
+    public func listInsert(_ key: ObjectKey, _ c: Int, at index: Int, _ value: StorageValue) throws {
+        let col = try listColumn(c)
+        try validateElement(value, c)
+        var values = try mutableList(key, c)
+        guard index >= 0, index <= values.count else {
+            throw AtollError(.invalidArgument, "index \(index) is out of bounds for '\(name).\(col.name)' with \(values.count) elements")
+        }
+        values.insert(value, at: index)
+        try linkElementChanged(col, c, key, old: nil, new: value)
+        try commitListChange(key, c, values, .listInsert(self.key, key, column: c, index: index, value: value))
+    }
+
+    public func listSet(_ key: ObjectKey, _ c: Int, at index: Int, _ value: StorageValue) throws {
+        let col = try listColumn(c)
+        try validateElement(value, c)
+        var values = try mutableList(key, c)
+        guard index >= 0, index < values.count else {
+            throw AtollError(.invalidArgument, "index \(index) is out of bounds for '\(name).\(col.name)' with \(values.count) elements")
+        }
+        try linkElementChanged(col, c, key, old: values[index], new: value)
+        values[index] = value
+        try commitListChange(key, c, values, .listSet(self.key, key, column: c, index: index, value: value))
+    }
+
+    public func listRemove(_ key: ObjectKey, _ c: Int, at index: Int) throws {
+        try listRemove(key, c, at: index, implicit: false)
+    }
+
+    func listRemove(_ key: ObjectKey, _ c: Int, at index: Int, implicit: Bool) throws {
+        let col = try listColumn(c)
+        var values = try mutableList(key, c)
+        guard index >= 0, index < values.count else {
+            throw AtollError(.invalidArgument, "index \(index) is out of bounds for '\(name).\(col.name)' with \(values.count) elements")
+        }
+        try linkElementChanged(col, c, key, old: values[index], new: nil)
+        values.remove(at: index)
+        try commitListChange(key, c, values, .listErase(self.key, key, column: c, index: index, implicit: implicit))
+    }
+
+    public func listMove(_ key: ObjectKey, _ c: Int, from: Int, to: Int) throws {
+        let col = try listColumn(c)
+        var values = try mutableList(key, c)
+        guard from >= 0, from < values.count, to >= 0, to < values.count else {
+            throw AtollError(.invalidArgument, "cannot move from \(from) to \(to) in '\(name).\(col.name)' with \(values.count) elements")
+        }
+        let v = values.remove(at: from)
+        values.insert(v, at: to)
+        try commitListChange(key, c, values, .listMove(self.key, key, column: c, from: from, to: to))
+    }
+
+    public func listClear(_ key: ObjectKey, _ c: Int) throws {
+        let col = try listColumn(c)
+        let values = try mutableList(key, c)
+        guard !values.isEmpty else { return }
+        for v in values { try linkElementChanged(col, c, key, old: v, new: nil) }
+        try commitListChange(key, c, [], .listClear(self.key, key, column: c))
+    }
+
+    /// Replaces a list's contents (logged as clear + inserts).
+    public func setList(_ key: ObjectKey, _ c: Int, _ newValues: [StorageValue]) throws {
+        _ = try listColumn(c)
+        for v in newValues { try validateElement(v, c) }
+        try listClear(key, c)
+        for (i, v) in newValues.enumerated() { try listInsert(key, c, at: i, v) }
+    }
+
+    // MARK: commit
+
+    /// Writes this table's buffered changes (lists, indexes, leaves) and returns its roots.
+    func finishWrites() throws {
+        guard let allocator = transaction.allocator, let cluster else { return }
+        // Dirty lists go into their cells.
+        for (slot, values) in dirtyLists.sorted(by: { ($0.key.key, $0.key.column) < ($1.key.key, $1.key.column) }) {
+            guard let (leaf, row) = try cluster.modify(slot.key) else { continue }
+            let bytes = ListCodec.encode(values, column: spec.columns[slot.column])
+            try bytes.withUnsafeBytes { try placeBytes($0, block: layout.firstBlock[slot.column], leaf: leaf, row: row) }
+            try cluster.fit(slot.key)
+        }
+        dirtyLists.removeAll()
+        for (c, pending) in pendingIndex.sorted(by: { $0.key < $1.key }) where !pending.isEmpty {
+            var root = roots.indexRoots[c]
+            try PostingsIndex.apply(pending, root: &root, allocator: allocator)
+            roots.indexRoots[c] = root
+        }
+        pendingIndex.removeAll()
+        try cluster.finish()
+        roots.clusterRoot = cluster.root
+    }
+}

@@ -1,0 +1,298 @@
+package import struct Foundation.UUID
+
+/// The position of one object's row while a transaction's state is unchanged: the leaf holding
+/// it and its row index there. Cheap to copy; reading a value through it touches only the
+/// column's block in the mapped page.
+package struct RowHandle {
+    package let leaf: LeafRef
+    package let row: Int
+    package let key: ObjectKey
+}
+
+/// One table (object class) as seen by one transaction.
+///
+/// Read values by column index (`spec.columns`): locate the object once (`locate`), then read
+/// as many columns as needed through the handle, in place from the map.
+///
+/// ```swift
+/// let dogs = try txn.table(named: "Dog")!
+/// if let row = try dogs.locate(key) { print(dogs.string(row, nameColumn) ?? "nil") }
+/// ```
+public final class Table {
+    public let key: TableKey
+    public private(set) var spec: TableSpec
+    private(set) var layout: LeafLayout
+    unowned let transaction: Transaction
+    var roots: TableRoots
+
+    // Write state (write transactions only).
+    var cluster: ClusterTreeWriter?
+    var pendingIndex: [Int: PendingIndexChanges] = [:]
+    var dirtyLists: [ListSlot: [StorageValue]] = [:]
+    var isChanged = false
+
+    struct ListSlot: Hashable {
+        let key: UInt64
+        let column: Int
+    }
+
+    init(key: TableKey, spec: TableSpec, layout: LeafLayout, roots: TableRoots, transaction: Transaction) {
+        self.key = key
+        self.spec = spec
+        self.layout = layout
+        self.roots = roots
+        self.transaction = transaction
+    }
+
+    func replaceSchema(_ spec: TableSpec) {
+        self.spec = spec
+        layout = LeafLayout(spec)
+    }
+
+    public var name: String { spec.name }
+
+    @inline(__always)
+    var tree: ClusterTreeView {
+        if let cluster { return cluster.view }
+        return ClusterTreeView(root: roots.clusterRoot, layout: layout, space: transaction.space, dirty: nil)
+    }
+
+    /// Number of objects. O(1).
+    public var count: Int { Int(roots.objectCount) }
+
+    package func locate(_ key: ObjectKey) throws -> RowHandle? {
+        guard let (leaf, row) = try tree.locate(key.rawValue) else { return nil }
+        return RowHandle(leaf: leaf, row: row, key: key)
+    }
+
+    public func contains(_ key: ObjectKey) throws -> Bool { try tree.locate(key.rawValue) != nil }
+
+    /// The object at `position` in key order. O(log n).
+    package func row(at position: Int) throws -> RowHandle? {
+        guard let (leaf, row) = try tree.locate(position: position) else { return nil }
+        return RowHandle(leaf: leaf, row: row, key: ObjectKey(leaf.key(row)))
+    }
+
+    public func objectKey(at position: Int) throws -> ObjectKey? { try row(at: position)?.key }
+
+    /// Position of `key` in key order (whether or not it exists). O(log n).
+    public func position(of key: ObjectKey) throws -> Int { try tree.position(of: key.rawValue) }
+
+    /// Every object key, in order.
+    public func objectKeys() throws -> [ObjectKey] {
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(count)
+        try tree.forEachLeaf { leaf in
+            let k = leaf.keys
+            for r in 0..<leaf.count { keys.append(ObjectKey(UInt64(bitPattern: k[r]))) }
+            return true
+        }
+        return keys
+    }
+
+    /// Calls `body` for every leaf in key order (query scans). Stop by returning false.
+    package func forEachLeaf(_ body: (LeafRef) throws -> Bool) throws { try tree.forEachLeaf(body) }
+
+    // MARK: columns
+
+    public func columnIndex(named name: String) -> Int? { spec.columnIndex(named: name) }
+
+    @inline(__always) package func block(_ column: Int) -> Int { layout.firstBlock[column] }
+
+    @inline(__always) package func isKeyAlias(_ column: Int) -> Bool { layout.firstBlock[column] < 0 }
+
+    // MARK: typed reads (row handles)
+
+    @inline(__always)
+    package func isNull(_ h: RowHandle, _ c: Int) -> Bool {
+        let b = layout.firstBlock[c]
+        guard b >= 0, spec.columns[c].isNullable, !spec.columns[c].isList else { return false }
+        switch layout.blocks[b].kind {
+        case .ints: return h.leaf.intColumn(b).isNull(h.row)
+        case .float32: return h.leaf.float32Column(b).isNull(h.row)
+        case .float64: return h.leaf.float64Column(b).isNull(h.row)
+        case .fixed: return h.leaf.fixedColumn(b).isNull(h.row)
+        case .bytes: return h.leaf.bytesColumn(b).isNull(h.row)
+        }
+    }
+
+    /// int, bool (0/1) and link (raw key) columns.
+    @inline(__always)
+    package func int(_ h: RowHandle, _ c: Int) -> Int64 {
+        let b = layout.firstBlock[c]
+        if b < 0 { return h.key.intPrimaryKey }
+        return h.leaf.intColumn(b)[h.row]
+    }
+
+    @inline(__always) package func bool(_ h: RowHandle, _ c: Int) -> Bool { int(h, c) != 0 }
+
+    @inline(__always) package func float(_ h: RowHandle, _ c: Int) -> Float { h.leaf.float32Column(layout.firstBlock[c])[h.row] }
+
+    @inline(__always) package func double(_ h: RowHandle, _ c: Int) -> Double { h.leaf.float64Column(layout.firstBlock[c])[h.row] }
+
+    @inline(__always)
+    package func timestamp(_ h: RowHandle, _ c: Int) -> Timestamp {
+        let b = layout.firstBlock[c]
+        return Timestamp(seconds: h.leaf.intColumn(b)[h.row], nanoseconds: Int32(truncatingIfNeeded: h.leaf.intColumn(b + 1)[h.row]))
+    }
+
+    package func fixedBytes(_ h: RowHandle, _ c: Int) -> UnsafeRawBufferPointer { h.leaf.fixedColumn(layout.firstBlock[c]).bytes(h.row) }
+
+    package func uuid(_ h: RowHandle, _ c: Int) -> UUID {
+        let b = fixedBytes(h, c)
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    package func objectId(_ h: RowHandle, _ c: Int) -> ObjectId { ObjectId(twelveBytes: Array(fixedBytes(h, c))) }
+
+    /// The bytes of a string or binary value, in place (nil for null). Valid while the snapshot is.
+    @inline(__always)
+    package func bytes(_ h: RowHandle, _ c: Int) throws -> UnsafeRawBufferPointer? {
+        let col = h.leaf.bytesColumn(layout.firstBlock[c])
+        if col.isNull(h.row) { return nil }
+        return try col.value(h.row, space: transaction.space)
+    }
+
+    package func string(_ h: RowHandle, _ c: Int) throws -> String? {
+        guard let b = try bytes(h, c) else { return nil }
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// The target of a link, or nil.
+    @inline(__always)
+    package func link(_ h: RowHandle, _ c: Int) -> ObjectKey? {
+        let col = h.leaf.intColumn(layout.firstBlock[c])
+        return col.isNull(h.row) ? nil : ObjectKey(UInt64(bitPattern: col[h.row]))
+    }
+
+    /// A list's elements as stored (or as changed in this transaction).
+    package func list(_ h: RowHandle, _ c: Int) throws -> ListAccess {
+        if let values = dirtyLists[ListSlot(key: h.key.rawValue, column: c)] { return .values(values) }
+        let col = h.leaf.bytesColumn(layout.firstBlock[c])
+        return .encoded(try ListView(try col.value(h.row, space: transaction.space), column: spec.columns[c]))
+    }
+
+    /// Any column's value as a StorageValue (lists: use `list`).
+    package func value(_ h: RowHandle, _ c: Int) throws -> StorageValue {
+        let col = spec.columns[c]
+        if col.isList { return .null }
+        if isNull(h, c) { return .null }
+        switch col.type {
+        case .bool: return .bool(bool(h, c))
+        case .int: return .int(int(h, c))
+        case .float: return .float(float(h, c))
+        case .double: return .double(double(h, c))
+        case .string: return .string(try string(h, c) ?? "")
+        case .binary: return .binary(Array(try bytes(h, c) ?? UnsafeRawBufferPointer(start: nil, count: 0)))
+        case .timestamp: return .timestamp(timestamp(h, c))
+        case .uuid: return .uuid(uuid(h, c))
+        case .objectId: return .objectId(objectId(h, c))
+        case .link: return link(h, c).map { .link($0) } ?? .null
+        }
+    }
+
+    // MARK: by key (convenience for tools and tests)
+
+    private func handle(_ key: ObjectKey) throws -> RowHandle {
+        guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        return h
+    }
+
+    public func value(_ key: ObjectKey, _ column: Int) throws -> StorageValue { try value(try handle(key), column) }
+
+    public func listValues(_ key: ObjectKey, _ column: Int) throws -> [StorageValue] { try list(try handle(key), column).values }
+
+    /// The primary-key value of an object (null when the table has none).
+    public func primaryKeyValue(_ key: ObjectKey) throws -> StorageValue {
+        guard let pk = spec.primaryKeyIndex else { return .null }
+        if spec.keyIsPrimaryKey { return .int(key.intPrimaryKey) }
+        return try value(key, pk)
+    }
+
+    package func primaryKeyValue(_ h: RowHandle) throws -> StorageValue {
+        guard let pk = spec.primaryKeyIndex else { return .null }
+        return try value(h, pk)
+    }
+
+    // MARK: indexes
+
+    public func hasIndex(_ column: Int) -> Bool { column < roots.indexRoots.count && (spec.columns[column].isIndexed || column == primaryKeyIndexColumn) }
+
+    /// The column whose index serves primary-key lookups (none for int keys, which are the object key).
+    var primaryKeyIndexColumn: Int? { spec.keyIsPrimaryKey ? nil : spec.primaryKeyIndex }
+
+    func needsIndex(_ column: Int) -> Bool { spec.columns[column].isIndexed || column == primaryKeyIndexColumn }
+
+    /// Objects whose `column` equals `value`, using the column's index. Ascending keys.
+    public func findAll(indexed column: Int, equalTo value: StorageValue) throws -> [ObjectKey] {
+        if isKeyAlias(column) {
+            guard case .int(let v) = value else { return [] }
+            let k = ObjectKey(primaryKey: v)
+            return try contains(k) ? [k] : []
+        }
+        guard needsIndex(column) else { throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index") }
+        let (encoded, isPrefix) = IndexKey.encode(value)
+        let root = column < roots.indexRoots.count ? roots.indexRoots[column] : 0
+        var keys = try PostingsIndex.lookup(root: root, value: encoded, space: transaction.space)
+        if let pending = pendingIndex[column]?.net(for: encoded) {
+            var set = Set(keys)
+            for (k, d) in pending { if d > 0 { set.insert(k) } else { set.remove(k) } }
+            keys = set.sorted()
+        }
+        var result = keys.map(ObjectKey.init)
+        if isPrefix {
+            result = try result.filter { try self.value($0, column) == value }
+        }
+        return result
+    }
+
+    /// The object whose primary key is `value`, if any.
+    public func find(primaryKey value: StorageValue) throws -> ObjectKey? {
+        guard let pk = spec.primaryKeyIndex else { throw AtollError(.invalidArgument, "'\(name)' has no primary key") }
+        if spec.keyIsPrimaryKey {
+            guard case .int(let v) = value else { return nil }
+            let k = ObjectKey(primaryKey: v)
+            return try contains(k) ? k : nil
+        }
+        return try findAll(indexed: pk, equalTo: value).first
+    }
+
+    // MARK: backlinks
+
+    /// Objects of `origin` whose column `originColumn` links to `key` (with multiplicity for lists).
+    public func backlinks(to key: ObjectKey, from origin: TableKey, column originColumn: Int) throws -> [ObjectKey] {
+        try Backlinks.origins(root: roots.backlinkRoot, target: key, originTable: origin, originColumn: originColumn, space: transaction.space)
+    }
+
+    /// Number of links to `key` from every table and column.
+    public func backlinkCount(to key: ObjectKey) throws -> Int {
+        try Backlinks.all(root: roots.backlinkRoot, target: key, space: transaction.space).reduce(0) { $0 + $1.count }
+    }
+}
+
+/// A list's contents: encoded in the snapshot, or decoded because this transaction changed it.
+package enum ListAccess {
+    case encoded(ListView)
+    case values([StorageValue])
+
+    package var count: Int {
+        switch self {
+        case .encoded(let v): v.count
+        case .values(let v): v.count
+        }
+    }
+
+    package func value(at i: Int) -> StorageValue {
+        switch self {
+        case .encoded(let v): v.value(at: i)
+        case .values(let v): i >= 0 && i < v.count ? v[i] : .null
+        }
+    }
+
+    package var values: [StorageValue] {
+        switch self {
+        case .encoded(let v): v.values
+        case .values(let v): v
+        }
+    }
+}

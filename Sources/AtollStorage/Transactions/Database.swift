@@ -1,0 +1,226 @@
+// Database: one open data file in this process, shared by every transaction on it.
+//
+// A process opens each file once: `Database.open` returns the same instance for the same path
+// while it is alive, so the file is mapped once and the lock file's per-process locks (liveness,
+// usage) are held by one open file description. Threads coordinate through `writerGate` (one
+// writer per process) and the lock file (one writer across processes, reader slots).
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+public final class Database: Sendable {
+    public let configuration: DatabaseConfiguration
+    let file: MappedFile
+    let lock: LockFile
+    /// Serializes write transactions between threads of this process (the lock file's writer
+    /// lock serializes processes, but not threads sharing one open file description).
+    let writerGate = DispatchSemaphore(value: 1)
+    private let schemaCache = Mutex<SchemaSnapshot?>(nil)
+    public let displayName: String
+    public let fileId: [UInt8]
+
+    private static let registry = Mutex<[String: WeakDatabase]>([:])
+
+    private struct WeakDatabase: @unchecked Sendable {
+        // Sendable: only read and written under the registry mutex.
+        weak var database: Database?
+    }
+
+    /// Opens (or creates) a database, or returns the instance this process already has open.
+    public static func open(_ configuration: DatabaseConfiguration) throws -> Database {
+        let registryKey: String
+        if let path = configuration.path {
+            guard !path.isEmpty else { throw AtollError(.invalidArgument, "the database path is empty") }
+            registryKey = "file:" + canonicalPath(path) + (configuration.readOnly ? ":ro" : "")
+        } else if let id = configuration.inMemoryIdentifier {
+            registryKey = "memory:" + id
+        } else {
+            throw AtollError(.invalidArgument, "a configuration needs a path or an in-memory identifier")
+        }
+        return try registry.withLock { map in
+            if let existing = map[registryKey]?.database { return existing }
+            let db = try Database(configuration)
+            map[registryKey] = WeakDatabase(database: db)
+            return db
+        }
+    }
+
+    /// An absolute path with symbolic links of the directory resolved (the file may not exist).
+    static func canonicalPath(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                absolute = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
+            }
+        }
+        if let resolved = realpath(absolute, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return absolute
+    }
+
+    private init(_ configuration: DatabaseConfiguration) throws {
+        self.configuration = configuration
+        if let path = configuration.path {
+            displayName = path
+            let exists = access(path, F_OK) == 0
+            if !exists {
+                guard configuration.createIfMissing, !configuration.readOnly else {
+                    throw AtollError(.fileNotFound, "no database at '\(path)'")
+                }
+            }
+            lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+            file = try MappedFile(path: path, writable: !configuration.readOnly, create: !exists)
+        } else {
+            displayName = "memory:\(configuration.inMemoryIdentifier ?? "")"
+            lock = try LockFile(path: nil)
+            file = try MappedFile(anonymousNamed: "atoll-" + (configuration.inMemoryIdentifier ?? ""))
+        }
+        if file.fileSizeBytes == 0 {
+            guard !configuration.readOnly else { throw AtollError.corrupted("'\(displayName)' is empty") }
+            try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability)
+        }
+        let base = try file.mapping(covering: FileHeader.byteCount)
+        let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: displayName)
+        if header.flags & 1 != 0 {
+            throw AtollError(.fileEncrypted, "'\(displayName)' is encrypted; open it with its encryption key")
+        }
+        fileId = header.fileId
+        guard let root = RootRecord.newest(in: base) else {
+            throw AtollError.corrupted("neither root slot of '\(displayName)' is valid")
+        }
+        guard Int(root.pageCount) * FileFormat.pageSize <= file.fileSizeBytes else {
+            throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(root.pageCount) pages, the file has \(file.fileSizeBytes / FileFormat.pageSize)")
+        }
+        lock.publish(version: root.version)
+    }
+
+    /// Writes the header and the first (empty) version of a new file, under the writer lock so
+    /// two processes creating the same file at once cannot both initialize it.
+    private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability) throws {
+        try lock.lockWriter()
+        defer { lock.unlockWriter() }
+        if file.fileSizeBytes > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
+        let base = try file.grow(toAtLeast: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+        var header = FileHeader()
+        header.creationNanos = UInt64(Clock.realtimeNanoseconds())
+        header.write(to: base)
+        var root = RootRecord()
+        root.version = 1
+        root.commitTimeNanos = header.creationNanos
+        let slot = base + Int(FileFormat.slotPage(forVersion: 1)) * FileFormat.pageSize
+        slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+        root.write(to: slot)
+        if durability == .full { try file.sync() }
+    }
+
+    /// The newest committed version.
+    public var latestVersion: UInt64 { lock.publishedVersion }
+
+    /// Reads the newest valid root record from the file (used by writers, which hold the lock).
+    func newestRoot() throws -> RootRecord {
+        let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+        guard let root = RootRecord.newest(in: base) else { throw AtollError.corrupted("neither root slot of '\(displayName)' is valid") }
+        return root
+    }
+
+    func schema(for root: RootRecord, space: PageSpace) throws -> SchemaSnapshot {
+        if let cached = schemaCache.withLock({ $0 }), cached.generation == root.schemaGeneration { return cached }
+        let loaded = try SchemaSnapshot.load(catalogRoot: root.catalogRoot, generation: root.schemaGeneration, space: space)
+        schemaCache.withLock { cache in
+            if (cache?.generation ?? 0) <= loaded.generation { cache = loaded }
+        }
+        return loaded
+    }
+
+    // MARK: transactions
+
+    /// Starts a read transaction on the newest version. Never blocks on writers.
+    public func beginRead() throws -> ReadTransaction {
+        let slot = try lock.claimSlot()
+        do {
+            while true {
+                let v = lock.pinPublished(slot: slot)
+                let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+                let slotPage = base + Int(FileFormat.slotPage(forVersion: v)) * FileFormat.pageSize
+                guard let root = RootRecord.read(from: slotPage), root.version == v else {
+                    // A newer commit reused the slot: pin the newest version instead.
+                    continue
+                }
+                try checkActiveVersions(adding: v)
+                let mapped = try file.mapping(covering: Int(root.pageCount) * FileFormat.pageSize)
+                let space = PageSpace(base: mapped, pageCount: root.pageCount)
+                return try ReadTransaction(database: self, root: root, space: space, slot: slot)
+            }
+        } catch {
+            lock.releaseSlot(slot)
+            throw error
+        }
+    }
+
+    private func checkActiveVersions(adding v: UInt64) throws {
+        guard let max = configuration.maximumActiveVersions else { return }
+        var pinned = lock.pinnedVersions().distinct
+        pinned.insert(v)
+        pinned.insert(latestVersion)
+        if pinned.count > max {
+            throw AtollError(.tooManyActiveVersions,
+                "\(pinned.count) versions of '\(displayName)' would be live, more than the configured maximum of \(max); release old Realm instances, frozen objects or read transactions (oldest pinned version: \(pinned.min() ?? 0))")
+        }
+    }
+
+    /// Starts the write transaction, waiting for other writers (threads and processes).
+    public func beginWrite() throws -> WriteTransaction {
+        guard !configuration.readOnly else { throw AtollError(.readOnly, "'\(displayName)' is open read-only") }
+        writerGate.wait()
+        do {
+            try lock.lockWriter()
+        } catch {
+            writerGate.signal()
+            throw error
+        }
+        do {
+            lock.setWriterPid(lock.pid)
+            let root = try newestRoot()
+            let pinned = lock.pinnedVersions()
+            if let max = configuration.maximumActiveVersions {
+                var live = pinned.distinct
+                live.insert(root.version)
+                live.insert(root.version + 1)
+                if live.count > max {
+                    throw AtollError(.tooManyActiveVersions,
+                        "committing would make \(live.count) versions of '\(displayName)' live, more than the configured maximum of \(max); release old Realm instances, frozen objects or read transactions (oldest pinned version: \(pinned.oldest ?? root.version))")
+                }
+            }
+            let reusable = min(pinned.oldest ?? root.version, root.version)
+            let allocator = try PageAllocator(file: file, root: root, reusableVersionMax: reusable)
+            return try WriteTransaction(database: self, root: root, allocator: allocator, pinned: pinned)
+        } catch {
+            releaseWriter()
+            throw error
+        }
+    }
+
+    func releaseWriter() {
+        lock.setWriterPid(0)
+        lock.unlockWriter()
+        writerGate.signal()
+    }
+
+    // MARK: change notification
+
+    /// The commit counter that `waitForCommit` sleeps on.
+    public var commitSequence: UInt32 { lock.commitSequence }
+
+    /// Blocks until another commit happens (in any process) after `sequence` was read, or the
+    /// timeout passes. Returns the current sequence.
+    @discardableResult
+    public func waitForCommit(after sequence: UInt32, timeoutMilliseconds: Int) -> UInt32 {
+        lock.waitForCommit(after: sequence, timeoutNanoseconds: Int64(timeoutMilliseconds) * 1_000_000)
+    }
+}

@@ -1,0 +1,339 @@
+// WriteTransaction: builds version N+1 from version N while holding the writer lock.
+//
+// Durability argument (see also FileFormat.swift): every page this transaction writes was free
+// in every version a reader can see (PageAllocator); `commit` writes them, syncs, writes the root
+// record of N+1 into the slot that held N-1, and syncs again. Until that slot write lands, N is
+// the newest valid version on disk; after it, N+1 is. A crash at any point leaves one of them.
+
+public final class WriteTransaction: Transaction {
+    var log = TransactionLogWriter()
+    private var pinned: PinnedVersions
+    private var changedSpecs: Set<TableKey> = []
+    private var removedTables: [TableKey: Table] = [:]
+    private var metadataChanges: [String: [UInt8]?] = [:]
+    private var schemaChanged = false
+    private var syncRetainedFrom: UInt64?
+    /// Incremented by every change; object accessors cache row positions per value.
+    package private(set) var mutationCount: UInt64 = 0
+    /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
+    public var logsEveryErase = false
+
+    /// The version `commit` creates.
+    public var newVersion: UInt64 { version + 1 }
+
+    init(database: Database, root: RootRecord, allocator: PageAllocator, pinned: PinnedVersions) throws {
+        self.pinned = pinned
+        try super.init(database: database, root: root, space: allocator.space, allocator: allocator)
+        logsEveryErase = root.syncHistoryRetainedFrom != 0
+    }
+
+    deinit {
+        if !isClosed { database.releaseWriter() }
+    }
+
+    func noteMutation() { mutationCount &+= 1 }
+
+    /// The instructions recorded so far (what notifications and sync will see).
+    public var logBytes: [UInt8] { log.bytes }
+
+    /// Whether anything has been changed.
+    public var hasChanges: Bool { !log.isEmpty }
+
+    // MARK: schema
+
+    private func nextTableKey() throws -> TableKey {
+        let name = "atoll.nextTableKey"
+        var next: UInt32 = 1
+        if let pending = metadataChanges[name], let bytes = pending, bytes.count == 4 {
+            next = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
+        } else if let stored = try metadata(name), stored.count == 4 {
+            next = stored.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian }
+        }
+        for k in schema.specs.keys where k.rawValue >= next { next = k.rawValue + 1 }
+        var w = ByteWriter(); w.u32(next + 1)
+        metadataChanges[name] = w.bytes
+        return TableKey(next)
+    }
+
+    private func replaceSchema(_ specs: [TableKey: TableSpec]) {
+        schema = SchemaSnapshot(generation: root.schemaGeneration + 1, specs: specs)
+        schemaChanged = true
+    }
+
+    /// Creates a table. Link targets may be tables created later in the same transaction.
+    @discardableResult
+    public func createTable(_ spec: TableSpec) throws -> TableKey {
+        try checkOpen()
+        try spec.validate()
+        guard schema.keysByName[spec.name] == nil else { throw AtollError(.invalidArgument, "a class named '\(spec.name)' already exists") }
+        try Self.checkRowFits(spec)
+        let key = try nextTableKey()
+        var specs = schema.specs
+        specs[key] = spec
+        replaceSchema(specs)
+        changedSpecs.insert(key)
+        log.append(.addTable(key, spec))
+        noteMutation()
+        return key
+    }
+
+    /// Rejects schemas whose fixed-width columns alone would not leave room in a leaf.
+    static func checkRowFits(_ spec: TableSpec) throws {
+        var bytes = 0
+        for c in spec.columns {
+            if c.isList { bytes += 14; continue }
+            switch c.physical {
+            case .ints: bytes += c.type == .timestamp ? 34 : 17
+            case .float32: bytes += 7
+            case .float64: bytes += 11
+            case .fixed(let k): bytes += k + 3
+            case .bytes: bytes += 14
+            }
+        }
+        guard bytes + Table.rowInlineBytesMax + 64 < FileFormat.pageSize else {
+            throw AtollError(.limitExceeded, "class '\(spec.name)' has too many properties for one row (\(spec.columns.count)); split it into linked classes")
+        }
+    }
+
+    /// Deletes a table and its objects. Fails while another table links to it.
+    public func removeTable(_ key: TableKey) throws {
+        try checkOpen()
+        guard let spec = schema.specs[key] else { throw AtollError(.invalidArgument, "no table with key \(key.rawValue)") }
+        for (other, s) in schema.specs where other != key && s.columns.contains(where: { $0.linkTarget == spec.name }) {
+            throw AtollError(.schemaMismatch, "cannot remove '\(spec.name)': '\(s.name)' links to it")
+        }
+        let table = try self.table(key)
+        try table.freeEverything()
+        var specs = schema.specs
+        specs[key] = nil
+        replaceSchema(specs)
+        openTables[key] = nil
+        removedTables[key] = table
+        changedSpecs.remove(key)
+        log.append(.removeTable(key, name: spec.name))
+        noteMutation()
+    }
+
+    /// Adds a column; existing objects get its default value. Returns the column index.
+    @discardableResult
+    public func addColumn(_ tableKey: TableKey, _ column: ColumnSpec) throws -> Int {
+        let table = try self.table(tableKey)
+        var spec = table.spec
+        spec.columns.append(column)
+        try spec.validate()
+        try Self.checkRowFits(spec)
+        let c = spec.columns.count - 1
+        try table.rebuild(to: spec, sources: Array(0..<c).map { Optional($0) } + [nil])
+        try commitSpec(table)
+        log.append(.addColumn(tableKey, column: c, column))
+        noteMutation()
+        return c
+    }
+
+    /// Removes a column and its values.
+    public func removeColumn(_ tableKey: TableKey, _ c: Int) throws {
+        let table = try self.table(tableKey)
+        guard c >= 0, c < table.spec.columns.count else { throw AtollError(.invalidArgument, "'\(table.name)' has no column \(c)") }
+        var spec = table.spec
+        let removed = spec.columns.remove(at: c)
+        if spec.primaryKey == removed.name { spec.primaryKey = nil }
+        var sources: [Int?] = Array(0..<table.spec.columns.count).map { Optional($0) }
+        sources.remove(at: c)
+        try table.rebuild(to: spec, sources: sources)
+        try commitSpec(table)
+        log.append(.removeColumn(tableKey, column: c, name: removed.name))
+        noteMutation()
+    }
+
+    public func renameColumn(_ tableKey: TableKey, _ c: Int, to newName: String) throws {
+        let table = try self.table(tableKey)
+        guard c >= 0, c < table.spec.columns.count else { throw AtollError(.invalidArgument, "'\(table.name)' has no column \(c)") }
+        var spec = table.spec
+        let old = spec.columns[c].name
+        if spec.primaryKey == old { spec.primaryKey = newName }
+        spec.columns[c].name = newName
+        try spec.validate()
+        table.replaceSchema(spec)
+        try commitSpec(table)
+        log.append(.renameColumn(tableKey, column: c, from: old, to: newName))
+        noteMutation()
+    }
+
+    /// Adds or removes a column's search index.
+    public func setIndexed(_ tableKey: TableKey, _ c: Int, _ indexed: Bool) throws {
+        let table = try self.table(tableKey)
+        guard c >= 0, c < table.spec.columns.count else { throw AtollError(.invalidArgument, "'\(table.name)' has no column \(c)") }
+        var spec = table.spec
+        guard spec.columns[c].isIndexed != indexed else { return }
+        spec.columns[c].isIndexed = indexed
+        try spec.validate()
+        try table.changeIndex(to: spec, column: c)
+        try commitSpec(table)
+        log.append(.setIndexed(tableKey, column: c, indexed))
+        noteMutation()
+    }
+
+    /// Sets or clears the primary key of a table (only while it is empty or unchanged).
+    public func setPrimaryKey(_ tableKey: TableKey, _ name: String?) throws {
+        let table = try self.table(tableKey)
+        guard table.spec.primaryKey != name else { return }
+        var spec = table.spec
+        spec.primaryKey = name
+        try spec.validate()
+        guard table.count == 0 else {
+            throw AtollError(.schemaMismatch, "cannot change the primary key of '\(table.name)' while it has objects")
+        }
+        try table.rebuild(to: spec, sources: Array(0..<spec.columns.count).map { Optional($0) })
+        try commitSpec(table)
+        noteMutation()
+    }
+
+    private func commitSpec(_ table: Table) throws {
+        var specs = schema.specs
+        specs[table.key] = table.spec
+        replaceSchema(specs)
+        changedSpecs.insert(table.key)
+    }
+
+    // MARK: metadata and sync history
+
+    public func setMetadata(_ name: String, _ value: [UInt8]?) throws {
+        try checkOpen()
+        metadataChanges[name] = .some(value)
+        noteMutation()
+    }
+
+    public override func metadata(_ name: String) throws -> [UInt8]? {
+        if let pending = metadataChanges[name] { return pending }
+        return try super.metadata(name)
+    }
+
+    /// Keeps the logs of versions >= `version` in the history until moved forward (0: sync
+    /// needs no history). Sync calls this as peers acknowledge changes.
+    public func setSyncHistoryRetained(from version: UInt64) {
+        syncRetainedFrom = version
+        logsEveryErase = version != 0
+    }
+
+    // MARK: commit
+
+    /// Makes the changes durable (per the configured durability) and visible. Returns the new
+    /// version, or the current one when nothing changed.
+    @discardableResult
+    public func commit() throws -> UInt64 {
+        try checkOpen()
+        isClosed = true
+        defer { database.releaseWriter() }
+        guard let allocator else { return version }
+        let anyTableChanged = openTables.values.contains { $0.isChanged }
+        guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil else { return version }
+
+        // Link targets must exist once every table of the transaction is known.
+        for spec in schema.specs.values {
+            for c in spec.columns where c.type == .link {
+                guard let target = c.linkTarget, schema.keysByName[target] != nil else {
+                    throw AtollError(.schemaMismatch, "'\(spec.name).\(c.name)' links to '\(c.linkTarget ?? "")', which does not exist")
+                }
+            }
+        }
+
+        var next = root
+        next.version = newVersion
+
+        // Tables, then the catalog.
+        var catalog = root.catalogRoot
+        for key in removedTables.keys.sorted() {
+            _ = try CatalogKey.spec(key).withUnsafeBytes { try BTree.delete(root: &catalog, key: $0, allocator: allocator) }
+            _ = try CatalogKey.roots(key).withUnsafeBytes { try BTree.delete(root: &catalog, key: $0, allocator: allocator) }
+        }
+        for key in changedSpecs.sorted() {
+            guard let spec = schema.specs[key] else { continue }
+            let bytes = spec.encode()
+            try CatalogKey.spec(key).withUnsafeBytes { k in try bytes.withUnsafeBytes { try BTree.put(root: &catalog, key: k, value: $0, allocator: allocator) } }
+        }
+        for (key, table) in openTables.sorted(by: { $0.key < $1.key }) where table.isChanged || changedSpecs.contains(key) {
+            try table.finishWrites()
+            let bytes = table.roots.encode()
+            try CatalogKey.roots(key).withUnsafeBytes { k in try bytes.withUnsafeBytes { try BTree.put(root: &catalog, key: k, value: $0, allocator: allocator) } }
+        }
+        for (name, value) in metadataChanges.sorted(by: { $0.key < $1.key }) {
+            let k = CatalogKey.metadata(name)
+            if let value {
+                try k.withUnsafeBytes { kb in try value.withUnsafeBytes { try BTree.put(root: &catalog, key: kb, value: $0, allocator: allocator) } }
+            } else {
+                _ = try k.withUnsafeBytes { try BTree.delete(root: &catalog, key: $0, allocator: allocator) }
+            }
+        }
+        next.catalogRoot = catalog
+        if schemaChanged { next.schemaGeneration = root.schemaGeneration + 1 }
+
+        // History: store this log if a reader, sync or retention may need it; trim what none needs.
+        pinned = database.lock.pinnedVersions()
+        if let from = syncRetainedFrom { next.syncHistoryRetainedFrom = from }
+        var history = root.historyRoot
+        let retained = UInt64(database.configuration.historyRetainedVersions)
+        let readerNeedsLog = pinned.oldest.map { $0 < newVersion } ?? false
+        if !log.isEmpty && (readerNeedsLog || next.syncHistoryRetainedFrom != 0 || retained > 0) {
+            var k = ByteWriter(); k.u64BigEndian(newVersion)
+            let bytes = log.bytes
+            try k.bytes.withUnsafeBytes { kb in try bytes.withUnsafeBytes { try BTree.put(root: &history, key: kb, value: $0, allocator: allocator) } }
+        }
+        var trimPoint = min(pinned.oldest ?? newVersion, newVersion)
+        if next.syncHistoryRetainedFrom != 0 { trimPoint = min(trimPoint, next.syncHistoryRetainedFrom - 1) }
+        if retained > 0 { trimPoint = min(trimPoint, newVersion > retained ? newVersion - retained : 0) }
+        if trimPoint > root.historyFloor {
+            try trimHistory(root: &history, upTo: trimPoint, allocator: allocator)
+            next.historyFloor = trimPoint
+        }
+        next.historyRoot = history
+
+        // Free list last: every other tree is final now.
+        let shrink = root.freePageCount > root.pageCount / 2 && root.pageCount > 512
+        let trimmed = try allocator.saveFreeList(version: newVersion, shrink: shrink)
+        next.pageCount = allocator.pageCount
+        next.freePageCount = allocator.freePageCount
+        next.freeListRoot = allocator.freeListRoot
+        next.freeListSerial = allocator.freeListSerial
+        next.commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
+        allocator.checksumFreshPages()
+        lastCommitPagesWritten = allocator.pagesAllocatedCount
+
+        let durable = database.configuration.durability == .full
+        if durable { try database.file.sync() }
+        let slot = allocator.space.writablePage(FileFormat.slotPage(forVersion: newVersion))
+        slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+        next.write(to: slot)
+        if durable { try database.file.sync(offset: Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize, length: FileFormat.pageSize) }
+        root = next
+        database.lock.publish(version: newVersion)
+        database.lock.notifyCommit()
+        if trimmed > 0 {
+            // Only pages no version can see were trimmed; a failure to shrink loses nothing.
+            try? database.file.shrink(to: Int(next.pageCount) * FileFormat.pageSize)
+        }
+        return newVersion
+    }
+
+    /// Pages written by the last commit (for statistics and benchmarks).
+    public private(set) var lastCommitPagesWritten = 0
+
+    private func trimHistory(root history: inout PageNumber, upTo point: UInt64, allocator: PageAllocator) throws {
+        while history != 0 {
+            var cursor = BTreeCursor(root: history, space: allocator.space)
+            guard try cursor.first() else { break }
+            let key = Array(try cursor.key())
+            guard key.count == 8 else { throw AtollError.corrupted("history key of \(key.count) bytes") }
+            let v = key.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            guard v <= point else { break }
+            _ = try key.withUnsafeBytes { try BTree.delete(root: &history, key: $0, allocator: allocator) }
+        }
+    }
+
+    /// Discards every change.
+    public func rollback() {
+        guard !isClosed else { return }
+        isClosed = true
+        openTables.removeAll()
+        database.releaseWriter()
+    }
+}

@@ -1,0 +1,10 @@
+extension ObjectId {
+    /// Reads the 12 raw bytes stored at `p`.
+    static func load(from p: UnsafeRawPointer) -> ObjectId {
+        ObjectId(twelveBytes: Array(UnsafeRawBufferPointer(start: p, count: 12)))
+    }
+
+    func store(to p: UnsafeMutableRawPointer) {
+        for (i, b) in bytes.prefix(12).enumerated() { p.setU8(i, b) }
+    }
+}

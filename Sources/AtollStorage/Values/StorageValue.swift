@@ -1,0 +1,143 @@
+public import struct Foundation.UUID
+
+/// Identifies a table within a database file. Stable for the table's lifetime.
+public struct TableKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    public static func < (a: TableKey, b: TableKey) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "table#\(rawValue)" }
+}
+
+/// Identifies an object within its table. Objects of a table are ordered by key.
+///
+/// Tables whose primary key is a non-optional integer use the primary key itself as the object
+/// key (`ObjectKey(primaryKey:)`), so a primary-key lookup is a single tree descent and needs
+/// no separate index. Other tables number their objects from a counter.
+public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The key of the object whose integer primary key is `pk`: order-preserving (the sign bit
+    /// is flipped so negative keys sort first).
+    public init(primaryKey pk: Int64) { rawValue = UInt64(bitPattern: pk) ^ (1 << 63) }
+
+    /// The integer primary key this key was made from.
+    public var intPrimaryKey: Int64 { Int64(bitPattern: rawValue ^ (1 << 63)) }
+
+    public static func < (a: ObjectKey, b: ObjectKey) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "obj#\(rawValue)" }
+}
+
+/// A value as the storage engine sees it, for dynamic access, the transaction log, lists and
+/// sync. Typed accessors on `Table` avoid this enum on hot paths.
+public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case binary([UInt8])
+    case timestamp(Timestamp)
+    case uuid(UUID)
+    case objectId(ObjectId)
+    /// A link: the target object's key (the target table comes from the schema).
+    case link(ObjectKey)
+
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .bool(let v): "\(v)"
+        case .int(let v): "\(v)"
+        case .float(let v): "\(v)f"
+        case .double(let v): "\(v)"
+        case .string(let v): "\"\(v)\""
+        case .binary(let v): "<\(v.count) bytes>"
+        case .timestamp(let v): v.description
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .objectId(let v): "oid(\(v))"
+        case .link(let k): "->\(k.rawValue)"
+        }
+    }
+
+    /// Whether the value may be stored in a column of `type` (null checked separately).
+    func matches(_ type: ColumnType) -> Bool {
+        switch (self, type) {
+        case (.null, _): true
+        case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
+             (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link):
+            true
+        default: false
+        }
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "bool"
+        case .int: "int"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .binary: "data"
+        case .timestamp: "date"
+        case .uuid: "uuid"
+        case .objectId: "objectId"
+        case .link: "link"
+        }
+    }
+}
+
+// MARK: binary encoding (transaction log, lists in sync payloads)
+
+extension StorageValue {
+    enum Tag: UInt8 {
+        case null = 0, boolFalse = 1, boolTrue = 2, int = 3, float = 4, double = 5, string = 6, binary = 7,
+             timestamp = 8, uuid = 9, objectId = 10, link = 11
+    }
+
+    func encode(into w: inout ByteWriter) {
+        switch self {
+        case .null: w.u8(Tag.null.rawValue)
+        case .bool(let b): w.u8(b ? Tag.boolTrue.rawValue : Tag.boolFalse.rawValue)
+        case .int(let v): w.u8(Tag.int.rawValue); w.zigzag(v)
+        case .float(let v): w.u8(Tag.float.rawValue); w.f32(v)
+        case .double(let v): w.u8(Tag.double.rawValue); w.f64(v)
+        case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
+        case .binary(let b): w.u8(Tag.binary.rawValue); w.blob(b)
+        case .timestamp(let t): w.u8(Tag.timestamp.rawValue); w.zigzag(t.seconds); w.varint(UInt64(t.nanoseconds))
+        case .uuid(let u):
+            w.u8(Tag.uuid.rawValue)
+            withUnsafeBytes(of: u.uuid) { w.append($0) }
+        case .objectId(let o): w.u8(Tag.objectId.rawValue); w.append(o.bytes)
+        case .link(let k): w.u8(Tag.link.rawValue); w.varint(k.rawValue)
+        }
+    }
+
+    static func decode(from r: inout ByteReader) throws -> StorageValue {
+        let raw = try r.u8()
+        guard let tag = Tag(rawValue: raw) else { throw AtollError.corrupted("unknown value tag \(raw)") }
+        switch tag {
+        case .null: return .null
+        case .boolFalse: return .bool(false)
+        case .boolTrue: return .bool(true)
+        case .int: return .int(try r.zigzag())
+        case .float: return .float(try r.f32())
+        case .double: return .double(try r.f64())
+        case .string: return .string(try r.string(max: SchemaLimits.valueBytesMax))
+        case .binary: return .binary(try r.blob(max: SchemaLimits.valueBytesMax))
+        case .timestamp:
+            let s = try r.zigzag()
+            let n = try r.varint()
+            guard n < 1_000_000_000 else { throw AtollError.corrupted("timestamp nanoseconds \(n)") }
+            return .timestamp(Timestamp(seconds: s, nanoseconds: Int32(n)))
+        case .uuid:
+            let b = try r.bytes(16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .objectId: return .objectId(ObjectId(twelveBytes: Array(try r.bytes(12))))
+        case .link: return .link(ObjectKey(try r.varint()))
+        }
+    }
+}
