@@ -155,6 +155,11 @@ final class LockFile: @unchecked Sendable {
         }
     }
 
+    /// Sets the published version (the writer, or an opener that found it ahead of the file).
+    func setPublished(version: UInt64) {
+        atoll_atomic_store_u64(publishedVersionPointer, version)
+    }
+
     var commitSequence: UInt32 { atoll_atomic_load_u32(commitSequencePointer) }
 
     /// Wakes every process and thread waiting for a commit.
@@ -197,6 +202,16 @@ final class LockFile: @unchecked Sendable {
         if other == pid { return true }
         let r = atoll_ofd_is_locked(fd, Self.livenessOffset + Int64(other), 1)
         return r != 0 // on error, assume alive: keeping pages longer is always safe
+    }
+
+    /// Takes the usage lock exclusively (no other process may attach until released).
+    /// Returns false when another process has the database open.
+    func upgradeToExclusiveUsage() -> Bool {
+        atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+    }
+
+    func downgradeUsage() {
+        _ = atoll_ofd_lock(fd, 0, 1, Self.usageLockOffset, 1)
     }
 
     /// True when no other process has the database open.

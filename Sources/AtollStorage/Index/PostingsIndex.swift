@@ -150,7 +150,11 @@ enum PostingsIndex {
                 var cursor = BTreeCursor(root: root, space: a.space)
                 let probe = chunkKey(value, ops[i].key)
                 var onChunk = try probe.withUnsafeBytes { try cursor.seekFloor($0) }
-                if onChunk, !(try Self.isChunk(cursor.key(), of: value)) {
+                if !onChunk {
+                    // Nothing sorts before the probe: the tree's first entry may be this value's
+                    // first chunk.
+                    onChunk = try cursor.first()
+                } else if !(try Self.isChunk(cursor.key(), of: value)) {
                     onChunk = try cursor.next()
                 }
                 if onChunk, try Self.isChunk(cursor.key(), of: value) {
@@ -161,8 +165,6 @@ enum PostingsIndex {
                     if try cursor.next(), try Self.isChunk(cursor.key(), of: value) {
                         nextFirst = UInt64(bigEndian: try cursor.key().loadUnaligned(fromByteOffset: value.count, as: UInt64.self))
                     }
-                } else if onChunk == false {
-                    chunkKeyBytes = nil
                 }
             }
             // Merge the ops that belong to this chunk.

@@ -48,6 +48,12 @@ public final class Database: Sendable {
         }
     }
 
+    /// Whether a Database for `path` is alive in this process.
+    static func isOpenInThisProcess(path: String) -> Bool {
+        let key = "file:" + canonicalPath(path)
+        return registry.withLock { ($0[key]?.database != nil) || ($0[key + ":ro"]?.database != nil) }
+    }
+
     /// An absolute path with symbolic links of the directory resolved (the file may not exist).
     static func canonicalPath(_ path: String) -> String {
         var absolute = path
@@ -97,12 +103,19 @@ public final class Database: Sendable {
         guard Int(root.pageCount) * FileFormat.pageSize <= file.fileSizeBytes else {
             throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(root.pageCount) pages, the file has \(file.fileSizeBytes / FileFormat.pageSize)")
         }
-        lock.publish(version: root.version)
+        if lock.publishedVersion > root.version {
+            // The lock file is ahead of the data file (it was replaced, e.g. by compaction):
+            // the file is the truth.
+            lock.setPublished(version: root.version)
+        } else {
+            lock.publish(version: root.version)
+        }
     }
 
     /// Writes the header and the first (empty) version of a new file, under the writer lock so
     /// two processes creating the same file at once cannot both initialize it.
-    private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability) throws {
+    private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability,
+                                          initialVersion: UInt64 = 1) throws {
         try lock.lockWriter()
         defer { lock.unlockWriter() }
         if file.fileSizeBytes > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
@@ -111,12 +124,21 @@ public final class Database: Sendable {
         header.creationNanos = UInt64(Clock.realtimeNanoseconds())
         header.write(to: base)
         var root = RootRecord()
-        root.version = 1
+        root.version = initialVersion
         root.commitTimeNanos = header.creationNanos
-        let slot = base + Int(FileFormat.slotPage(forVersion: 1)) * FileFormat.pageSize
+        let slot = base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize
         slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
         root.write(to: slot)
         if durability == .full { try file.sync() }
+    }
+
+    /// Creates a new, empty data file whose first version is `initialVersion` (copies continue
+    /// the numbering of their source).
+    static func createFile(path: String, initialVersion: UInt64) throws {
+        guard access(path, F_OK) != 0 else { throw AtollError(.fileExists, "'\(path)' already exists") }
+        let lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+        let file = try MappedFile(path: path, writable: true, create: true)
+        try initializeNewFile(file: file, lock: lock, durability: .full, initialVersion: initialVersion)
     }
 
     /// The newest committed version.
@@ -144,7 +166,12 @@ public final class Database: Sendable {
     public func beginRead() throws -> ReadTransaction {
         let slot = try lock.claimSlot()
         do {
+            var attempt = 0
             while true {
+                attempt += 1
+                if attempt > 10_000 {
+                    throw AtollError(.ioError, "could not pin a version of '\(displayName)': the published version \(lock.publishedVersion) is not in the file")
+                }
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
                 let slotPage = base + Int(FileFormat.slotPage(forVersion: v)) * FileFormat.pageSize

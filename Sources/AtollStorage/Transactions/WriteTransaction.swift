@@ -63,11 +63,20 @@ public final class WriteTransaction: Transaction {
     /// Creates a table. Link targets may be tables created later in the same transaction.
     @discardableResult
     public func createTable(_ spec: TableSpec) throws -> TableKey {
+        try createTable(spec, key: nil)
+    }
+
+    /// `key`: keep a given table key (copies of a file keep their keys, so links stay valid).
+    func createTable(_ spec: TableSpec, key wanted: TableKey?) throws -> TableKey {
         try checkOpen()
         try spec.validate()
         guard schema.keysByName[spec.name] == nil else { throw AtollError(.invalidArgument, "a class named '\(spec.name)' already exists") }
         try Self.checkRowFits(spec)
-        let key = try nextTableKey()
+        let key = try wanted ?? nextTableKey()
+        if let wanted {
+            var w = ByteWriter(); w.u32(max(wanted.rawValue + 1, (try metadata("atoll.nextTableKey")).map { $0.count == 4 ? $0.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian } : 1 } ?? 1))
+            metadataChanges["atoll.nextTableKey"] = w.bytes
+        }
         var specs = schema.specs
         specs[key] = spec
         replaceSchema(specs)
@@ -305,7 +314,7 @@ public final class WriteTransaction: Transaction {
         next.write(to: slot)
         if durable { try database.file.sync(offset: Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize, length: FileFormat.pageSize) }
         root = next
-        database.lock.publish(version: newVersion)
+        database.lock.setPublished(version: newVersion)
         database.lock.notifyCommit()
         if trimmed > 0 {
             // Only pages no version can see were trimmed; a failure to shrink loses nothing.

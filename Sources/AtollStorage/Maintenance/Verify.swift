@@ -1,0 +1,140 @@
+// verify: walks every tree of the newest version and checks everything the format promises:
+// page checksums, node invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts,
+// and that every page below the page count is used exactly once or free.
+
+/// What `verify` found in a healthy file.
+public struct VerifyReport: Sendable, CustomStringConvertible {
+    public var version: UInt64
+    public var pageCount: Int
+    public var freePages: Int
+    public var pagesChecked: Int
+    public var tables: [(name: String, objects: Int)]
+    public var historyEntries: Int
+
+    public var description: String {
+        let t = tables.map { "\($0.name): \($0.objects)" }.joined(separator: ", ")
+        return "version \(version): \(pageCount) pages (\(freePages) free), \(pagesChecked) checked; tables: \(t.isEmpty ? "none" : t); history: \(historyEntries) entries"
+    }
+}
+
+extension Database {
+    /// Checks the whole file. Throws `.fileCorrupted` describing the first problem found.
+    public func verify() throws -> VerifyReport {
+        let r = try beginRead()
+        defer { r.close() }
+        return try r.verify()
+    }
+}
+
+extension Transaction {
+    public func verify() throws -> VerifyReport {
+        let space = self.space
+        let root = self.root
+        let base = UnsafeRawPointer(space.base)
+        _ = try FileHeader.read(from: base, fileBytes: database.file.fileSizeBytes, path: database.displayName)
+
+        final class Marks {
+            var owner: [UInt8]
+            var checked = 0
+            init(_ n: Int) { owner = [UInt8](repeating: 0, count: n) }
+        }
+        let marks = Marks(Int(root.pageCount))
+        var context = "catalog"
+        let visit: (PageNumber, Int) throws -> Void = { first, count in
+            guard Int(first) + count <= marks.owner.count, first >= FileFormat.firstDataPage else {
+                throw AtollError.corrupted("\(context): pages \(first)..<\(Int(first) + count) lie outside the file")
+            }
+            for i in 0..<count {
+                let n = Int(first) + i
+                guard marks.owner[n] == 0 else { throw AtollError.corrupted("\(context): page \(n) is used twice") }
+                marks.owner[n] = 1
+            }
+            let p = try space.page(first)
+            let expected = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue
+                ? Blob.checksum(p) : CRC32C.checksum(p + 4, count: FileFormat.pageSize - 4)
+            guard p.u32(0) == expected else {
+                throw AtollError.corrupted("\(context): page \(first) fails its checksum (stored \(p.u32(0)), computed \(expected))")
+            }
+            marks.checked += count
+        }
+        var bt = BTreeVerifier(space: space)
+        bt.visit = visit
+        _ = try bt.verify(root: root.catalogRoot, name: "catalog")
+
+        var tables: [(String, Int)] = []
+        for key in tableKeys {
+            let t = try table(key)
+            context = "table '\(t.name)'"
+            var cv = ClusterTreeVerifier(space: space, layout: t.layout)
+            cv.visit = visit
+            let rows = try cv.verify(root: t.roots.clusterRoot, name: context)
+            guard rows == t.count else { throw AtollError.corrupted("\(context) holds \(rows) rows but records \(t.count)") }
+            try verifyLists(t)
+            for (c, indexRoot) in t.roots.indexRoots.enumerated() where indexRoot != 0 {
+                context = "index '\(t.name).\(c < t.spec.columns.count ? t.spec.columns[c].name : "#\(c)")'"
+                _ = try bt.verify(root: indexRoot, name: context)
+                let entries = try Self.countPostings(root: indexRoot, space: space)
+                guard entries == t.count else { throw AtollError.corrupted("\(context) has \(entries) entries for \(t.count) objects") }
+            }
+            if t.roots.backlinkRoot != 0 {
+                context = "backlinks of '\(t.name)'"
+                _ = try bt.verify(root: t.roots.backlinkRoot, name: context)
+            }
+            tables.append((t.name, rows))
+        }
+        context = "history"
+        let history = try bt.verify(root: root.historyRoot, name: "history")
+        context = "free list"
+        _ = try bt.verify(root: root.freeListRoot, name: "free list")
+        var free = 0
+        var cursor = BTreeCursor(root: root.freeListRoot, space: space)
+        var more = try cursor.first()
+        while more {
+            let v = try cursor.value()
+            for i in 0..<(v.count / 4) {
+                let n = Int(v.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self).littleEndian)
+                if n == 0 { continue }
+                guard n >= Int(FileFormat.firstDataPage), n < marks.owner.count else { throw AtollError.corrupted("free list names page \(n), outside the file") }
+                guard marks.owner[n] == 0 else { throw AtollError.corrupted("page \(n) is both free and in use") }
+                marks.owner[n] = 2
+                free += 1
+            }
+            more = try cursor.next()
+        }
+        guard free == Int(root.freePageCount) else {
+            throw AtollError.corrupted("the free list holds \(free) pages but the root record says \(root.freePageCount)")
+        }
+        for n in Int(FileFormat.firstDataPage)..<marks.owner.count where marks.owner[n] == 0 {
+            throw AtollError.corrupted("page \(n) is neither in use nor free (leaked)")
+        }
+        return VerifyReport(version: version, pageCount: Int(root.pageCount), freePages: free, pagesChecked: marks.checked,
+                            tables: tables, historyEntries: history.entries)
+    }
+
+    private static func countPostings(root: PageNumber, space: PageSpace) throws -> Int {
+        var total = 0
+        var cursor = BTreeCursor(root: root, space: space)
+        var more = try cursor.first()
+        while more {
+            let key = try cursor.key()
+            guard key.count > 8 else { throw AtollError.corrupted("index key of \(key.count) bytes") }
+            let first = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self))
+            total += try PostingsChunk.decode(try cursor.value(), firstKey: first).count
+            more = try cursor.next()
+        }
+        return total
+    }
+
+    /// Decodes every list value, so a corrupted list is found by verify rather than by a reader.
+    private func verifyLists(_ t: Table) throws {
+        let listColumns = t.spec.columns.indices.filter { t.spec.columns[$0].isList }
+        guard !listColumns.isEmpty else { return }
+        try t.forEachLeaf { leaf in
+            for r in 0..<leaf.count {
+                let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
+                for c in listColumns { _ = try t.list(h, c).values }
+            }
+            return true
+        }
+    }
+}

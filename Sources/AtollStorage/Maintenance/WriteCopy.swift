@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// writeCopy: a compacted copy of one version in a new file. Rows are appended in key order, so
+// leaves and index pages come out full and the copy has no free pages; table and object keys
+// are kept, so links stay valid. History is not copied (the copy starts a new history).
+
+extension Transaction {
+    /// Writes a compacted copy of this version to a new file at `path` (which must not exist).
+    public func writeCopy(to path: String) throws {
+        try Database.createFile(path: path, initialVersion: version)
+        let target = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe, createIfMissing: false))
+        let w = try target.beginWrite()
+        do {
+            for key in tableKeys {
+                guard let spec = spec(of: key) else { continue }
+                _ = try w.createTable(spec, key: key)
+            }
+            for (name, value) in try allMetadata() { try w.setMetadata(name, value) }
+            for key in tableKeys { try w.table(key).copyRows(from: try table(key)) }
+            for key in tableKeys { try w.table(key).copyBacklinks(from: try table(key)) }
+            try w.commit()
+            try target.file.sync()
+        } catch {
+            w.rollback()
+            unlink(path)
+            unlink(DatabaseConfiguration.lockPath(for: path))
+            throw error
+        }
+    }
+
+    /// Every metadata entry of the catalog.
+    public func allMetadata() throws -> [(String, [UInt8])] {
+        var result: [(String, [UInt8])] = []
+        var cursor = BTreeCursor(root: root.catalogRoot, space: space)
+        var more = try [UInt8(3)].withUnsafeBytes { try cursor.seek($0) }
+        while more {
+            let k = try cursor.key()
+            guard k.first == 3 else { break }
+            result.append((String(decoding: k.dropFirst(), as: UTF8.self), Array(try cursor.value())))
+            more = try cursor.next()
+        }
+        return result
+    }
+}
+
+extension Table {
+    /// Appends every row of `source` (same spec, another file) with the same keys.
+    func copyRows(from source: Table) throws {
+        guard let cluster else { throw AtollError(.invalidTransaction, "copying needs a write transaction") }
+        let sourceSpace = source.transaction.space
+        try source.forEachLeaf { leaf in
+            for r in 0..<leaf.count {
+                let key = leaf.key(r)
+                let (m, row) = try cluster.insert(key)
+                for (b, spec) in layout.blocks.enumerated() {
+                    let target = m.blocks[b]
+                    switch spec.kind {
+                    case .ints:
+                        let c = leaf.intColumn(b); target.setInt(row, c[r]); target.setNull(row, c.isNull(r))
+                    case .float32:
+                        let c = leaf.float32Column(b); target.values.pointer.setU32(row * 4, c[r].bitPattern); target.setNull(row, c.isNull(r))
+                    case .float64:
+                        let c = leaf.float64Column(b); target.values.pointer.setU64(row * 8, c[r].bitPattern); target.setNull(row, c.isNull(r))
+                    case .fixed(let k):
+                        let c = leaf.fixedColumn(b)
+                        if let src = c.bytes(r).baseAddress { (target.values.pointer + row * k).copyMemory(from: src, byteCount: k) }
+                        target.setNull(row, c.isNull(r))
+                    case .bytes:
+                        let c = leaf.bytesColumn(b)
+                        try placeBytes(try c.value(r, space: sourceSpace), block: b, leaf: m, row: row)
+                        target.setNull(row, c.isNull(r))
+                    }
+                }
+                try cluster.fit(key)
+                let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(key))
+                for c in spec.columns.indices where needsIndex(c) && !isKeyAlias(c) && !spec.columns[c].isList {
+                    pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(try source.value(h, c)).bytes, key)
+                }
+            }
+            return true
+        }
+        roots.objectCount = source.roots.objectCount
+        roots.nextKey = source.roots.nextKey
+        isChanged = true
+    }
+
+    /// Recreates in the link targets the backlinks of this table's links.
+    func copyBacklinks(from source: Table) throws {
+        let linkColumns = spec.columns.indices.filter { spec.columns[$0].type == .link }
+        guard !linkColumns.isEmpty else { return }
+        try source.forEachLeaf { leaf in
+            for r in 0..<leaf.count {
+                let origin = ObjectKey(leaf.key(r))
+                let h = RowHandle(leaf: leaf, row: r, key: origin)
+                for c in linkColumns {
+                    let target = try linkTargetTable(spec.columns[c])
+                    if spec.columns[c].isList {
+                        for v in try source.list(h, c).values { if case .link(let k) = v { try target.adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1) } }
+                    } else if let k = source.link(h, c) {
+                        try target.adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1)
+                    }
+                }
+            }
+            return true
+        }
+    }
+}
+
+extension Database {
+    /// Writes a compacted copy of the newest version to `path`.
+    public func writeCopy(to path: String) throws {
+        let r = try beginRead()
+        defer { r.close() }
+        try r.writeCopy(to: path)
+    }
+
+    /// Compacts the file at `path` in place: writes a compacted copy and renames it over the
+    /// original, while holding the file exclusively. Fails with `.fileLocked` while another
+    /// process, or another part of this one, has it open.
+    public static func compact(path: String) throws -> (before: Int, after: Int) {
+        guard access(path, F_OK) == 0 else { throw AtollError(.fileNotFound, "no database at '\(path)'") }
+        if isOpenInThisProcess(path: path) {
+            throw AtollError(.fileLocked, "'\(path)' is open in this process; close every Realm on it before compacting")
+        }
+        let temporary = path + ".compacting"
+        unlink(temporary)
+        unlink(DatabaseConfiguration.lockPath(for: temporary))
+        let db = try Database.open(DatabaseConfiguration(path: path, createIfMissing: false))
+        guard db.lock.upgradeToExclusiveUsage() else {
+            throw AtollError(.fileLocked, "'\(path)' is open in another process; close it there before compacting")
+        }
+        defer { db.lock.downgradeUsage() }
+        let before = db.file.fileSizeBytes
+        do {
+            try db.writeCopy(to: temporary)
+        } catch {
+            unlink(temporary)
+            unlink(DatabaseConfiguration.lockPath(for: temporary))
+            throw error
+        }
+        unlink(DatabaseConfiguration.lockPath(for: temporary))
+        var st = stat()
+        let after = stat(temporary, &st) == 0 ? Int(st.st_size) : 0
+        guard rename(temporary, path) == 0 else {
+            let e = errno
+            unlink(temporary)
+            throw AtollError.posix("replacing", path: path, errno: e)
+        }
+        return (before, after)
+    }
+}

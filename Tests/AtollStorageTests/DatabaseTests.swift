@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import AtollStorage
+
+@Suite struct DatabaseTests {
+    @Test func createInsertCommitReopenAndRead() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("db.atoll")
+        do {
+            let db = try Database.open(DatabaseConfiguration(path: path))
+            let w = try db.beginWrite()
+            let t = try w.table(w.createTable(dogSpec))
+            for i in 0..<1000 {
+                let k = try t.create(primaryKey: .int(Int64(i)))
+                try t.set(k, 1, .string("dog \(i)"))
+                if i % 3 != 0 { try t.set(k, 2, .int(Int64(i % 20))) }
+                try t.set(k, 3, .double(Double(i) / 2))
+                try t.set(k, 4, .bool(i % 2 == 0))
+            }
+            let v = try w.commit()
+            #expect(v == 2)
+        }
+        let db = try Database.open(DatabaseConfiguration(path: path))
+        let r = try db.beginRead()
+        defer { r.close() }
+        let t = try #require(try r.table(named: "Dog"))
+        #expect(t.count == 1000)
+        for i in [0, 1, 2, 500, 999] {
+            let k = try #require(try t.find(primaryKey: .int(Int64(i))))
+            #expect(try t.value(k, 0) == .int(Int64(i)))
+            #expect(try t.value(k, 1) == .string("dog \(i)"))
+            #expect(try t.value(k, 2) == (i % 3 != 0 ? .int(Int64(i % 20)) : .null))
+            #expect(try t.value(k, 3) == .double(Double(i) / 2))
+            #expect(try t.value(k, 4) == .bool(i % 2 == 0))
+        }
+        let hits = try t.findAll(indexed: 1, equalTo: .string("dog 77"))
+        #expect(hits == [ObjectKey(primaryKey: 77)])
+    }
+
+    @Test func snapshotIsolation() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "iso-\(UUID())"))
+        let w = try db.beginWrite()
+        let tk = try w.createTable(dogSpec)
+        let t = try w.table(tk)
+        try t.create(primaryKey: .int(1))
+        try w.commit()
+
+        let reader = try db.beginRead()
+        let w2 = try db.beginWrite()
+        let t2 = try w2.table(tk)
+        try t2.set(ObjectKey(primaryKey: 1), 1, .string("changed"))
+        try t2.create(primaryKey: .int(2))
+        try w2.commit()
+
+        let old = try reader.table(tk)
+        #expect(old.count == 1)
+        #expect(try old.value(ObjectKey(primaryKey: 1), 1) == .string(""))
+        reader.close()
+        let fresh = try db.beginRead()
+        #expect(try fresh.table(tk).count == 2)
+        #expect(try fresh.table(tk).value(ObjectKey(primaryKey: 1), 1) == .string("changed"))
+    }
+}
