@@ -181,26 +181,48 @@ final class ClusterTreeWriter {
             let rows = Int64(ClusterInner.rows(UnsafeRawPointer(p2), idx)) + Int64(outcome.delta) - Int64(splitRows)
             ClusterInner.setRows(p2, idx, UInt64(max(0, rows)))
             if key < ClusterInner.firstKey(UnsafeRawPointer(p2), idx) && op == .insert { ClusterInner.setFirstKey(p2, idx, key) }
-            for (j, s) in outcome.splits.enumerated() {
-                ClusterInner.insertEntry(p2, at: idx + 1 + j, firstKey: s.firstKey, child: s.page, rows: s.rows)
-            }
             if op == .remove { try mergeSmallLeaf(parent: owned, index: idx) }
-        }
-        let n = ClusterInner.count(UnsafeRawPointer(p2))
-        if n > ClusterInner.capacity {
-            // Split this inner node in two.
-            let half = n / 2
-            let right = try allocator.allocate()
-            let rp = allocator.space.writablePage(right)
-            let lp = allocator.space.writablePage(owned)
-            ClusterInner.initialize(rp)
-            for j in half..<n {
-                ClusterInner.setEntry(rp, j - half, firstKey: ClusterInner.firstKey(UnsafeRawPointer(lp), j),
-                                      child: ClusterInner.child(UnsafeRawPointer(lp), j), rows: ClusterInner.rows(UnsafeRawPointer(lp), j))
+            if !outcome.splits.isEmpty {
+                result.splits = try insertEntries(outcome.splits, after: idx, in: owned)
             }
-            ClusterInner.setCount(rp, n - half)
-            ClusterInner.setCount(lp, half)
-            result.splits = [Piece(page: right, firstKey: ClusterInner.firstKey(UnsafeRawPointer(rp), 0), rows: ClusterInner.totalRows(UnsafeRawPointer(rp)))]
+        }
+        return result
+    }
+
+    /// Inserts `pieces` after entry `idx` of inner node `page`. When they do not fit, the node
+    /// keeps the first entries and the rest move to new inner nodes, returned as pieces for
+    /// the parent. Entries never exceed a page, not even transiently.
+    private func insertEntries(_ pieces: [Piece], after idx: Int, in page: PageNumber) throws -> [Piece] {
+        let p = allocator.space.writablePage(page)
+        let n = ClusterInner.count(UnsafeRawPointer(p))
+        if n + pieces.count <= ClusterInner.capacity {
+            for (j, s) in pieces.enumerated() {
+                ClusterInner.insertEntry(p, at: idx + 1 + j, firstKey: s.firstKey, child: s.page, rows: s.rows)
+            }
+            return []
+        }
+        var entries: [Piece] = (0..<n).map {
+            Piece(page: ClusterInner.child(UnsafeRawPointer(p), $0), firstKey: ClusterInner.firstKey(UnsafeRawPointer(p), $0),
+                  rows: ClusterInner.rows(UnsafeRawPointer(p), $0))
+        }
+        entries.insert(contentsOf: pieces, at: idx + 1)
+        // Split into nodes of about equal size.
+        let nodes = (entries.count + ClusterInner.capacity - 1) / ClusterInner.capacity
+        let per = (entries.count + nodes - 1) / nodes
+        var result: [Piece] = []
+        var start = 0
+        var target = page
+        while start < entries.count {
+            let chunk = entries[start..<min(start + per, entries.count)]
+            if start > 0 { target = try allocator.allocate() }
+            let tp = allocator.space.writablePage(target)
+            if start > 0 { ClusterInner.initialize(tp) }
+            for (j, e) in chunk.enumerated() { ClusterInner.setEntry(tp, j, firstKey: e.firstKey, child: e.page, rows: e.rows) }
+            ClusterInner.setCount(tp, chunk.count)
+            if start > 0 {
+                result.append(Piece(page: target, firstKey: chunk.first?.firstKey ?? 0, rows: chunk.reduce(0) { $0 + $1.rows }))
+            }
+            start += per
         }
         return result
     }

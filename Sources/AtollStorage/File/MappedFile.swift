@@ -118,11 +118,11 @@ final class MappedFile: Sendable {
     }
 
     /// Grows the file so that it holds at least `bytes`, geometrically (by at least 1/8 of the
-    /// current size, at least 1 MiB), reserving disk space so later stores cannot fault.
+    /// current size, at least 256 KiB), reserving disk space so later stores cannot fault.
     func grow(toAtLeast bytes: Int) throws -> UnsafeMutableRawPointer {
         try state.withLock { box in
             if bytes <= box.fileSizeBytes { return box.base }
-            let step = max(box.fileSizeBytes / 8, 1 << 20)
+            let step = max(box.fileSizeBytes / 8, 256 << 10)
             var newSize = max(bytes, box.fileSizeBytes + step)
             newSize = (newSize + 4095) & ~4095
             let rc = posix_fallocate(fd, 0, off_t(newSize))

@@ -240,6 +240,38 @@ final class PageAllocator {
         lastConsumedKey = keyBytes
     }
 
+    /// Pages free now (in the pool) below `limit`, after loading every reusable entry.
+    func reusablePages(below limit: PageNumber) throws -> Int {
+        try loadAllReusable()
+        return pool.reduce(0) { $0 + ($1 < limit ? 1 : 0) }
+    }
+
+    /// Moves page `n` to a lower page when it lies at or above `limit`; returns its number.
+    func relocate(_ n: PageNumber, below limit: PageNumber) throws -> PageNumber {
+        guard n >= limit else { return n }
+        let source = try space.page(n)
+        let copy = try allocate()
+        guard copy < n else {
+            // No lower page is free: keep it where it is.
+            free(copy)
+            return n
+        }
+        space.writablePage(copy).copyMemory(from: source, byteCount: FileFormat.pageSize)
+        free(n)
+        return copy
+    }
+
+    /// Moves a blob run to lower pages when any of it lies at or above `limit`.
+    func relocateBlob(_ first: PageNumber, length: Int, below limit: PageNumber) throws -> PageNumber {
+        let pages = Blob.pagesNeeded(forLength: length)
+        guard Int(first) + pages > Int(limit) else { return first }
+        let bytes = try space.blob(first, length: length)
+        let copy = try writeBlob(bytes)
+        guard copy < first else { freeBlob(copy, length: length); return first }
+        freeBlob(first, length: length)
+        return copy
+    }
+
     /// Consumes every reusable entry (used before shrinking the file).
     private func loadAllReusable() throws {
         while !reusableExhausted { try loadReusable() }

@@ -296,9 +296,31 @@ public final class WriteTransaction: Transaction {
         }
         next.historyRoot = history
 
+        // When free space dominates, move live pages off the end of the file so a later
+        // commit can truncate it (TailRelocation.swift).
+        let limit = Self.relocationLimit(root: root)
+        if let limit, try allocator.reusablePages(below: limit) > 0 {
+            let relocator = TailRelocator(allocator: allocator, limit: limit)
+            for key in schema.specs.keys.sorted() {
+                let t = try table(key)
+                var roots = t.roots
+                roots.clusterRoot = try relocator.relocateCluster(roots.clusterRoot, layout: t.layout)
+                roots.indexRoots = try roots.indexRoots.map { try relocator.relocateBTree($0) }
+                roots.backlinkRoot = try relocator.relocateBTree(roots.backlinkRoot)
+                if roots != t.roots {
+                    t.roots = roots
+                    let bytes = roots.encode()
+                    try CatalogKey.roots(key).withUnsafeBytes { k in try bytes.withUnsafeBytes { try BTree.put(root: &catalog, key: k, value: $0, allocator: allocator) } }
+                }
+            }
+            catalog = try relocator.relocateBTree(catalog)
+            next.catalogRoot = catalog
+            next.historyRoot = try relocator.relocateBTree(next.historyRoot)
+            allocator.freeListRoot = try relocator.relocateBTree(allocator.freeListRoot)
+        }
+
         // Free list last: every other tree is final now.
-        let shrink = root.freePageCount > root.pageCount / 2 && root.pageCount > 512
-        let trimmed = try allocator.saveFreeList(version: newVersion, shrink: shrink)
+        let trimmed = try allocator.saveFreeList(version: newVersion, shrink: limit != nil)
         next.pageCount = allocator.pageCount
         next.freePageCount = allocator.freePageCount
         next.freeListRoot = allocator.freeListRoot

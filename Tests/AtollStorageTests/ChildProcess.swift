@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started from a built executable of this package, with line-based stdout.
+final class ChildProcess {
+    let process = Process()
+    private let stdoutPipe = Pipe()
+    private let stdinPipe = Pipe()
+    private var buffer: [UInt8] = []
+
+    /// The directory holding the package's built executables (next to the test bundle).
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        process.standardOutput = stdoutPipe
+        process.standardInput = stdinPipe
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+
+    /// The next line of output, or nil at end of output or after `timeout` seconds.
+    func readLine(timeout: Double = 30) -> String? {
+        let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeFirst(nl + 1)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let r = poll(&pfd, 1, Int32(min(remaining, 1) * 1000))
+            if r <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Every line still buffered or readable without waiting long (after the child died).
+    func drainLines() -> [String] {
+        var lines: [String] = []
+        while let l = readLine(timeout: 0.2) { lines.append(l) }
+        return lines
+    }
+
+    func send(_ line: String) {
+        stdinPipe.fileHandleForWriting.write((line + "\n").data(using: .utf8) ?? Data())
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
