@@ -11,6 +11,7 @@ let package = Package(
     name: "Atoll",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "Atoll", targets: ["Atoll"]),
         .library(name: "AtollStorage", targets: ["AtollStorage"]),
     ],
     targets: [
@@ -19,11 +20,19 @@ let package = Package(
         // The engine: mapped file, pages, versions, copy-on-write B+trees, tables, history.
         .target(name: "AtollStorage", dependencies: ["CAtollShims"], swiftSettings: strict),
 
+        // The public object API: Realm, Object, @Persisted, Results, List, notifications.
+        .target(name: "Atoll", dependencies: ["AtollStorage"], swiftSettings: strict),
+
         // A child process for the multi-process and crash tests.
         .executableTarget(
             name: "AtollTestHelper",
             dependencies: ["AtollStorage", "CAtollShims"],
             path: "Tests/AtollTestHelper",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AtollTests",
+            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,3 +8,8 @@ extension ObjectId {
         for (i, b) in bytes.prefix(12).enumerated() { p.setU8(i, b) }
     }
 }
+
+extension ObjectId {
+    /// The all-zero ObjectId (a default value).
+    package static var zero: ObjectId { ObjectId(twelveBytes: [UInt8](repeating: 0, count: 12)) }
+}

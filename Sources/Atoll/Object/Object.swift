@@ -1,0 +1,172 @@
+public import AtollStorage
+import Synchronization
+
+/// The base class of model classes.
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted var name = ""
+///     @Persisted var age = 0
+/// }
+/// let dog = Dog()            // unmanaged: a plain object
+/// try realm.write { realm.add(dog) }   // managed: reads and writes go to the database
+/// ```
+/// An unmanaged object keeps its values in memory. Once added to a realm (or read from one) it is
+/// *managed*: every read comes from the realm's current version, so every instance of the same
+/// stored object sees committed changes ("live objects").
+open class Object: CustomStringConvertible {
+    /// Values of an unmanaged object, by property index (and of ignored properties always).
+    var _values: [Any]
+    /// Raw index of this object's first property (see InitContext).
+    public private(set) var _indexBase: Int
+    /// Set when the object is managed.
+    var _managed: ManagedObjectState?
+
+    public required init() {
+        _values = []
+        _indexBase = 0
+        let context = InitContext.current
+        let count = min(ObjectSchema.propertyCount(of: self), context.values.count)
+        let base = context.values.count - count
+        _indexBase = base
+        if context.managedCreation == 0 {
+            _values = Array(context.values[base...])
+        }
+        context.values.removeLast(count)
+    }
+
+    // MARK: schema overrides (as in Realm)
+
+    /// The primary key property's name, when not declared with `@Persisted(primaryKey: true)`.
+    open class func primaryKey() -> String? { nil }
+    /// Properties to index, besides those declared `@Persisted(indexed: true)`.
+    open class func indexedProperties() -> [String] { [] }
+    /// `@Persisted` properties that are not stored.
+    open class func ignoredProperties() -> [String] { [] }
+
+    /// The class name used as the table name.
+    open class func className() -> String { String(describing: self) }
+
+    // MARK: state
+
+    /// The realm managing this object, or nil while unmanaged.
+    public var realm: Realm? { _managed?.realm }
+
+    /// True once a managed object was deleted, or its realm invalidated.
+    public var isInvalidated: Bool {
+        guard let m = _managed else { return false }
+        return m.isInvalidated
+    }
+
+    /// Whether this is a frozen (immutable) object.
+    public var isFrozen: Bool { _managed?.realm.isFrozen ?? false }
+
+    /// The schema of this object's class.
+    public var objectSchema: ObjectSchema { ObjectSchema.of(type(of: self)) }
+
+    // MARK: property access
+
+    public func _getValue<V: PersistableValue>(_ index: Int, as type: V.Type) -> V {
+        if let managed = _managed, !managed.schema.properties[index].isIgnored {
+            return managed.get(index, as: V.self, object: self)
+        }
+        guard index >= 0, index < _values.count, let v = _values[index] as? V else { return V._atollDefault() }
+        return v
+    }
+
+    public func _setValue<V: PersistableValue>(_ value: V, at index: Int) {
+        if let managed = _managed, !managed.schema.properties[index].isIgnored {
+            managed.set(index, value, object: self)
+            return
+        }
+        guard index >= 0, index < _values.count else { return }
+        _values[index] = value
+    }
+
+    /// The unmanaged value of property `index` (for adding the object to a realm).
+    func unmanagedValue(_ index: Int) -> Any? {
+        index < _values.count ? _values[index] : nil
+    }
+
+    // MARK: key-value coding
+
+    /// The value of the property `key`, or nil (KVC, as in Realm).
+    open func value(forKey key: String) -> Any? {
+        guard let i = objectSchema.index(of: key) else { return nil }
+        if let managed = _managed { return managed.anyValue(i, object: self) }
+        return unmanagedValue(i)
+    }
+
+    /// Sets the property `key` from a value of a compatible type (KVC).
+    open func setValue(_ value: Any?, forKey key: String) {
+        guard let i = objectSchema.index(of: key) else {
+            _managed?.realm.recordError(AtollError(.invalidArgument, "'\(objectSchema.className)' has no property '\(key)'"))
+            return
+        }
+        if let managed = _managed {
+            managed.setAny(i, value, object: self)
+            return
+        }
+        do {
+            _values[i] = try objectSchema.properties[i].swiftValue(from: value, realm: nil)
+        } catch {
+            // An unmanaged object has no transaction to fail; keep the old value.
+        }
+    }
+
+    public subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { setValue(newValue, forKey: key) }
+    }
+
+    // MARK: identity
+
+    /// Whether both are the same stored object (or the same instance when unmanaged).
+    public func isSameObject(as other: Object?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let a = _managed, let b = other._managed else { return false }
+        return a.realm.database === b.realm.database && a.binding.tableKey == b.binding.tableKey && a.key == b.key
+    }
+
+    open var description: String {
+        let schema = objectSchema
+        var parts: [String] = []
+        for (i, p) in schema.properties.enumerated() where !p.isLinkingObjects {
+            parts.append("\(p.name) = \(describeValue(value(forKey: p.name)))")
+            _ = i
+        }
+        return "\(schema.className) {\n\t" + parts.joined(separator: ";\n\t") + ";\n}"
+    }
+
+    private func describeValue(_ v: Any?) -> String {
+        guard let v else { return "nil" }
+        if let o = v as? Object { return "\(o.objectSchema.className)(...)" }
+        if let s = v as? String { return "\"\(s)\"" }
+        return "\(v)"
+    }
+}
+
+// MARK: links
+
+extension Object: PersistableValue {
+    public static var _atollType: _PropertyType {
+        _PropertyType(kind: .link(ObjectIdentifier(self)), isOptional: false, intBits: 64, objectType: self)
+    }
+
+    public static func _atollDefault() -> Self { Self() }
+
+    public static func _atollGet(_ a: _ManagedAccess) -> Self {
+        guard let key = a.table.link(a.row, a.column), let o = a.realm.makeObject(Self.self, key: key) else { return Self() }
+        return o
+    }
+
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Self? {
+        guard case .link(let key) = v, let realm else { return nil }
+        return realm.makeObject(Self.self, key: key)
+    }
+
+    public var _atollStorageValue: StorageValue? { nil }
+}
+
+extension Object: RealmCollectionValue {}

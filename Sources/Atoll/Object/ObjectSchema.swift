@@ -1,0 +1,151 @@
+public import AtollStorage
+import Synchronization
+
+/// One persisted property of a model class.
+public struct PropertyInfo: Sendable, CustomStringConvertible {
+    public let name: String
+    public let type: _PropertyType
+    public let isPrimaryKey: Bool
+    public let isIndexed: Bool
+    /// Declared with @Persisted but listed in `ignoredProperties()`: kept in memory only.
+    public let isIgnored: Bool
+    /// For `LinkingObjects`: the property of the origin class that links here.
+    public let originProperty: String?
+    /// The Swift type of the property (for dynamic conversions).
+    let valueType: any PersistableValue.Type
+
+    public var isLinkingObjects: Bool { if case .linkingObjects = type.kind { true } else { false } }
+    public var isList: Bool { if case .list = type.kind { true } else { false } }
+    public var isOptional: Bool { type.isOptional }
+    /// The linked class for links, lists of links and linking objects.
+    public var objectClassName: String? { type.objectType?.className() }
+    var isStored: Bool { !isIgnored && !isLinkingObjects }
+
+    public var description: String { "\(name): \(valueType)" }
+
+    /// The column this property is stored in.
+    var columnSpec: ColumnSpec? {
+        guard isStored, let t = type.columnType else { return nil }
+        var nullable = type.isOptional
+        if case .link = type.kind { nullable = true }
+        if case .list(_, let target) = type.kind { nullable = target == nil && type.isOptional }
+        return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey,
+                          linkTarget: type.objectType?.className(), intBits: type.intBits)
+    }
+}
+
+/// The schema of one model class, derived once from the class and cached.
+public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
+    // Sendable: immutable after init (the metatype is a plain reference to type metadata).
+    public let className: String
+    /// Properties in declaration order; property i is the i-th @Persisted of the class.
+    public let properties: [PropertyInfo]
+    public let primaryKeyProperty: PropertyInfo?
+    public let objectType: Object.Type
+    let tableSpec: TableSpec
+    /// Why the class cannot be used as a model, if it cannot.
+    let error: AtollError?
+    private let indexByName: [String: Int]
+
+    public var description: String { "\(className) { \(properties.map(\.description).joined(separator: "; ")) }" }
+
+    public func index(of name: String) -> Int? { indexByName[name] }
+
+    public subscript(name: String) -> PropertyInfo? { indexByName[name].map { properties[$0] } }
+
+    private init(type: Object.Type) {
+        objectType = type
+        className = type.className()
+        let probe = type.init()
+        var found: [(Int, String, any PersistedProperty)] = []
+        var mirror: Mirror? = Mirror(reflecting: probe)
+        while let m = mirror {
+            for child in m.children {
+                guard let label = child.label, label.hasPrefix("_"), let wrapper = child.value as? any PersistedProperty else { continue }
+                found.append((Int(wrapper.rawIndex) - probe._indexBase, String(label.dropFirst()), wrapper))
+            }
+            mirror = m.superclassMirror
+        }
+        found.sort { $0.0 < $1.0 }
+        let ignored = Set(type.ignoredProperties())
+        let indexedNames = Set(type.indexedProperties())
+        let declaredPrimaryKey = type.primaryKey()
+        var properties: [PropertyInfo] = []
+        var problems: [String] = []
+        for (position, name, wrapper) in found {
+            if position != properties.count { problems.append("property '\(name)' was not initialized in declaration order") }
+            let t = wrapper.valueType._atollType
+            let isPK = wrapper.isPrimaryKey || declaredPrimaryKey == name
+            properties.append(PropertyInfo(name: name, type: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
+                                           isIgnored: ignored.contains(name), originProperty: wrapper.originProperty, valueType: wrapper.valueType))
+        }
+        self.properties = properties
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let pks = properties.filter(\.isPrimaryKey)
+        primaryKeyProperty = pks.first
+        if pks.count > 1 { problems.append("more than one primary key (\(pks.map(\.name).joined(separator: ", ")))") }
+        if let name = declaredPrimaryKey, indexByName[name] == nil { problems.append("primaryKey() names '\(name)', which is not a @Persisted property") }
+        for p in properties where p.isStored {
+            switch p.type.kind {
+            case .link where !p.type.isOptional:
+                problems.append("link property '\(p.name)' must be optional (\(p.objectClassName ?? "Object")?)")
+            case .scalar(let t) where p.isPrimaryKey && !t.canBePrimaryKey:
+                problems.append("property '\(p.name)' of type \(t) cannot be a primary key")
+            case .scalar(let t) where p.isIndexed && !p.isPrimaryKey && !t.isIndexable:
+                problems.append("property '\(p.name)' of type \(t) cannot be indexed")
+            case .list, .link:
+                if p.isPrimaryKey { problems.append("property '\(p.name)' cannot be a primary key") }
+            default: break
+            }
+        }
+        var columns: [ColumnSpec] = []
+        var linking: [LinkingObjectsSpec] = []
+        for p in properties where !p.isIgnored {
+            if p.isLinkingObjects {
+                linking.append(LinkingObjectsSpec(name: p.name, originTable: p.objectClassName ?? "", originProperty: p.originProperty ?? ""))
+            } else if let c = p.columnSpec {
+                columns.append(c)
+            }
+        }
+        tableSpec = TableSpec(name: className, columns: columns, primaryKey: primaryKeyProperty?.name, linkingObjects: linking)
+        var error: AtollError? = problems.isEmpty ? nil : AtollError(.schemaMismatch, "class '\(className)' is not a valid model: " + problems.joined(separator: "; "))
+        if error == nil {
+            do { try tableSpec.validate() } catch let e as AtollError { error = e } catch {}
+        }
+        self.error = error
+    }
+
+    // MARK: caches
+
+    private static let schemas = Mutex<[ObjectIdentifier: ObjectSchema]>([:])
+    private static let counts = Mutex<[ObjectIdentifier: Int]>([:])
+
+    /// The schema of `type`, derived on first use.
+    public static func of(_ type: Object.Type) -> ObjectSchema {
+        let id = ObjectIdentifier(type)
+        if let s = schemas.withLock({ $0[id] }) { return s }
+        let schema = ObjectSchema(type: type)
+        return schemas.withLock { cache in
+            if let existing = cache[id] { return existing }
+            cache[id] = schema
+            return schema
+        }
+    }
+
+    /// Every class whose schema was derived in this process.
+    static var knownTypes: [Object.Type] { schemas.withLock { $0.values.map(\.objectType) } }
+
+    /// Number of @Persisted properties of an object's class (counted once with Mirror).
+    static func propertyCount(of object: Object) -> Int {
+        let id = ObjectIdentifier(type(of: object))
+        if let n = counts.withLock({ $0[id] }) { return n }
+        var n = 0
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let m = mirror {
+            for child in m.children where child.value is any PersistedProperty { n += 1 }
+            mirror = m.superclassMirror
+        }
+        counts.withLock { $0[id] = n }
+        return n
+    }
+}

@@ -1,0 +1,199 @@
+public import Foundation
+public import AtollStorage
+
+/// What a persisted property stores, derived from its Swift type.
+public struct _PropertyType: Sendable, Equatable {
+    enum Kind: Equatable {
+        case scalar(ColumnType)
+        case link(ObjectIdentifier)
+        case list(ColumnType, target: ObjectIdentifier?)
+        case linkingObjects(ObjectIdentifier)
+    }
+
+    let kind: Kind
+    let isOptional: Bool
+    let intBits: UInt8
+    /// For links, lists of links and linking objects: the target class.
+    let objectType: Object.Type?
+
+    static func == (a: _PropertyType, b: _PropertyType) -> Bool {
+        a.kind == b.kind && a.isOptional == b.isOptional && a.intBits == b.intBits
+    }
+
+    static func scalar(_ t: ColumnType, bits: UInt8 = 64) -> _PropertyType {
+        _PropertyType(kind: .scalar(t), isOptional: false, intBits: bits, objectType: nil)
+    }
+
+    var optional: _PropertyType { _PropertyType(kind: kind, isOptional: true, intBits: intBits, objectType: objectType) }
+
+    var columnType: ColumnType? {
+        switch kind {
+        case .scalar(let t): t
+        case .link: .link
+        case .list(let t, _): t
+        case .linkingObjects: nil
+        }
+    }
+}
+
+/// A type that can be the value of a `@Persisted` property or the element of a `List`:
+/// Bool, Int (8 to 64 bits), Float, Double, String, Data, Date, UUID, ObjectId, their optionals,
+/// `Object?` links, `List<T>` and `LinkingObjects<T>`.
+///
+/// The requirements are implementation details (underscored); conform only through the types
+/// Atoll provides.
+public protocol PersistableValue {
+    static var _atollType: _PropertyType { get }
+    static func _atollDefault() -> Self
+    /// Reads a managed property.
+    static func _atollGet(_ access: _ManagedAccess) -> Self
+    /// Converts a stored value (links resolved by `realm`).
+    static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> Self?
+    /// The value as stored, or nil for values that are not scalars (objects, lists).
+    var _atollStorageValue: StorageValue? { get }
+}
+
+/// A persistable value that is not a collection: it may be a `List` element.
+public protocol RealmCollectionValue: PersistableValue {}
+
+/// Opaque handle passed to `PersistableValue._atollGet`: one managed object's row.
+public struct _ManagedAccess {
+    let realm: Realm
+    let table: Table
+    let row: RowHandle
+    let column: Int
+    let property: PropertyInfo
+    let object: Object
+}
+
+// MARK: scalars
+
+extension Bool: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.bool) }
+    public static func _atollDefault() -> Bool { false }
+    public static func _atollGet(_ a: _ManagedAccess) -> Bool { a.table.bool(a.row, a.column) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Bool? { if case .bool(let b) = v { b } else { nil } }
+    public var _atollStorageValue: StorageValue? { .bool(self) }
+}
+
+/// Fixed-width integers share one implementation.
+public protocol _AtollInteger: FixedWidthInteger, RealmCollectionValue {}
+
+extension _AtollInteger {
+    public static var _atollType: _PropertyType { .scalar(.int, bits: UInt8(Self.bitWidth)) }
+    public static func _atollDefault() -> Self { 0 }
+    public static func _atollGet(_ a: _ManagedAccess) -> Self { Self(truncatingIfNeeded: a.table.int(a.row, a.column)) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Self? {
+        if case .int(let i) = v { return Self(exactly: i) }
+        return nil
+    }
+    public var _atollStorageValue: StorageValue? { .int(Int64(self)) }
+}
+
+extension Int: _AtollInteger {}
+extension Int8: _AtollInteger {}
+extension Int16: _AtollInteger {}
+extension Int32: _AtollInteger {}
+extension Int64: _AtollInteger {}
+
+extension Float: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.float) }
+    public static func _atollDefault() -> Float { 0 }
+    public static func _atollGet(_ a: _ManagedAccess) -> Float { a.table.float(a.row, a.column) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Float? { if case .float(let f) = v { f } else { nil } }
+    public var _atollStorageValue: StorageValue? { .float(self) }
+}
+
+extension Double: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.double) }
+    public static func _atollDefault() -> Double { 0 }
+    public static func _atollGet(_ a: _ManagedAccess) -> Double { a.table.double(a.row, a.column) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Double? { if case .double(let d) = v { d } else { nil } }
+    public var _atollStorageValue: StorageValue? { .double(self) }
+}
+
+extension String: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.string) }
+    public static func _atollDefault() -> String { "" }
+    public static func _atollGet(_ a: _ManagedAccess) -> String { (try? a.table.string(a.row, a.column)) ?? "" }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> String? { if case .string(let s) = v { s } else { nil } }
+    public var _atollStorageValue: StorageValue? { .string(self) }
+}
+
+extension Data: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.binary) }
+    public static func _atollDefault() -> Data { Data() }
+    public static func _atollGet(_ a: _ManagedAccess) -> Data {
+        guard let b = try? a.table.bytes(a.row, a.column) else { return Data() }
+        return Data(b)
+    }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Data? { if case .binary(let b) = v { Data(b) } else { nil } }
+    public var _atollStorageValue: StorageValue? { .binary([UInt8](self)) }
+}
+
+extension Date: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.timestamp) }
+    public static func _atollDefault() -> Date { Date(timeIntervalSince1970: 0) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Date { Date(a.table.timestamp(a.row, a.column)) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Date? { if case .timestamp(let t) = v { Date(t) } else { nil } }
+    public var _atollStorageValue: StorageValue? { .timestamp(Timestamp(self)) }
+}
+
+extension UUID: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.uuid) }
+    public static func _atollDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    public static func _atollGet(_ a: _ManagedAccess) -> UUID { a.table.uuid(a.row, a.column) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> UUID? { if case .uuid(let u) = v { u } else { nil } }
+    public var _atollStorageValue: StorageValue? { .uuid(self) }
+}
+
+extension ObjectId: RealmCollectionValue {
+    public static var _atollType: _PropertyType { .scalar(.objectId) }
+    public static func _atollDefault() -> ObjectId { ObjectId.zeroValue }
+    public static func _atollGet(_ a: _ManagedAccess) -> ObjectId { a.table.objectId(a.row, a.column) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> ObjectId? { if case .objectId(let o) = v { o } else { nil } }
+    public var _atollStorageValue: StorageValue? { .objectId(self) }
+}
+
+extension Optional: PersistableValue where Wrapped: PersistableValue {
+    public static var _atollType: _PropertyType { Wrapped._atollType.optional }
+    public static func _atollDefault() -> Optional<Wrapped> { nil }
+    public static func _atollGet(_ a: _ManagedAccess) -> Optional<Wrapped> {
+        if a.table.isNull(a.row, a.column) { return nil }
+        return Wrapped._atollGet(a)
+    }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Optional<Wrapped>? {
+        if v.isNull { return .some(nil) }
+        return Wrapped._atollFromStorage(v, realm: realm).map { .some($0) }
+    }
+    public var _atollStorageValue: StorageValue? {
+        switch self {
+        case .none: return .null
+        case .some(let w): return w._atollStorageValue
+        }
+    }
+}
+
+extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
+
+// MARK: conversions
+
+extension Date {
+    init(_ t: Timestamp) {
+        self = Date(timeIntervalSince1970: Double(t.seconds) + Double(t.nanoseconds) / 1e9)
+    }
+}
+
+extension Timestamp {
+    /// Nanosecond-exact for dates within a few centuries of 1970; `Date` itself is a Double.
+    init(_ date: Date) {
+        let interval = date.timeIntervalSince1970
+        let seconds = interval.rounded(.down)
+        let ns = ((interval - seconds) * 1e9).rounded()
+        self.init(seconds: Int64(seconds), nanoseconds: Int32(min(ns, 999_999_999)))
+    }
+}
+
+extension ObjectId {
+    static var zeroValue: ObjectId { .zero }
+}

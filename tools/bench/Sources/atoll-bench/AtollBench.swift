@@ -1,0 +1,9 @@
+import AtollStorage
+import GRDB
+
+@main
+struct AtollBench {
+    static func main() {
+        print("ok")
+    }
+}
