@@ -132,7 +132,14 @@ extension BindingSession {
             return nil
         case .keyPath(let path, _):
             let typeName = path.valueType == .object ? (path.objectClassName ?? "object") : path.valueType.rawValue
-            let description = path.steps.isEmpty ? "the SUBQUERY element" : "\(typeName) property '\(path)'"
+            let description: String
+            if let last = path.steps.last {
+                description = last.property.isToMany
+                    ? "'\(path)' (\(Self.typeDescription(of: last.property)))"
+                    : "\(typeName) property '\(path)'"
+            } else {
+                description = "the SUBQUERY element"
+            }
             return OperandInfo(type: path.valueType, objectClassName: path.objectClassName, canBeNull: path.canBeNull, description: description)
         case .count(let path, _):
             return OperandInfo(type: .int, objectClassName: nil, canBeNull: false, description: "'\(path).@count'")

@@ -136,7 +136,7 @@ struct BindingSession {
         }
         guard case .format(let specifier, _) = reference else { return value }
         switch (specifier, value) {
-        case (.integer, .int), (.integer, .null), (.floatingPoint, .double), (.floatingPoint, .float), (.floatingPoint, .null), (.object, _):
+        case (.integer, .int), (.integer, .null), (.floatingPoint, .double), (.floatingPoint, .float), (.floatingPoint, .null), (.object, _), (.keyPath, _):
             return value
         case (.integer, .double(let number)) where number.rounded() == number && abs(number) < 9.2e18:
             return .int(Int64(number))
