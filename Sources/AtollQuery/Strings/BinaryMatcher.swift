@@ -29,7 +29,7 @@ public struct BinaryMatcher: Sendable {
         if options.contains(.caseInsensitive) {
             return StringMatcher.run(operation, bytes.lazy.map(ASCII.lowercased), pattern)
         }
-        return pattern.withUnsafeBytes { StringMatcher.run(operation, bytes, $0) }
+        return pattern.withUnsafeBytes { ExactByteMatching.run(operation, bytes, $0) ?? StringMatcher.run(operation, bytes, $0) }
     }
 
     /// Convenience for tests and tools.

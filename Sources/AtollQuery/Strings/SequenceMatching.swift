@@ -1,4 +1,6 @@
-/// An element that LIKE patterns are written in: bytes (ASCII and binary data) or Unicode scalars.
+/// The elements matched: bytes (ASCII rows and binary data) or Unicode scalars. Scalars know
+/// whether they continue the character before them (combining marks), so that matches never
+/// split a character.
 protocol WildcardElement: Equatable {
     /// `*`: matches any run of characters, including none.
     static var anyRun: Self { get }
@@ -40,13 +42,14 @@ enum SequenceMatching {
         return true
     }
 
-    /// O(m) in the pattern length.
+    /// O(m) in the pattern length. The prefix must end at a character boundary: "É" (E + ◌́)
+    /// does not begin with "E".
     @inline(__always)
-    static func hasPrefix<Text: RandomAccessCollection<E>, Pattern: RandomAccessCollection<E>, E: Equatable>(
+    static func hasPrefix<Text: RandomAccessCollection<E>, Pattern: RandomAccessCollection<E>, E: WildcardElement>(
         _ text: Text, _ pattern: Pattern
     ) -> Bool where Text.Index == Int, Pattern.Index == Int {
         guard text.count >= pattern.count else { return false }
-        return matchesAt(text, text.startIndex, pattern)
+        return matchesAt(text, text.startIndex, pattern) && endsCharacter(text, at: text.startIndex + pattern.count)
     }
 
     /// O(m) in the pattern length.
@@ -59,8 +62,9 @@ enum SequenceMatching {
     }
 
     /// O(n·m) worst case, O(n) typically (the first element is scanned for before comparing).
+    /// A match must end at a character boundary.
     @inline(__always)
-    static func contains<Text: RandomAccessCollection<E>, Pattern: RandomAccessCollection<E>, E: Equatable>(
+    static func contains<Text: RandomAccessCollection<E>, Pattern: RandomAccessCollection<E>, E: WildcardElement>(
         _ text: Text, _ pattern: Pattern
     ) -> Bool where Text.Index == Int, Pattern.Index == Int {
         guard let first = pattern.first else { return true }
@@ -68,10 +72,19 @@ enum SequenceMatching {
         var start = text.startIndex
         let lastStart = text.endIndex - pattern.count
         while start <= lastStart {
-            if text[start] == first && matchesAt(text, start, pattern) { return true }
+            if text[start] == first && matchesAt(text, start, pattern) && endsCharacter(text, at: start + pattern.count) {
+                return true
+            }
             start += 1
         }
         return false
+    }
+
+    /// Whether `index` is at the end of `text` or at the start of a new character.
+    @inline(__always)
+    private static func endsCharacter<Text: RandomAccessCollection<E>, E: WildcardElement>(_ text: Text, at index: Int) -> Bool
+    where Text.Index == Int {
+        index >= text.endIndex || !text[index].continuesCharacter
     }
 
     @inline(__always)
@@ -119,10 +132,15 @@ enum SequenceMatching {
                     p += 1
                     continue
                 }
+                // A literal matches when the characters agree: "e" does not match the "e" of
+                // "e◌́" unless the pattern continues with the same mark.
                 if element == text[t] {
-                    t += 1
-                    p += 1
-                    continue
+                    let nextPatternContinues = p + 1 < patternEnd && pattern[p + 1].continuesCharacter
+                    if nextPatternContinues || t + 1 >= textEnd || !text[t + 1].continuesCharacter {
+                        t += 1
+                        p += 1
+                        continue
+                    }
                 }
             }
             guard starPattern >= 0 else { return false }

@@ -8,15 +8,17 @@
 /// ```
 ///
 /// Semantics (the contract the evaluator relies on):
-/// - Without options, `==` and the substring operators compare bytes, like Realm; two canonically
-///   equivalent spellings ('é' and "e\u{301}") are different strings.
-/// - With `[c]`, `[d]` or `[cd]` both sides are compared in their ``UnicodeFolding`` form.
+/// - Without options, `==`, BEGINSWITH, ENDSWITH and CONTAINS compare bytes, like Realm; two
+///   canonically equivalent spellings ('é' and "e\u{301}") are different strings.
+/// - With `[c]`, `[d]` or `[cd]` both sides are compared in their ``UnicodeFolding`` form, and a
+///   match never splits a character: "Éclair" does not BEGINSWITH[c] "e" (it begins with "é").
 /// - `BEGINSWITH`, `ENDSWITH` and `CONTAINS` with an empty pattern never match, as in
 ///   Foundation and Realm's Swift SDK; `"" == ""` and `"" LIKE ""` do match.
 /// - `LIKE`: `*` matches any run of characters, `?` exactly one character, where a character is a
 ///   Unicode scalar together with the combining marks (canonical combining class ≠ 0) that follow
-///   it, so `'caf?' LIKE` matches both spellings of "café". There is no escape character, as in
-///   Realm: `*` and `?` in a pattern are always wildcards.
+///   it, so `'caf?' LIKE` matches both spellings of "café"; a literal pattern character matches
+///   a whole character, so "e*" does not match "é…". There is no escape character, as in Realm:
+///   `*` and `?` in a pattern are always wildcards.
 ///
 /// Cost per row: O(n) for `==`, BEGINSWITH, ENDSWITH; O(n·m) worst case for CONTAINS and LIKE.
 /// When the row's bytes are ASCII and the folded pattern is ASCII (the common case) matching
@@ -31,8 +33,6 @@ public struct StringMatcher: Sendable {
     private let foldedASCIIPattern: [UInt8]?
     /// The folded pattern as scalars, for rows that are not ASCII.
     private let foldedPattern: [Unicode.Scalar]
-    /// Whether the pattern contains LIKE's `?`, which needs character (not byte) steps.
-    private let hasSingleCharacterWildcard: Bool
 
     /// A matcher for `operation` with the right-hand operand `pattern`.
     public init(_ operation: StringOperation, pattern: String, options: StringComparisonOptions = []) {
@@ -45,7 +45,6 @@ public struct StringMatcher: Sendable {
         } else {
             foldedASCIIPattern = nil
         }
-        hasSingleCharacterWildcard = patternBytes.contains(UInt8(ascii: "?"))
     }
 
     /// A matcher whose pattern is given as UTF-8 bytes (invalid sequences become U+FFFD).
@@ -70,7 +69,7 @@ public struct StringMatcher: Sendable {
             return Self.run(operation, text.lazy.map(ASCII.lowercased), asciiPattern)
         }
         // `[d]` alone: ASCII has no diacritic marks, so the bytes are already folded.
-        return asciiPattern.withUnsafeBytes { Self.run(operation, text, $0) }
+        return asciiPattern.withUnsafeBytes { ExactByteMatching.run(operation, text, $0) ?? Self.run(operation, text, $0) }
     }
 
     /// Convenience for tests and tools: matches a Swift string.
@@ -80,14 +79,13 @@ public struct StringMatcher: Sendable {
     }
 
     private func matchesExactly(_ text: UnsafeRawBufferPointer) -> Bool {
-        if operation == .like && hasSingleCharacterWildcard && !ASCII.isASCII(text) {
-            // `?` must step over a whole character, so decode the row into scalars.
+        if operation == .like && !ASCII.isASCII(text) {
+            // LIKE works on characters (`?` is one character, a literal does not match half of
+            // one), so decode the row into scalars.
             let scalars = UnicodeFolding.foldedScalars(ofUTF8: text, options: [])
             return SequenceMatching.like(scalars, foldedPattern)
         }
-        // Without `?`, byte-wise matching is exact for valid UTF-8: a pattern (which starts on a
-        // lead byte) can only line up with the row at character boundaries.
-        return patternBytes.withUnsafeBytes { Self.run(operation, text, $0) }
+        return patternBytes.withUnsafeBytes { ExactByteMatching.run(operation, text, $0) ?? Self.run(operation, text, $0) }
     }
 
     private func matchesFolded(_ text: UnsafeRawBufferPointer) -> Bool {
