@@ -34,6 +34,12 @@ import Testing
         ("age == {18, 21}", "Person", "age IN [int(18), int(21)]"),
         ("{18, 21} == age", "Person", "age IN [int(18), int(21)]"),
         ("name IN {'Ali', 'Jamie'}", "Person", "name IN [string(\"Ali\"), string(\"Jamie\")]"),
+        // Quantifiers on a right-hand list (Realm Query Language).
+        ("age == ANY {18, 21}", "Person", "age IN [int(18), int(21)]"),
+        ("age == SOME {18}", "Person", "age IN [int(18)]"),
+        ("age == NONE {18, 21}", "Person", "NOT age IN [int(18), int(21)]"),
+        ("name ==[c] NONE {'a'}", "Person", "NOT name IN[c] [string(\"a\")]"),
+        ("ANY tags == ANY {'a', 'b'}", "Person", "ANY tags IN [string(\"a\"), string(\"b\")]"),
         // Other types.
         ("name < 'b'", "Person", "name < string(\"b\")"),
         ("isActive == true", "Person", "isActive == bool(true)"),

@@ -91,6 +91,12 @@ import Testing
         ("name.@links.Dog.owner > 1", "Person", ["'name' is a string property, so it has no @links"]),
         ("$x.name == 'a'", "Person", ["unknown variable '$x'", "only inside SUBQUERY", "offset 0"]),
         ("owner.$x == 1", "Dog", ["expected a property name after '.'"]),
+        ("age == ALL {1, 2}", "Person", ["== ALL {…} is not supported"]),
+        ("age > ANY {1, 2}", "Person", ["supported only as == ANY {…} or == NONE {…}"]),
+        ("age == ANY 5", "Person", ["ANY on the right side needs a list"]),
+        ("tags == NONE {'a'}", "Person", ["== NONE {…} needs a single value on its left side", "'tags'"]),
+        ("ANY {1, 2, 3} > ALL {1, 2}", "Person", ["supported only as == ANY"]),
+        ("ANY {4, 8} == ANY {5, 9, 11}", "Person", ["cannot compare two constants"]),
     ]
 
     @Test(arguments: rejected)

@@ -1,11 +1,55 @@
 import AtollStorage
 
 extension BindingSession {
+    /// A comparison, including `x == ANY {…}` (IN) and `x == NONE {…}` (NOT IN).
+    func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
+        guard node.rightQuantifier != nil else {
+            return .comparison(try bindPlainComparison(node, in: scope))
+        }
+        return try bindRightQuantifiedComparison(node, in: scope)
+    }
+
+    private func bindRightQuantifiedComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
+        guard let rightQuantifier = node.rightQuantifier else {
+            return .comparison(try bindPlainComparison(node, in: scope))
+        }
+        guard node.operator == .equal || node.operator == .in else {
+            throw AtollError.invalidQuery("a quantifier on the right side is supported only as == ANY {…} or == NONE {…}", at: node.offset)
+        }
+        switch node.right {
+        case .list, .argument: break
+        default:
+            throw AtollError.invalidQuery("\(rightQuantifier.rawValue) on the right side needs a list {…}", at: node.right.offset)
+        }
+        var plain = node
+        plain.rightQuantifier = nil
+        let comparison = try bindPlainComparison(plain, in: scope)
+        switch rightQuantifier {
+        case .any:
+            return .comparison(comparison)
+        case .none:
+            if case .keyPath(let path) = comparison.left, path.isToMany {
+                throw AtollError.invalidQuery("== NONE {…} needs a single value on its left side, not the collection '\(path)'", at: node.offset)
+            }
+            return .not(.comparison(comparison))
+        case .all:
+            throw AtollError.invalidQuery("== ALL {…} is not supported; use == ANY {…} or == NONE {…}", at: node.offset)
+        }
+    }
+
     /// Normalizes a comparison (key path on the left, collection on the left, lists to IN),
     /// checks that the operator applies to the types, and converts the right side.
-    func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundComparison {
-        var left = try bindOperand(node.left, in: scope)
-        var right = try bindOperand(node.right, in: scope)
+    private func bindPlainComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundComparison {
+        // Only operand binding recurses (into SUBQUERY); the rest runs in its own frame so the
+        // recursive path stays small (see QueryLimits.nestingDepthMax).
+        let left = try bindOperand(node.left, in: scope)
+        let right = try bindOperand(node.right, in: scope)
+        return try checkedComparison(node, left: left, right: right)
+    }
+
+    private func checkedComparison(_ node: ComparisonNode, left boundLeft: Operand, right boundRight: Operand) throws -> BoundComparison {
+        var left = boundLeft
+        var right = boundRight
         var comparisonOperator = node.operator
 
         if left.isConstant && right.isConstant {

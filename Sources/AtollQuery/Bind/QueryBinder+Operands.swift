@@ -55,7 +55,16 @@ struct OperandInfo {
 }
 
 extension BindingSession {
+    /// Dispatches so that only SUBQUERY (the one operand that contains a predicate) recurses,
+    /// through a small frame.
     func bindOperand(_ node: ExpressionNode, in scope: BindingScope) throws -> Operand {
+        if case .subqueryCount(let subquery) = node {
+            return .subqueryCount(try bindSubquery(subquery, in: scope), offset: subquery.offset)
+        }
+        return try bindSimpleOperand(node, in: scope)
+    }
+
+    private func bindSimpleOperand(_ node: ExpressionNode, in scope: BindingScope) throws -> Operand {
         switch node {
         case .literal(let literal, let offset):
             return .constant(Self.constant(from: literal, at: offset))
@@ -69,7 +78,10 @@ extension BindingSession {
         case .list(let elements, let offset):
             var constants: [ConstantOperand] = []
             for element in elements {
-                switch try bindOperand(element, in: scope) {
+                if case .list(_, let elementOffset) = element {
+                    throw AtollError.invalidQuery("a list cannot contain another list", at: elementOffset)
+                }
+                switch try bindSimpleOperand(element, in: scope) {
                 case .constant(let constant):
                     constants.append(constant)
                 case .list(_, let elementOffset):
@@ -86,7 +98,7 @@ extension BindingSession {
             case .aggregate(let aggregate): return .aggregate(aggregate, offset: keyPathNode.offset)
             }
         case .subqueryCount(let subquery):
-            return .subqueryCount(try bindSubquery(subquery, in: scope), offset: subquery.offset)
+            throw AtollError.invalidQuery("a list {…} can contain only values and arguments, not SUBQUERY", at: subquery.offset)
         }
     }
 
@@ -110,6 +122,13 @@ extension BindingSession {
     }
 
     func bindSubquery(_ node: SubqueryNode, in scope: BindingScope) throws -> BoundSubquery {
+        let (collection, inner) = try subqueryScope(node, in: scope)
+        let predicate = try bindPredicate(node.predicate, in: inner)
+        return BoundSubquery(collection: collection, elementClassName: inner.className, predicate: predicate)
+    }
+
+    /// The collection a SUBQUERY iterates and the scope of its predicate.
+    private func subqueryScope(_ node: SubqueryNode, in scope: BindingScope) throws -> (BoundKeyPath, BindingScope) {
         guard case .value(let collection) = try resolveKeyPath(node.collection, in: scope) else {
             throw AtollError.invalidQuery("SUBQUERY needs a list of objects as its first argument, not an aggregate", at: node.collection.offset)
         }
@@ -120,9 +139,7 @@ extension BindingSession {
         guard !scope.variables.contains(node.variable) else {
             throw AtollError.invalidQuery("the variable '$\(node.variable)' is already used by an enclosing SUBQUERY", at: node.offset)
         }
-        let inner = BindingScope(className: elementClassName, variables: scope.variables + [node.variable])
-        let predicate = try bindPredicate(node.predicate, in: inner)
-        return BoundSubquery(collection: collection, elementClassName: elementClassName, predicate: predicate)
+        return (collection, BindingScope(className: elementClassName, variables: scope.variables + [node.variable]))
     }
 
     /// The type information of a non-constant operand.

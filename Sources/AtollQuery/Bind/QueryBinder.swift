@@ -26,7 +26,8 @@ import AtollStorage
 ///   binds as `ANY genres == 'comedy'`; `'ie' IN name` (a string on the right) binds as
 ///   `name CONTAINS 'ie'`, as NSPredicate does. String operators need the key path on the left.
 /// - **Lists**: a bare comparison through a list or linking objects means ANY. `age == {18, 21}`
-///   means `age IN {18, 21}`. Comparing two collections, or two constants, is an error.
+///   and `age == ANY {18, 21}` mean `age IN {18, 21}`; `age == NONE {18, 21}` means
+///   `NOT age IN {18, 21}`. Comparing two collections, or two constants, is an error.
 /// - **Aggregates** need a collection: `@count`/`@size` on lists and linking objects (not on
 ///   strings); `@min`/`@max`/`@sum`/`@avg` on lists of numbers, or on a numeric property through a
 ///   list of objects (`items.@avg.priority`); `@min`/`@max` also on dates.
@@ -102,11 +103,18 @@ struct BindingSession {
         case .not(let operand, _):
             return .not(try bindPredicate(operand, in: scope))
         case .and(let operands, _):
-            return .and(try operands.map { try bindPredicate($0, in: scope) })
+            // Loops rather than `map` closures: one stack frame per nesting level.
+            var bound: [BoundPredicate] = []
+            bound.reserveCapacity(operands.count)
+            for operand in operands { bound.append(try bindPredicate(operand, in: scope)) }
+            return .and(bound)
         case .or(let operands, _):
-            return .or(try operands.map { try bindPredicate($0, in: scope) })
+            var bound: [BoundPredicate] = []
+            bound.reserveCapacity(operands.count)
+            for operand in operands { bound.append(try bindPredicate(operand, in: scope)) }
+            return .or(bound)
         case .comparison(let comparison):
-            return .comparison(try bindComparison(comparison, in: scope))
+            return try bindComparison(comparison, in: scope)
         }
     }
 

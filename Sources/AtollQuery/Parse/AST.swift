@@ -41,6 +41,8 @@ public struct ComparisonNode: Sendable, Hashable {
     public var left: ExpressionNode
     public var `operator`: ComparisonOperator
     public var options: StringComparisonOptions
+    /// `age == ANY {18, 21}` / `age == NONE {18, 21}`: a quantifier before a right-hand list.
+    public var rightQuantifier: Quantifier?
     public var right: ExpressionNode
     /// Where the operator is.
     public var offset: Int

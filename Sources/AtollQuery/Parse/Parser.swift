@@ -10,7 +10,8 @@ import AtollStorage
 /// and         = not ( ("AND" | "&&") not )*
 /// not         = ("NOT" | "!") not | atom
 /// atom        = "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
-/// comparison  = [ "ANY" | "SOME" | "ALL" | "NONE" ] operand operator [ "[" ("c"|"d"|"cd") "]" ] operand
+/// comparison  = [ quantifier ] operand operator [ "[" ("c"|"d"|"cd") "]" ] [ quantifier ] operand
+/// quantifier  = "ANY" | "SOME" | "ALL" | "NONE"
 /// operator    = "==" | "=" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>"
 ///             | "BEGINSWITH" | "ENDSWITH" | "CONTAINS" | "LIKE" | "IN" | "BETWEEN"
 /// operand     = literal | "$"n | "%@" | "%d" | "%f" | "{" [ operand ("," operand)* ] "}"
@@ -92,14 +93,17 @@ struct Parser {
         AtollError.invalidQuery("expected \(expected) but found \(current.kind.displayName)", at: current.offset)
     }
 
-    private mutating func enterNesting() throws {
-        depth += 1
+    private mutating func enterNesting(cost: Int = 1) throws {
+        depth += cost
         if depth > QueryLimits.nestingDepthMax {
-            throw AtollError.invalidQuery("the query nests more than \(QueryLimits.nestingDepthMax) levels deep", at: current.offset)
+            throw AtollError.invalidQuery(
+                "the query nests more than \(QueryLimits.nestingDepthMax) levels deep (each (, {, NOT counts 1, each SUBQUERY \(QueryLimits.subqueryNestingCost))",
+                at: current.offset
+            )
         }
     }
 
-    private mutating func leaveNesting() { depth -= 1 }
+    private mutating func leaveNesting(cost: Int = 1) { depth -= cost }
 
     // MARK: - Query
 
@@ -107,7 +111,7 @@ struct Parser {
         if current.kind == .end {
             throw AtollError.invalidQuery("the query is empty; use TRUEPREDICATE to match every object", at: 0)
         }
-        let predicate = try parseOr()
+        let predicate = try parsePredicate()
         var clauses: [ResultClauseNode] = []
         while current.kind != .end {
             guard next.kind == .leftParen, let clause = try parseClause() else {
@@ -120,68 +124,101 @@ struct Parser {
 
     // MARK: - Predicates
 
-    private mutating func parseOr() throws -> PredicateNode {
-        let offset = current.offset
-        var operands = [try parseAnd()]
-        while current.kind == .or || keyword(current) == .or {
-            advance()
-            operands.append(try parseAnd())
+    /// `conjunction (OR conjunction)*` with `conjunction = unary (AND unary)*`, in one loop, so a
+    /// parenthesized level costs three stack frames (predicate, unary, atom) and long AND/OR
+    /// chains cost none. Token tests live in small helpers so that these recursive frames stay
+    /// small even in debug builds (see ``QueryLimits/nestingDepthMax``).
+    private mutating func parsePredicate() throws -> PredicateNode {
+        let orOffset = current.offset
+        var andOffset = orOffset
+        var disjuncts: [PredicateNode] = []
+        var conjuncts: [PredicateNode] = []
+        while true {
+            conjuncts.append(try parseUnary())
+            if consumeAnd() { continue }
+            disjuncts.append(conjuncts.count == 1 ? conjuncts[0] : .and(conjuncts, offset: andOffset))
+            conjuncts.removeAll()
+            guard consumeOr() else { break }
+            andOffset = current.offset
         }
-        return operands.count == 1 ? operands[0] : .or(operands, offset: offset)
+        return disjuncts.count == 1 ? disjuncts[0] : .or(disjuncts, offset: orOffset)
     }
 
-    private mutating func parseAnd() throws -> PredicateNode {
-        let offset = current.offset
-        var operands = [try parseNot()]
-        while current.kind == .and || keyword(current) == .and {
-            advance()
-            operands.append(try parseNot())
+    /// `(NOT | !)* atom`. Each NOT still counts as a nesting level: the tree nests one deeper.
+    private mutating func parseUnary() throws -> PredicateNode {
+        var notOffsets: [Int] = []
+        defer { for _ in notOffsets { leaveNesting() } }
+        while let offset = consumeNot() {
+            notOffsets.append(offset)
+            try enterNesting()
         }
-        return operands.count == 1 ? operands[0] : .and(operands, offset: offset)
-    }
-
-    private mutating func parseNot() throws -> PredicateNode {
-        guard current.kind == .not || keyword(current) == .not else { return try parseAtom() }
-        let offset = current.offset
-        advance()
-        try enterNesting()
-        defer { leaveNesting() }
-        return .not(try parseNot(), offset: offset)
+        var predicate = try parseAtom()
+        for offset in notOffsets.reversed() {
+            predicate = .not(predicate, offset: offset)
+        }
+        return predicate
     }
 
     private mutating func parseAtom() throws -> PredicateNode {
-        if current.kind == .leftParen {
-            advance()
+        if consumeLeftParen() {
             try enterNesting()
             defer { leaveNesting() }
-            let predicate = try parseOr()
-            try expect(.rightParen, "')'")
+            let predicate = try parsePredicate()
+            try expectRightParen()
             return predicate
         }
+        if let constant = consumeConstantPredicate() { return constant }
+        return try parseComparisonPredicate()
+    }
+
+    private mutating func consumeAnd() -> Bool {
+        guard current.kind == .and || keyword(current) == .and else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func consumeOr() -> Bool {
+        guard current.kind == .or || keyword(current) == .or else { return false }
+        advance()
+        return true
+    }
+
+    /// The offset of a NOT or `!` (consumed), or nil.
+    private mutating func consumeNot() -> Int? {
+        guard current.kind == .not || keyword(current) == .not else { return nil }
+        defer { advance() }
+        return current.offset
+    }
+
+    private mutating func consumeLeftParen() -> Bool {
+        guard current.kind == .leftParen else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func expectRightParen() throws {
+        try expect(.rightParen, "')'")
+    }
+
+    /// TRUEPREDICATE or FALSEPREDICATE (consumed), or nil.
+    private mutating func consumeConstantPredicate() -> PredicateNode? {
+        let value: Bool
         switch keyword(current) {
-        case .truePredicate:
-            defer { advance() }
-            return .constant(true, offset: current.offset)
-        case .falsePredicate:
-            defer { advance() }
-            return .constant(false, offset: current.offset)
-        default:
-            return .comparison(try parseComparison())
+        case .truePredicate: value = true
+        case .falsePredicate: value = false
+        default: return nil
         }
+        defer { advance() }
+        return .constant(value, offset: current.offset)
+    }
+
+    private mutating func parseComparisonPredicate() throws -> PredicateNode {
+        .comparison(try parseComparison())
     }
 
     private mutating func parseComparison() throws -> ComparisonNode {
         let quantifierOffset = current.offset
-        var quantifier: Quantifier?
-        if let word = keyword(current) {
-            switch word {
-            case .any, .some: quantifier = .any
-            case .all: quantifier = .all
-            case .none: quantifier = Quantifier.none
-            default: break
-            }
-        }
-        if quantifier != nil { advance() }
+        let quantifier = parseQuantifier()
 
         let left = try parseOperand()
         let operatorOffset = current.offset
@@ -190,11 +227,26 @@ struct Parser {
         }
         advance()
         let options = try parseOptions(for: comparisonOperator)
+        let rightQuantifier = parseQuantifier()
         let right = try parseOperand()
         return ComparisonNode(
             quantifier: quantifier, quantifierOffset: quantifierOffset, left: left,
-            operator: comparisonOperator, options: options, right: right, offset: operatorOffset
+            operator: comparisonOperator, options: options, rightQuantifier: rightQuantifier, right: right, offset: operatorOffset
         )
+    }
+
+    /// ANY, SOME, ALL or NONE at the current token (consumed), or nil.
+    private mutating func parseQuantifier() -> Quantifier? {
+        guard let word = keyword(current) else { return nil }
+        let quantifier: Quantifier
+        switch word {
+        case .any, .some: quantifier = .any
+        case .all: quantifier = .all
+        case .none: quantifier = Quantifier.none
+        default: return nil
+        }
+        advance()
+        return quantifier
     }
 
     /// The operator at the current token (not consumed), or nil if there is none.
@@ -245,7 +297,18 @@ struct Parser {
 
     // MARK: - Operands
 
+    /// Dispatches so that the operands that nest (SUBQUERY and `{…}`) recurse through small frames.
     private mutating func parseOperand() throws -> ExpressionNode {
+        if current.kind == .leftBrace {
+            return try parseList()
+        }
+        if keyword(current) == .subquery {
+            return .subqueryCount(try parseSubquery())
+        }
+        return try parseSimpleOperand()
+    }
+
+    private mutating func parseSimpleOperand() throws -> ExpressionNode {
         let token = current
         switch token.kind {
         case .literal(let value):
@@ -259,8 +322,6 @@ struct Parser {
             let argumentIndex = try takeFormatArgument(at: token.offset)
             advance()
             return .argument(.format(specifier, index: argumentIndex), offset: token.offset)
-        case .leftBrace:
-            return try parseList()
         case .word:
             switch keyword(token) {
             case .true, .yes:
@@ -272,8 +333,6 @@ struct Parser {
             case .nil, .null:
                 advance()
                 return .literal(.null, offset: token.offset)
-            case .subquery:
-                return .subqueryCount(try parseSubquery())
             case nil:
                 return .keyPath(try parseKeyPath())
             case let keyword?:
@@ -312,10 +371,18 @@ struct Parser {
     }
 
     private mutating func parseSubquery() throws -> SubqueryNode {
+        let (offset, collection, variable) = try parseSubqueryHeader()
+        try enterNesting(cost: QueryLimits.subqueryNestingCost)
+        defer { leaveNesting(cost: QueryLimits.subqueryNestingCost) }
+        let predicate = try parsePredicate()
+        try parseSubqueryEnd()
+        return SubqueryNode(collection: collection, variable: variable, predicate: predicate, offset: offset)
+    }
+
+    /// `SUBQUERY(collection, $variable,`
+    private mutating func parseSubqueryHeader() throws -> (offset: Int, collection: KeyPathNode, variable: String) {
         let offset = current.offset
         advance()
-        try enterNesting()
-        defer { leaveNesting() }
         try expect(.leftParen, "'(' after SUBQUERY")
         let collection = try parseKeyPath()
         try expect(.comma, "',' after the SUBQUERY collection")
@@ -324,7 +391,11 @@ struct Parser {
         }
         advance()
         try expect(.comma, "',' after the SUBQUERY variable")
-        let predicate = try parseOr()
+        return (offset, collection, variable)
+    }
+
+    /// `).@count` (or `.@size`).
+    private mutating func parseSubqueryEnd() throws {
         try expect(.rightParen, "')' to close SUBQUERY")
         guard current.kind == .dot, case .atName(let name) = next.kind,
               name.caseInsensitiveEquals("count") || name.caseInsensitiveEquals("size")
@@ -333,7 +404,6 @@ struct Parser {
         }
         advance()
         advance()
-        return SubqueryNode(collection: collection, variable: variable, predicate: predicate, offset: offset)
     }
 
     // MARK: - Key paths
