@@ -3,16 +3,13 @@ import AtollStorage
 extension BindingSession {
     /// A comparison, including `x == ANY {…}` (IN) and `x == NONE {…}` (NOT IN).
     func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
-        guard node.rightQuantifier != nil else {
-            return .comparison(try bindPlainComparison(node, in: scope))
-        }
-        return try bindRightQuantifiedComparison(node, in: scope)
-    }
-
-    private func bindRightQuantifiedComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
         guard let rightQuantifier = node.rightQuantifier else {
             return .comparison(try bindPlainComparison(node, in: scope))
         }
+        return try bindRightQuantifiedComparison(node, rightQuantifier, in: scope)
+    }
+
+    private func bindRightQuantifiedComparison(_ node: ComparisonNode, _ rightQuantifier: Quantifier, in scope: BindingScope) throws -> BoundPredicate {
         guard node.operator == .equal || node.operator == .in else {
             throw AtollError.invalidQuery("a quantifier on the right side is supported only as == ANY {…} or == NONE {…}", at: node.offset)
         }
@@ -103,12 +100,12 @@ extension BindingSession {
         try checkOperator(comparisonOperator, options: node.options, on: leftInfo, at: node.offset)
         let boundRight = try bindRight(right, comparedWith: leftInfo, operator: comparisonOperator)
         return BoundComparison(
-            quantifier: node.quantifier ?? .any, left: try expression(left), operator: comparisonOperator, right: boundRight,
+            quantifier: node.quantifier ?? .any, left: expression(left), operator: comparisonOperator, right: boundRight,
             options: node.options, valueType: leftInfo.type, offset: node.offset
         )
     }
 
-    private func expression(_ operand: Operand) throws -> BoundExpression {
+    private func expression(_ operand: Operand) -> BoundExpression {
         switch operand {
         case .constant(let constant): return .constant(constant.value)
         case .list(let constants, _): return .constant(.list(constants.map(\.value)))
@@ -159,9 +156,9 @@ extension BindingSession {
             try checkCompatible(left, rightInfo, operator: comparisonOperator, at: offset)
             return .keyPath(path)
         case .count, .aggregate, .subqueryCount:
-            guard let rightInfo = info(of: right) else { return try expression(right) }
+            guard let rightInfo = info(of: right) else { return expression(right) }
             try checkCompatible(left, rightInfo, operator: comparisonOperator, at: right.offset)
-            return try expression(right)
+            return expression(right)
         }
     }
 
