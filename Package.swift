@@ -13,12 +13,15 @@ let package = Package(
     products: [
         .library(name: "Atoll", targets: ["Atoll"]),
         .library(name: "AtollStorage", targets: ["AtollStorage"]),
+        .library(name: "AtollQuery", targets: ["AtollQuery"]),
     ],
     targets: [
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
         .target(name: "CAtollShims", path: "Sources/CAtollShims"),
         // The engine: mapped file, pages, versions, copy-on-write B+trees, tables, history.
         .target(name: "AtollStorage", dependencies: ["CAtollShims"], swiftSettings: strict),
+        // The predicate language: lexer, parser, binder (schema-checked bound tree), string semantics.
+        .target(name: "AtollQuery", dependencies: ["AtollStorage"], path: "Sources/AtollQuery", swiftSettings: strict),
 
         // The public object API: Realm, Object, @Persisted, Results, List, notifications.
         .target(name: "Atoll", dependencies: ["AtollStorage"], swiftSettings: strict),
@@ -38,6 +41,11 @@ let package = Package(
         .testTarget(
             name: "AtollStorageTests",
             dependencies: ["AtollStorage", "CAtollShims", "AtollTestHelper"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AtollQueryTests",
+            dependencies: ["AtollQuery", "AtollStorage"],
             swiftSettings: strict
         ),
     ]

@@ -1,0 +1,238 @@
+import AtollStorage
+
+extension BindingSession {
+    /// A comparison, including `x == ANY {…}` (IN) and `x == NONE {…}` (NOT IN).
+    func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
+        guard let rightQuantifier = node.rightQuantifier else {
+            return .comparison(try bindPlainComparison(node, in: scope))
+        }
+        return try bindRightQuantifiedComparison(node, rightQuantifier, in: scope)
+    }
+
+    private func bindRightQuantifiedComparison(_ node: ComparisonNode, _ rightQuantifier: Quantifier, in scope: BindingScope) throws -> BoundPredicate {
+        guard node.operator == .equal || node.operator == .in else {
+            throw AtollError.invalidQuery("a quantifier on the right side is supported only as == ANY {…} or == NONE {…}", at: node.offset)
+        }
+        switch node.right {
+        case .list, .argument: break
+        default:
+            throw AtollError.invalidQuery("\(rightQuantifier.rawValue) on the right side needs a list {…}", at: node.right.offset)
+        }
+        var plain = node
+        plain.rightQuantifier = nil
+        let comparison = try bindPlainComparison(plain, in: scope)
+        switch rightQuantifier {
+        case .any:
+            return .comparison(comparison)
+        case .none:
+            if case .keyPath(let path) = comparison.left, path.isToMany {
+                throw AtollError.invalidQuery("== NONE {…} needs a single value on its left side, not the collection '\(path)'", at: node.offset)
+            }
+            return .not(.comparison(comparison))
+        case .all:
+            throw AtollError.invalidQuery("== ALL {…} is not supported; use == ANY {…} or == NONE {…}", at: node.offset)
+        }
+    }
+
+    /// Normalizes a comparison (key path on the left, collection on the left, lists to IN),
+    /// checks that the operator applies to the types, and converts the right side.
+    private func bindPlainComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundComparison {
+        // Only operand binding recurses (into SUBQUERY); the rest runs in its own frame so the
+        // recursive path stays small (see QueryLimits.nestingDepthMax).
+        let left = try bindOperand(node.left, in: scope)
+        let right = try bindOperand(node.right, in: scope)
+        return try checkedComparison(node, left: left, right: right)
+    }
+
+    private func checkedComparison(_ node: ComparisonNode, left boundLeft: Operand, right boundRight: Operand) throws -> BoundComparison {
+        var left = boundLeft
+        var right = boundRight
+        var comparisonOperator = node.operator
+
+        if left.isConstant && right.isConstant {
+            throw AtollError.invalidQuery("cannot compare two constants; one side of \(comparisonOperator.rawValue) must be a key path", at: node.offset)
+        }
+        // `x IN keyPath`: membership in a collection, or (NSPredicate) a substring of a string.
+        if comparisonOperator == .in, case .keyPath(let path, _) = right {
+            if path.isToMany {
+                swap(&left, &right)
+                comparisonOperator = .equal
+            } else if path.valueType == .string || path.valueType == .data {
+                swap(&left, &right)
+                comparisonOperator = .contains
+            } else {
+                throw AtollError.invalidQuery("IN needs a list, a collection or a string on its right side, but '\(path)' is a single \(path.valueType.rawValue) value", at: right.offset)
+            }
+        }
+        // Put the key path on the left (`5 < age` is `age > 5`), and the collection on the left.
+        if left.isConstant || (right.isToManyKeyPath && !left.isToManyKeyPath) {
+            guard let mirrored = comparisonOperator.mirrored else {
+                let side = left.isConstant ? "a key path" : "the collection"
+                throw AtollError.invalidQuery("\(comparisonOperator.rawValue) needs \(side) on its left side", at: node.offset)
+            }
+            swap(&left, &right)
+            comparisonOperator = mirrored
+        }
+        if right.isToManyKeyPath {
+            throw AtollError.invalidQuery("cannot compare two collections; put ANY, ALL or NONE before one collection and compare with a single value", at: node.offset)
+        }
+        // Lists on the right.
+        if case .list = right {
+            switch comparisonOperator {
+            case .equal: comparisonOperator = .in  // `age == {18, 21}` means ANY of them (Realm)
+            case .in, .between: break
+            default:
+                throw AtollError.invalidQuery("a list can only follow ==, IN or BETWEEN, not \(comparisonOperator.rawValue)", at: right.offset)
+            }
+        } else if comparisonOperator == .in {
+            throw AtollError.invalidQuery("IN needs a list on its right side, such as {1, 2} or an array argument", at: right.offset)
+        } else if comparisonOperator == .between {
+            throw AtollError.invalidQuery("BETWEEN needs two values {low, high} on its right side", at: right.offset)
+        }
+
+        let leftIsToMany = left.isToManyKeyPath
+        if let quantifier = node.quantifier, !leftIsToMany {
+            throw AtollError.invalidQuery("\(quantifier.rawValue) needs a key path through a list or linking objects", at: node.quantifierOffset)
+        }
+        guard let leftInfo = info(of: left) else {
+            throw AtollError.invalidQuery("one side of \(comparisonOperator.rawValue) must be a key path", at: node.offset)
+        }
+        try checkOperator(comparisonOperator, options: node.options, on: leftInfo, at: node.offset)
+        let boundRight = try bindRight(right, comparedWith: leftInfo, operator: comparisonOperator)
+        return BoundComparison(
+            quantifier: node.quantifier ?? .any, left: expression(left), operator: comparisonOperator, right: boundRight,
+            options: node.options, valueType: leftInfo.type, offset: node.offset
+        )
+    }
+
+    private func expression(_ operand: Operand) -> BoundExpression {
+        switch operand {
+        case .constant(let constant): return .constant(constant.value)
+        case .list(let constants, _): return .constant(.list(constants.map(\.value)))
+        case .keyPath(let path, _): return .keyPath(path)
+        case .count(let path, _): return .count(path)
+        case .aggregate(let aggregate, _): return .aggregate(aggregate)
+        case .subqueryCount(let subquery, _): return .subqueryCount(subquery)
+        }
+    }
+
+    /// Whether `comparisonOperator` (with `options`) applies to values of the left side's type.
+    private func checkOperator(_ comparisonOperator: ComparisonOperator, options: StringComparisonOptions, on left: OperandInfo, at offset: Int) throws {
+        let type = left.type
+        if !options.isEmpty && type != .string && type != .data {
+            throw AtollError.invalidQuery("the modifier \(options) applies only to strings and binary data, not to \(left.description)", at: offset)
+        }
+        switch comparisonOperator {
+        case .equal, .notEqual, .in:
+            return
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard type.isNumeric || [.date, .string, .objectId].contains(type) else {
+                throw AtollError.invalidQuery("\(comparisonOperator.rawValue) cannot compare \(left.description); use == or !=", at: offset)
+            }
+        case .between:
+            guard type.isNumeric || type == .date else {
+                throw AtollError.invalidQuery("BETWEEN needs numbers or dates, but the left side is \(left.description)", at: offset)
+            }
+        case .beginsWith, .endsWith, .contains, .like:
+            guard type == .string || type == .data else {
+                throw AtollError.invalidQuery("\(comparisonOperator.rawValue) needs a string or binary data on its left side, but it is \(left.description)", at: offset)
+            }
+        }
+    }
+
+    private func bindRight(_ right: Operand, comparedWith left: OperandInfo, operator comparisonOperator: ComparisonOperator) throws -> BoundExpression {
+        switch right {
+        case .constant(let constant):
+            return .constant(try convert(constant, to: left, operator: comparisonOperator))
+        case .list(let constants, let offset):
+            if comparisonOperator == .between && constants.count != 2 {
+                throw AtollError.invalidQuery("BETWEEN needs exactly two values {low, high}, but the list has \(constants.count)", at: offset)
+            }
+            let elementOperator: ComparisonOperator = comparisonOperator == .between ? .between : .equal
+            return .constant(.list(try constants.map { try convert($0, to: left, operator: elementOperator) }))
+        case .keyPath(let path, let offset):
+            let typeName = path.valueType == .object ? (path.objectClassName ?? "object") : path.valueType.rawValue
+            let rightInfo = OperandInfo(type: path.valueType, objectClassName: path.objectClassName, canBeNull: path.canBeNull, description: "\(typeName) property '\(path)'")
+            try checkCompatible(left, rightInfo, operator: comparisonOperator, at: offset)
+            return .keyPath(path)
+        case .count, .aggregate, .subqueryCount:
+            guard let rightInfo = info(of: right) else { return expression(right) }
+            try checkCompatible(left, rightInfo, operator: comparisonOperator, at: right.offset)
+            return expression(right)
+        }
+    }
+
+    /// Two non-constant sides: numbers with numbers, otherwise equal types (and the same class).
+    private func checkCompatible(_ left: OperandInfo, _ right: OperandInfo, operator comparisonOperator: ComparisonOperator, at offset: Int) throws {
+        let compatible: Bool
+        if comparisonOperator.isStringOperator {
+            compatible = right.type == .string || right.type == .data
+        } else if left.type.isNumeric && right.type.isNumeric {
+            compatible = true
+        } else {
+            compatible = left.type == right.type && left.objectClassName == right.objectClassName
+        }
+        guard compatible else {
+            throw AtollError.invalidQuery("cannot compare \(left.description) with \(right.description)", at: offset)
+        }
+    }
+
+    /// `constant` converted to the left side's type, or an error naming both.
+    private func convert(_ constant: ConstantOperand, to left: OperandInfo, operator comparisonOperator: ComparisonOperator) throws -> QueryValue {
+        let mismatch = AtollError.invalidQuery("cannot compare \(left.description) with \(constant.description)", at: constant.offset)
+        let value = constant.value
+        if case .list = value {
+            throw AtollError.invalidQuery("a list cannot contain another list", at: constant.offset)
+        }
+        if value == .null {
+            if comparisonOperator.isStringOperator { return .null }  // never matches (Foundation)
+            if comparisonOperator.isOrdering || comparisonOperator == .between {
+                throw AtollError.invalidQuery("\(comparisonOperator.rawValue) cannot compare with nil", at: constant.offset)
+            }
+            guard left.canBeNull else {
+                throw AtollError.invalidQuery("\(left.description) is not optional, so it can never be nil; compare it with a value", at: constant.offset)
+            }
+            return .null
+        }
+        switch (left.type, value) {
+        case (.bool, .bool), (.date, .timestamp), (.uuid, .uuid), (.objectId, .objectId):
+            return value
+        case (.string, .string), (.data, .data):
+            return value
+        case (.data, .string(let string)):
+            return .data(Array(string.utf8))
+        case (.string, .data(let bytes)) where constant.isBase64Literal:
+            guard let string = String(validating: bytes, as: UTF8.self) else {
+                throw AtollError.invalidQuery("the B64 literal is not valid UTF-8, so it cannot be compared with \(left.description)", at: constant.offset)
+            }
+            return .string(string)
+        case (.int, .int), (.float, .float), (.double, .double):
+            return value
+        case (.int, .double(let number)):
+            return Self.integerIfExact(number) ?? value
+        case (.int, .float(let number)):
+            return Self.integerIfExact(Double(number)) ?? .double(Double(number))
+        case (.float, .int(let number)):
+            return .float(Float(number))
+        case (.float, .double(let number)):
+            return .float(Float(number))
+        case (.double, .int(let number)):
+            return .double(Double(number))
+        case (.double, .float(let number)):
+            return .double(Double(number))
+        case (.object, .object(let className, _)):
+            guard className == left.objectClassName else {
+                throw AtollError.invalidQuery("cannot compare \(left.description) with a \(className) object; it holds \(left.objectClassName ?? "other") objects", at: constant.offset)
+            }
+            return value
+        default:
+            throw mismatch
+        }
+    }
+
+    /// `number` as an int when it is an integer in Int64's range.
+    private static func integerIfExact(_ number: Double) -> QueryValue? {
+        guard number.rounded() == number, number >= -9.223_372_036_854_775_808e18, number < 9.223_372_036_854_775_808e18 else { return nil }
+        return .int(Int64(number))
+    }
+}

@@ -1,0 +1,223 @@
+import AtollStorage
+
+/// What a key path in a query denotes.
+enum ResolvedKeyPath {
+    /// The value(s) at its end.
+    case value(BoundKeyPath)
+    /// It ends in `@count` / `@size`.
+    case count(BoundKeyPath)
+    /// It contains `@min`, `@max`, `@sum` or `@avg`.
+    case aggregate(BoundAggregate)
+}
+
+extension BindingSession {
+    /// Resolves `node` against the schema, starting at the scope's class.
+    func resolveKeyPath(_ node: KeyPathNode, in scope: BindingScope) throws -> ResolvedKeyPath {
+        let components = try expandKeyPathArguments(node.components)
+        var steps: [BoundKeyPathStep] = []
+        // The class whose properties the next component names; nil after a non-object value.
+        var currentClass: QueryClassSchema? = try classSchema(named: scope.className, at: node.offset)
+        var index = components.startIndex
+
+        if case .variable(let name, let offset) = components.first {
+            try checkVariable(name, at: offset, in: scope)
+            index += 1
+        }
+        while index < components.endIndex {
+            switch components[index] {
+            case .variable(let name, let offset):
+                throw AtollError.invalidQuery("the variable '$\(name)' can only start a key path", at: offset)
+            case .keyPathArgument(_, let offset):
+                throw AtollError.invalidQuery("%K cannot be nested in a key path argument", at: offset)
+            case .property(let name, let offset):
+                guard let owner = currentClass else {
+                    throw notAnObject(steps: steps, followedBy: "'\(name)'", at: offset)
+                }
+                guard let property = owner.property(named: name) else {
+                    throw unknownProperty(name, on: owner, at: offset)
+                }
+                steps.append(BoundKeyPathStep(className: owner.name, property: property))
+                currentClass = try property.type == .object ? targetClass(of: property, at: offset) : nil
+            case .backlinks(let originClassName, let originPropertyName, let offset):
+                guard let target = currentClass else {
+                    throw notAnObject(steps: steps, followedBy: "@links", at: offset)
+                }
+                let step = try backlinkStep(to: target, from: originClassName, property: originPropertyName, at: offset)
+                steps.append(step)
+                currentClass = try classSchema(named: originClassName, at: offset)
+            case .collectionOperator(let collectionOperator, let offset):
+                return try resolveCollectionOperator(
+                    collectionOperator, at: offset, steps: steps, elementClass: currentClass,
+                    following: components[(index + 1)...], scope: scope
+                )
+            }
+            index += 1
+        }
+        return .value(try keyPath(scope: scope, steps: steps, offset: node.offset))
+    }
+
+    /// Replaces each `%K` with the components of the key path its argument names.
+    private func expandKeyPathArguments(_ components: [KeyPathComponent]) throws -> [KeyPathComponent] {
+        guard components.contains(where: { if case .keyPathArgument = $0 { true } else { false } }) else { return components }
+        var expanded: [KeyPathComponent] = []
+        for component in components {
+            guard case .keyPathArgument(let index, let offset) = component else {
+                expanded.append(component)
+                continue
+            }
+            guard case .string(let text) = try argument(.format(.keyPath, index: index), at: offset) else {
+                throw AtollError.invalidQuery("%K needs a key path string, but argument \(index) is not a string", at: offset)
+            }
+            let parsed = try QueryParser.parseKeyPathArgument(text, argumentIndex: index, offset: offset)
+            if !expanded.isEmpty, case .variable = parsed.first {
+                throw AtollError.invalidQuery("argument \(index) for %K starts with a variable, which can only start a key path", at: offset)
+            }
+            expanded.append(contentsOf: parsed)
+        }
+        return expanded
+    }
+
+    private func checkVariable(_ name: String, at offset: Int, in scope: BindingScope) throws {
+        guard let innermost = scope.variables.last else {
+            throw AtollError.invalidQuery("unknown variable '$\(name)'; variables are defined only inside SUBQUERY(collection, $\(name), …)", at: offset)
+        }
+        guard innermost == name else {
+            if scope.variables.contains(name) {
+                throw AtollError.invalidQuery("the variable '$\(name)' of an enclosing SUBQUERY cannot be used inside a nested SUBQUERY", at: offset)
+            }
+            throw AtollError.invalidQuery("unknown variable '$\(name)'; this SUBQUERY's variable is '$\(innermost)'", at: offset)
+        }
+    }
+
+    private func targetClass(of property: QueryProperty, at offset: Int) throws -> QueryClassSchema {
+        guard let name = property.objectClassName else {
+            throw AtollError.invalidQuery("the schema gives no target class for the object property '\(property.name)'", at: offset)
+        }
+        return try classSchema(named: name, at: offset)
+    }
+
+    /// The step for `@links.Origin.property`: the `Origin` objects whose `property` links to `target`.
+    private func backlinkStep(to target: QueryClassSchema, from originClassName: String, property propertyName: String, at offset: Int) throws -> BoundKeyPathStep {
+        guard let origin = schema.queryClass(named: originClassName) else {
+            throw AtollError.invalidQuery("@links names the class '\(originClassName)', which is not in the schema", at: offset)
+        }
+        guard let originProperty = origin.property(named: propertyName) else {
+            throw unknownProperty(propertyName, on: origin, at: offset)
+        }
+        guard originProperty.type == .object, !originProperty.isLinkingObjects, originProperty.objectClassName == target.name else {
+            throw AtollError.invalidQuery("'\(originClassName).\(propertyName)' does not link to \(target.name), so @links cannot follow it back", at: offset)
+        }
+        var synthesized = QueryProperty.linkingObjects(
+            name: "@links.\(originClassName).\(propertyName)", originClassName: originClassName,
+            originPropertyName: propertyName, columnIndex: originProperty.columnIndex
+        )
+        synthesized.isIndexed = false
+        return BoundKeyPathStep(className: target.name, property: synthesized)
+    }
+
+    private func resolveCollectionOperator(
+        _ collectionOperator: CollectionOperator, at offset: Int, steps: [BoundKeyPathStep], elementClass: QueryClassSchema?,
+        following rest: ArraySlice<KeyPathComponent>, scope: BindingScope
+    ) throws -> ResolvedKeyPath {
+        let name = collectionOperator.rawValue
+        guard let collection = steps.last else {
+            throw AtollError.invalidQuery("\(name) must follow a list or linking objects, as in dogs.\(name)", at: offset)
+        }
+        guard collection.property.isToMany else {
+            let path = steps.map(\.property.name).joined(separator: ".")
+            throw AtollError.invalidQuery("\(name) can only follow a list or linking objects, but '\(path)' is \(Self.typeDescription(of: collection.property))", at: offset)
+        }
+        let function: AggregateFunction
+        switch collectionOperator {
+        case .count:
+            guard rest.isEmpty else {
+                throw AtollError.invalidQuery("@count must be at the end of a key path", at: offset)
+            }
+            return .count(try keyPath(scope: scope, steps: steps, offset: offset))
+        case .min: function = .min
+        case .max: function = .max
+        case .sum: function = .sum
+        case .avg: function = .avg
+        }
+
+        var valueSteps = steps
+        if let elementClass {
+            // A list of objects: exactly one property of the elements follows.
+            guard rest.count == 1, case .property(let propertyName, let propertyOffset)? = rest.first else {
+                throw AtollError.invalidQuery("\(name) on a list of objects must be followed by one property, as in items.\(name).priority", at: offset)
+            }
+            guard let property = elementClass.property(named: propertyName) else {
+                throw unknownProperty(propertyName, on: elementClass, at: propertyOffset)
+            }
+            guard !property.isToMany, property.type != .object else {
+                throw AtollError.invalidQuery("\(name) needs a numeric property, but '\(propertyName)' is \(Self.typeDescription(of: property))", at: propertyOffset)
+            }
+            valueSteps.append(BoundKeyPathStep(className: elementClass.name, property: property))
+        } else if !rest.isEmpty {
+            throw AtollError.invalidQuery("\(name) on a list of values must be at the end of the key path", at: offset)
+        }
+        let values = try keyPath(scope: scope, steps: valueSteps, offset: offset)
+        let resultType: QueryValueType
+        switch (function, values.valueType) {
+        case (.min, let type) where type.isNumeric || type == .date, (.max, let type) where type.isNumeric || type == .date:
+            resultType = type
+        case (.sum, .int):
+            resultType = .int
+        case (.sum, let type) where type.isNumeric:
+            resultType = .double
+        case (.avg, let type) where type.isNumeric:
+            resultType = .double
+        default:
+            throw AtollError.invalidQuery(
+                "\(name) cannot be applied to the \(values.valueType.rawValue) values of '\(values)'; it needs numbers\(function == .min || function == .max ? " or dates" : "")",
+                at: offset
+            )
+        }
+        return .aggregate(BoundAggregate(function: function, values: values, resultType: resultType))
+    }
+
+    /// The bound path for `steps` (empty steps: the SUBQUERY element itself).
+    private func keyPath(scope: BindingScope, steps: [BoundKeyPathStep], offset: Int) throws -> BoundKeyPath {
+        guard let last = steps.last else {
+            guard !scope.variables.isEmpty else {
+                throw AtollError.invalidQuery("expected a property name", at: offset)
+            }
+            return BoundKeyPath(rootClassName: scope.className, steps: [], valueType: .object, objectClassName: scope.className, isToMany: false, canBeNull: false)
+        }
+        let throughNullableLink = steps.dropLast().contains { $0.property.isLink }
+        return BoundKeyPath(
+            rootClassName: scope.className, steps: steps, valueType: last.property.type,
+            objectClassName: last.property.type == .object ? last.property.objectClassName : nil,
+            isToMany: steps.contains { $0.property.isToMany },
+            canBeNull: last.property.isOptional || last.property.isLink || throughNullableLink
+        )
+    }
+
+    // MARK: - Errors
+
+    func unknownProperty(_ name: String, on owner: QueryClassSchema, at offset: Int) -> AtollError {
+        var message = "unknown property '\(name)' on \(owner.name) at offset \(offset)"
+        if let suggestion = NameSuggestion.closest(to: name, among: owner.properties.map(\.name)) {
+            message += " (did you mean '\(suggestion)'?)"
+        }
+        return AtollError(.invalidQuery, message)
+    }
+
+    private func notAnObject(steps: [BoundKeyPathStep], followedBy what: String, at offset: Int) -> AtollError {
+        guard let last = steps.last else {
+            return AtollError.invalidQuery("\(what) cannot be used here", at: offset)
+        }
+        let path = steps.map(\.property.name).joined(separator: ".")
+        return AtollError.invalidQuery("'\(path)' is \(Self.typeDescription(of: last.property)), so it has no \(what)", at: offset)
+    }
+
+    /// "an int property", "a list of strings", "a link to Person", "linking objects from Project".
+    static func typeDescription(of property: QueryProperty) -> String {
+        if let origin = property.linkingObjectsOrigin { return "linking objects from \(origin.className)" }
+        let element = property.type == .object ? (property.objectClassName ?? "object") : property.type.rawValue
+        if property.isList { return property.type == .object ? "a list of \(element) objects" : "a list of \(element) values" }
+        if property.type == .object { return "a link to \(element)" }
+        let article = ["int", "objectId"].contains(element) ? "an" : "a"
+        return "\(article) \(element) property"
+    }
+}
