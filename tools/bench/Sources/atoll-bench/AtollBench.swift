@@ -1,9 +1,111 @@
-import AtollStorage
-import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
+/// `atoll-bench <suite> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAMES]`
+///
+/// Suites: `storage` (the engine on its own), `compare` (the same workloads on Atoll and on
+/// SQLite through GRDB), `sync` (not yet implemented). Never run inside `swift test`.
 @main
 struct AtollBench {
     static func main() {
-        print("ok")
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            if arguments.first == OpenProbe.subcommand {
+                arguments.removeFirst()
+                try OpenProbe.runChild(arguments)
+                return
+            }
+            let options = try BenchOptions.parse(arguments)
+            let reporter = Reporter(json: options.json)
+            switch options.suite {
+            case "storage": try StorageSuite(options: options, reporter: reporter).run()
+            case "compare": try CompareSuite(options: options, reporter: reporter).run()
+            case "sync": SyncSuite(options: options, reporter: reporter).run()
+            default: throw BenchError("unknown suite '\(options.suite)'\n" + BenchOptions.usage)
+            }
+            reporter.finish(header: MachineFacts.header(suite: options.suite, options: options))
+        } catch {
+            writeStandardError("atoll-bench: \(error)\n")
+            exit(1)
+        }
+    }
+}
+
+struct BenchOptions {
+    static let usage = """
+        usage: atoll-bench <storage|compare|sync> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAME,...]
+          --json       one JSON object per line instead of the table
+          --scale F    multiply object counts by F (default 1.0; CI smoke runs use 0.01)
+          --runs N     measured runs per figure (default: 5 for reads, 3 for rebuilding workloads)
+          --dir PATH   where database files are created (default /tmp/atoll-bench)
+          --only LIST  only the named workloads (compare: W1,W3; storage: insert,scan,...)
+        """
+
+    var suite = ""
+    var json = false
+    var scale = 1.0
+    var runs: Int?
+    var directory = "/tmp/atoll-bench"
+    var only: Set<String>?
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var o = BenchOptions()
+        var i = 0
+        func value(_ flag: String) throws -> String {
+            i += 1
+            guard i < arguments.count else { throw BenchError("\(flag) needs a value\n" + usage) }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let a = arguments[i]
+            switch a {
+            case "--json": o.json = true
+            case "--scale":
+                guard let s = Double(try value(a)), s > 0, s <= 10 else { throw BenchError("--scale takes a number in (0, 10]") }
+                o.scale = s
+            case "--runs":
+                guard let n = Int(try value(a)), n >= 1, n <= 100 else { throw BenchError("--runs takes an integer in 1...100") }
+                o.runs = n
+            case "--dir": o.directory = try value(a)
+            case "--only": o.only = Set(try value(a).split(separator: ",").map { String($0) })
+            case "-h", "--help": throw BenchError(usage)
+            default:
+                guard o.suite.isEmpty, !a.hasPrefix("-") else { throw BenchError("unexpected argument '\(a)'\n" + usage) }
+                o.suite = a
+            }
+            i += 1
+        }
+        guard !o.suite.isEmpty else { throw BenchError("no suite given\n" + usage) }
+        return o
+    }
+
+    /// `base` objects scaled, never fewer than `minimum`.
+    func scaled(_ base: Int, minimum: Int) -> Int { max(minimum, Int((Double(base) * scale).rounded())) }
+
+    /// A sampling plan with the --runs override applied.
+    func plan(_ base: SamplingPlan) -> SamplingPlan {
+        guard let runs else { return base }
+        return SamplingPlan(warmups: base.warmups, runs: runs)
+    }
+
+    func includes(_ name: String) -> Bool { only?.contains(name) ?? true }
+}
+
+/// Facts about the machine printed above each table, so a figure is never read without them.
+enum MachineFacts {
+    static func header(suite: String, options: BenchOptions) -> [String] {
+        var u = utsname()
+        uname(&u)
+        let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let machine = withUnsafeBytes(of: &u.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return [
+            "atoll-bench \(suite)  scale \(Format.number(options.scale))  runs: median after warm-up  dir \(options.directory)",
+            "machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(release) \(machine), \(memoryGiB()) GiB RAM",
+        ]
+    }
+
+    private static func memoryGiB() -> Int {
+        Int((Double(sysconf(Int32(_SC_PHYS_PAGES))) * Double(sysconf(Int32(_SC_PAGESIZE))) / Double(1 << 30)).rounded())
     }
 }

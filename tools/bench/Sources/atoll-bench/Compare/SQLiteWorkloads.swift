@@ -1,0 +1,187 @@
+import GRDB
+
+// The SQLite side of the compare suite, through GRDB 7.10.0, written as the fastest idiomatic
+// GRDB code: a DatabaseQueue in WAL mode with `synchronous = FULL` (Atoll commits with full
+// durability), cached prepared statements with unchecked argument binding, statement-backed
+// cursors (no row copies), one transaction where Atoll uses one. The schema has the same
+// columns as the Atoll model, `id` as the INTEGER PRIMARY KEY (the rowid), and an index on
+// `name`.
+//
+// GRDB's WAL set-up runs after `Configuration.prepareDatabase` and sets `synchronous = NORMAL`,
+// so `synchronous = FULL` is set after opening, and checked.
+
+struct SQLiteWorkloads: CompareEngine {
+    let name = "sqlite"
+    let fileExtension = "sqlite"
+
+    static let insertSQL = "INSERT INTO item (id, name, age, score, active) VALUES (?, ?, ?, ?, ?)"
+
+    /// Opens (or creates) `path` in WAL mode with full synchronous commits.
+    static func openQueue(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.label = "atoll-bench"
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            guard try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2 else { throw BenchError("sqlite: synchronous is not FULL") }
+        }
+        return queue
+    }
+
+    private func freshQueue(_ path: String) throws -> DatabaseQueue {
+        ScratchDirectory.removeDatabase(path)
+        let queue = try Self.openQueue(path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE item (
+                    id INTEGER PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    age INTEGER NOT NULL,
+                    score REAL NOT NULL,
+                    active BOOLEAN NOT NULL
+                );
+                CREATE INDEX item_on_name ON item(name);
+                """)
+        }
+        return queue
+    }
+
+    @inline(__always)
+    private static func insert(_ data: ItemData, _ i: Int, _ statement: Statement) throws {
+        statement.setUncheckedArguments([data.id(i), data.name(i), data.ages[i], data.scores[i], data.actives[i]])
+        try statement.execute()
+    }
+
+    func timedInsertAll(path: String, data: ItemData) throws -> UInt64 {
+        let queue = try freshQueue(path)
+        let watch = Stopwatch()
+        try queue.write { db in
+            let statement = try db.cachedStatement(sql: Self.insertSQL)
+            for i in 0..<data.count { try Self.insert(data, i, statement) }
+        }
+        return watch.elapsedNanoseconds
+    }
+
+    func timedSingleObjectCommits(path: String, data: ItemData, count: Int) throws -> UInt64 {
+        let queue = try freshQueue(path)
+        let watch = Stopwatch()
+        for i in 0..<count {
+            try queue.write { db in try Self.insert(data, i, try db.cachedStatement(sql: Self.insertSQL)) }
+        }
+        return watch.elapsedNanoseconds
+    }
+
+    func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {
+        let queue = try Self.openQueue(path)
+        let watch = Stopwatch()
+        try queue.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE item SET score = ? WHERE id = ?")
+            for (id, score) in zip(ids, scores) {
+                statement.setUncheckedArguments([score, id])
+                try statement.execute()
+                guard db.changesCount == 1 else { throw BenchError("sqlite: object \(id) is missing") }
+            }
+        }
+        return watch.elapsedNanoseconds
+    }
+
+    func timedDeleteAll(path: String) throws -> UInt64 {
+        let queue = try Self.openQueue(path)
+        let watch = Stopwatch()
+        try queue.write { db in try db.execute(sql: "DELETE FROM item") }
+        return watch.elapsedNanoseconds
+    }
+
+    func build(path: String, data: ItemData) throws {
+        _ = try timedInsertAll(path: path, data: data)
+    }
+
+    /// The main file plus any WAL left (GRDB checkpoints and removes the WAL when the last
+    /// connection closes).
+    func fileBytes(path: String) -> Int {
+        ScratchDirectory.fileBytes(path) + ScratchDirectory.fileBytes(path + "-wal")
+    }
+
+    func objectCount(path: String) throws -> Int {
+        try Self.openQueue(path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? -1 }
+    }
+
+    func openReader(path: String) throws -> any CompareReader { try SQLiteReader(path: path) }
+
+    /// Opens `path`, reads the name and age of the object with primary key `id`; returns the
+    /// nanoseconds from before the open to after the read. Run in a fresh process.
+    static func timedOpenAndRead(path: String, id: Int64) throws -> UInt64 {
+        let watch = Stopwatch()
+        let queue = try openQueue(path)
+        let row = try queue.read { db in try Row.fetchOne(db, sql: "SELECT name, age FROM item WHERE id = ?", arguments: [id]) }
+        let ns = watch.elapsedNanoseconds
+        guard let row, (row[0] as String?) != nil else { throw BenchError("no object with id \(id) in \(path)") }
+        return ns
+    }
+}
+
+/// The read workloads: each call is one `read` (one read transaction) on a queue opened once.
+final class SQLiteReader: CompareReader {
+    private var queue: DatabaseQueue?
+
+    init(path: String) throws {
+        queue = try SQLiteWorkloads.openQueue(path)
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        guard let queue else { throw BenchError("sqlite: the reader is closed") }
+        return try queue.read(body)
+    }
+
+    func lookups(_ ids: [Int64]) throws -> Int {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT name, age FROM item WHERE id = ?")
+            var check = 0
+            for id in ids {
+                statement.setUncheckedArguments([id])
+                let rows = try Row.fetchCursor(statement)
+                if let row = try rows.next() {
+                    let name: String = row[0]
+                    let age: Int64 = row[1]
+                    check &+= name.utf8.count &+ Int(age)
+                }
+            }
+            return check
+        }
+    }
+
+    func countOlderThan40Active() throws -> Int {
+        try read { db in
+            try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM item WHERE age > 40 AND active = 1")) ?? 0
+        }
+    }
+
+    func namesSortedByAge(_ names: [String]) throws -> Int {
+        try read { db in
+            let statement = try db.cachedStatement(sql: "SELECT id FROM item WHERE name = ? ORDER BY age, id")
+            var hash = 0
+            for name in names {
+                statement.setUncheckedArguments([name])
+                let ids = try Int64.fetchCursor(statement)
+                while let id = try ids.next() { mixIntoHash(&hash, id) }
+            }
+            return hash
+        }
+    }
+
+    func enumerateSumOfScores() throws -> Double {
+        try read { db in
+            let scores = try Double.fetchCursor(try db.cachedStatement(sql: "SELECT score FROM item"))
+            var sum = 0.0
+            while let score = try scores.next() { sum += score }
+            return sum
+        }
+    }
+
+    func aggregateSumOfScores() throws -> Double {
+        try read { db in try Double.fetchOne(try db.cachedStatement(sql: "SELECT SUM(score) FROM item")) ?? 0 }
+    }
+
+    func close() { queue = nil }
+}
