@@ -23,7 +23,7 @@ final class InitContext {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
-            Unmanaged<InitContext>.fromOpaque(pointer).release()
+            if let pointer { Unmanaged<InitContext>.fromOpaque(pointer).release() }
         }
         return key
     }()

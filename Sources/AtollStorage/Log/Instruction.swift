@@ -7,10 +7,10 @@
 //
 // Encoding: a sequence of instructions, each an opcode byte followed by varint operands
 // (tables and objects by key, columns by index in the table's column list at that point of the
-// log) and values in StorageValue's tagged encoding. Opcodes are listed in `Instruction.Op`.
+// log) and values in StorageValue's tagged encoding. Opcodes are listed in `LogInstruction.Op`.
 
 /// One change recorded in the transaction log.
-public enum Instruction: Equatable, Sendable, CustomStringConvertible {
+public enum LogInstruction: Equatable, Sendable, CustomStringConvertible {
     case addTable(TableKey, TableSpec)
     case removeTable(TableKey, name: String)
     case addColumn(TableKey, column: Int, ColumnSpec)
@@ -81,13 +81,13 @@ struct TransactionLogWriter {
     var bytes: [UInt8] { writer.bytes }
     var isEmpty: Bool { instructionCount == 0 }
 
-    private mutating func op(_ o: Instruction.Op, _ t: TableKey) {
+    private mutating func op(_ o: LogInstruction.Op, _ t: TableKey) {
         writer.u8(o.rawValue)
         writer.varint(UInt64(t.rawValue))
         instructionCount += 1
     }
 
-    mutating func append(_ i: Instruction) {
+    mutating func append(_ i: LogInstruction) {
         switch i {
         case .addTable(let t, let s): op(.addTable, t); writer.blob(s.encode())
         case .removeTable(let t, let n): op(.removeTable, t); writer.string(n)
@@ -125,7 +125,7 @@ public struct TransactionLogReader: Sequence, IteratorProtocol {
 
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    public mutating func next() -> Instruction? {
+    public mutating func next() -> LogInstruction? {
         guard offset < bytes.count, error == nil else { return nil }
         do {
             return try bytes.withUnsafeBytes { buffer in
@@ -144,17 +144,17 @@ public struct TransactionLogReader: Sequence, IteratorProtocol {
     }
 
     /// Every instruction, or the first decoding error.
-    public static func decodeAll(_ bytes: [UInt8]) throws -> [Instruction] {
+    public static func decodeAll(_ bytes: [UInt8]) throws -> [LogInstruction] {
         var reader = TransactionLogReader(bytes)
-        var result: [Instruction] = []
+        var result: [LogInstruction] = []
         while let i = reader.next() { result.append(i) }
         if let e = reader.error { throw e }
         return result
     }
 
-    private static func decode(_ r: inout ByteReader) throws -> Instruction {
+    private static func decode(_ r: inout ByteReader) throws -> LogInstruction {
         let raw = try r.u8()
-        guard let op = Instruction.Op(rawValue: raw) else { throw AtollError.corrupted("unknown log opcode \(raw)") }
+        guard let op = LogInstruction.Op(rawValue: raw) else { throw AtollError.corrupted("unknown log opcode \(raw)") }
         let t = TableKey(UInt32(try r.length(max: Int(UInt32.max))))
         func column() throws -> Int { try r.length(max: SchemaLimits.columnsPerTableMax) }
         func index() throws -> Int { try r.length(max: Int(Int32.max)) }

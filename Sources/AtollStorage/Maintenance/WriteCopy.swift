@@ -121,7 +121,7 @@ extension Database {
     /// process, or another part of this one, has it open.
     public static func compact(path: String) throws -> (before: Int, after: Int) {
         guard access(path, F_OK) == 0 else { throw AtollError(.fileNotFound, "no database at '\(path)'") }
-        if isOpenInThisProcess(path: path) {
+        if isOpen(path: path) {
             throw AtollError(.fileLocked, "'\(path)' is open in this process; close every Realm on it before compacting")
         }
         let temporary = path + ".compacting"

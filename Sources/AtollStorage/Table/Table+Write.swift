@@ -358,7 +358,7 @@ extension Table {
         return try list(h, c).values
     }
 
-    private func commitListChange(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instruction: Instruction) throws {
+    private func commitListChange(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instruction: LogInstruction) throws {
         let (txn, cluster) = try writer()
         guard try cluster.modify(key.rawValue) != nil else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
         dirtyLists[ListSlot(key: key.rawValue, column: c)] = values

@@ -49,7 +49,7 @@ public final class Database: Sendable {
     }
 
     /// Whether a Database for `path` is alive in this process.
-    static func isOpenInThisProcess(path: String) -> Bool {
+    public static func isOpen(path: String) -> Bool {
         let key = "file:" + canonicalPath(path)
         return registry.withLock { ($0[key]?.database != nil) || ($0[key + ":ro"]?.database != nil) }
     }

@@ -1,0 +1,60 @@
+import AtollStorage
+
+/// A model class bound to its table in one realm file: which column stores each property.
+final class ClassBinding {
+    let schema: ObjectSchema
+    let tableKey: TableKey
+    /// Per property index: the table column, or -1 (linking objects, ignored properties).
+    let columns: [Int]
+    /// Per property index, for linking objects: the origin table and column.
+    let origins: [(table: TableKey, column: Int)?]
+
+    init(schema: ObjectSchema, tableKey: TableKey, transaction: Transaction) throws {
+        self.schema = schema
+        self.tableKey = tableKey
+        guard let spec = transaction.spec(of: tableKey) else {
+            throw AtollError(.schemaMismatch, "table '\(schema.className)' is missing")
+        }
+        var columns: [Int] = []
+        var origins: [(TableKey, Int)?] = []
+        var problems: [String] = []
+        for p in schema.properties {
+            if p.isLinkingObjects {
+                columns.append(-1)
+                let originName = p.objectClassName ?? ""
+                if let ok = transaction.tableKey(named: originName), let os = transaction.spec(of: ok),
+                   let oc = os.columnIndex(named: p.originProperty ?? ""), os.columns[oc].linkTarget == schema.className {
+                    origins.append((ok, oc))
+                } else if transaction.tableKey(named: originName) == nil {
+                    // The origin class has no table yet: no object links here.
+                    origins.append(nil)
+                } else {
+                    problems.append("'\(p.name)' is LinkingObjects<\(originName)> through '\(p.originProperty ?? "")', which is not a link to '\(schema.className)'")
+                    origins.append(nil)
+                }
+                continue
+            }
+            origins.append(nil)
+            guard p.isStored, let wanted = p.columnSpec else { columns.append(-1); continue }
+            guard let c = spec.columnIndex(named: p.name) else {
+                problems.append("property '\(p.name)' is not in the file")
+                columns.append(-1)
+                continue
+            }
+            let have = spec.columns[c]
+            if have.type != wanted.type || have.isList != wanted.isList || have.isNullable != wanted.isNullable || have.linkTarget != wanted.linkTarget {
+                problems.append("property '\(p.name)' is \(wanted) in the code but \(have) in the file")
+            }
+            columns.append(c)
+        }
+        if let pk = schema.primaryKeyProperty?.name, spec.primaryKey != pk {
+            problems.append("the primary key is '\(pk)' in the code but '\(spec.primaryKey ?? "none")' in the file")
+        }
+        guard problems.isEmpty else {
+            throw AtollError(.migrationRequired, "migration required for class '\(schema.className)': " + problems.joined(separator: "; ")
+                + ". Increase schemaVersion and list the class in objectTypes (or set deleteRealmIfMigrationNeeded).")
+        }
+        self.columns = columns
+        self.origins = origins
+    }
+}

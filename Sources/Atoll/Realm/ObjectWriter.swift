@@ -1,0 +1,228 @@
+import Foundation
+import AtollStorage
+
+extension Realm {
+    /// What `add` and `create` do when an object with the same primary key exists.
+    public enum UpdatePolicy: Sendable {
+        /// Fail: the write throws `.primaryKeyExists`.
+        case error
+        /// Update the existing object, writing (and notifying) only properties whose value changed.
+        case modified
+        /// Update the existing object, writing every property given.
+        case all
+    }
+}
+
+/// Adds unmanaged object graphs and dynamic values (dictionaries, arrays, JSON) to a realm,
+/// inside one write transaction. Follows links and lists recursively; each unmanaged object is
+/// added once even when the graph has cycles.
+struct ObjectWriter {
+    let realm: Realm
+    let transaction: WriteTransaction
+    let update: Realm.UpdatePolicy
+    private var added: [ObjectIdentifier: ObjectKey] = [:]
+    private var addedObjects: [(Object, ClassBinding, ObjectKey)] = []
+
+    init(realm: Realm, transaction: WriteTransaction, update: Realm.UpdatePolicy) {
+        self.realm = realm
+        self.transaction = transaction
+        self.update = update
+    }
+
+    /// Marks every object added as managed. Call after the whole graph is stored.
+    func finish() {
+        for (object, binding, key) in addedObjects {
+            object._managed = ManagedObjectState(realm: realm, binding: binding, key: key)
+        }
+    }
+
+    // MARK: objects
+
+    /// Adds an unmanaged object (and what it links to). Returns its key.
+    mutating func add(_ object: Object) throws -> ObjectKey {
+        if let m = object._managed {
+            guard m.realm.database === realm.database else {
+                throw AtollError(.invalidArgument, "this '\(m.schema.className)' object is managed by another Realm; use create(_:value:) to copy it")
+            }
+            guard !m.isInvalidated else { throw AtollError(.invalidatedObject, "cannot add a deleted '\(m.schema.className)' object") }
+            return m.key
+        }
+        let id = ObjectIdentifier(object)
+        if let key = added[id] { return key }
+        let binding = try realm.binding(for: type(of: object))
+        let schema = binding.schema
+        let table = try realm.table(binding)
+        var values: [Int: Any?] = [:]
+        for (i, p) in schema.properties.enumerated() where p.isStored { values[i] = object.unmanagedValue(i) }
+        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: schema.primaryKeyProperty.flatMap { pk in schema.index(of: pk.name).map { values[$0] ?? nil } })
+        added[id] = key
+        addedObjects.append((object, binding, key))
+        for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
+            try setProperty(p, index: i, of: key, binding: binding, to: values[i] ?? nil, onlyIfChanged: !isNew && update == .modified)
+        }
+        return key
+    }
+
+    /// Finds (for updates) or creates the row of an object. Returns its key and whether it is new.
+    private mutating func row(for schema: ObjectSchema, binding: ClassBinding, table: Table, primaryKey: Any??) throws -> (ObjectKey, Bool) {
+        guard let pk = schema.primaryKeyProperty else {
+            if update != .error {
+                throw AtollError(.primaryKeyMissing, "'\(schema.className)' has no primary key, so it cannot be updated; add it with update: .error")
+            }
+            return (try table.create(), true)
+        }
+        guard let given = primaryKey else {
+            throw AtollError(.primaryKeyMissing, "a value for the primary key '\(schema.className).\(pk.name)' is required")
+        }
+        let value = try pk.storageValue(from: given, realm: realm)
+        if let existing = try table.find(primaryKey: value) {
+            guard update != .error else {
+                throw AtollError(.primaryKeyExists, "an object of class '\(schema.className)' with primary key \(value) already exists; use update: .modified or .all to update it")
+            }
+            return (existing, false)
+        }
+        return (try table.create(primaryKey: value), true)
+    }
+
+    /// Creates (or with an update policy, updates) an object from a dictionary, an array of
+    /// values in property order, or another object. Returns its key.
+    mutating func create(_ type: Object.Type, value: Any?) throws -> ObjectKey {
+        let binding = try realm.binding(for: type)
+        let schema = binding.schema
+        let table = try realm.table(binding)
+        let given = try properties(of: schema, from: value)
+        var pkValue: Any?? = nil
+        if let pk = schema.primaryKeyProperty, let i = schema.index(of: pk.name), let v = given[i] { pkValue = .some(v) }
+        if schema.primaryKeyProperty != nil, pkValue == nil, let defaultPK = schema.primaryKeyProperty, let i = schema.index(of: defaultPK.name) {
+            // A missing primary key takes the class's default (as RealmSwift does).
+            pkValue = .some(Self.defaults(of: type)[i])
+        }
+        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
+        let defaults = isNew ? Self.defaults(of: type) : []
+        for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
+            if let v = given[i] {
+                try setProperty(p, index: i, of: key, binding: binding, to: v, onlyIfChanged: !isNew && update == .modified)
+            } else if isNew {
+                try setProperty(p, index: i, of: key, binding: binding, to: defaults[i], onlyIfChanged: false)
+            }
+        }
+        return key
+    }
+
+    /// Default values of a class's properties (from a fresh unmanaged instance).
+    static func defaults(of type: Object.Type) -> [Any?] {
+        let o = type.init()
+        return (0..<o.objectSchema.properties.count).map { o.unmanagedValue($0) }
+    }
+
+    /// The given properties of a dynamic value, by property index (absent: not given).
+    private func properties(of schema: ObjectSchema, from value: Any?) throws -> [Int: Any?] {
+        guard let value = flattenOptional(value) else { return [:] }
+        var result: [Int: Any?] = [:]
+        if let dict = value as? [String: Any?] {
+            for (i, p) in schema.properties.enumerated() where p.isStored {
+                if let entry = dict[p.name] { result[i] = entry }
+            }
+        } else if let dict = value as? [String: Any] {
+            for (i, p) in schema.properties.enumerated() where p.isStored {
+                if let entry = dict[p.name] { result[i] = .some(entry) }
+            }
+        } else if let dict = value as? NSDictionary {
+            for (i, p) in schema.properties.enumerated() where p.isStored {
+                if let entry = dict[p.name] { result[i] = .some(entry) }
+            }
+        } else if let array = Self.array(value) {
+            let stored = schema.properties.enumerated().filter { $0.element.isStored }
+            guard array.count == stored.count else {
+                throw AtollError(.invalidArgument, "an array value for '\(schema.className)' must hold all \(stored.count) persisted properties in declaration order; it has \(array.count)")
+            }
+            for (j, (i, _)) in stored.enumerated() { result[i] = .some(array[j]) }
+        } else if let object = value as? Object {
+            for (i, p) in schema.properties.enumerated() where p.isStored {
+                guard object.objectSchema.index(of: p.name) != nil else { continue }
+                result[i] = .some(object.value(forKey: p.name))
+            }
+        } else {
+            throw AtollError(.invalidArgument, "cannot make a '\(schema.className)' from \(ValueConversion.describe(value)); pass a dictionary, an array or an object")
+        }
+        return result
+    }
+
+    static func array(_ value: Any) -> [Any?]? {
+        if let a = value as? [Any?] { return a }
+        if let a = value as? [Any] { return a.map { .some($0) } }
+        if let a = value as? NSArray { return a.map { .some($0) } }
+        return nil
+    }
+
+    // MARK: properties
+
+    /// Sets one property of a stored object from a dynamic value.
+    mutating func setProperty(_ p: PropertyInfo, index i: Int, of key: ObjectKey, binding: ClassBinding, to value: Any?,
+                              onlyIfChanged: Bool = false) throws
+    {
+        let column = binding.columns[i]
+        guard column >= 0 else { return }
+        let table = try realm.table(binding)
+        switch p.type.kind {
+        case .scalar:
+            let stored = try p.storageValue(from: value, realm: realm)
+            if onlyIfChanged, try table.value(key, column) == stored { return }
+            try table.set(key, column, stored)
+        case .link:
+            let stored = try linkValue(value, property: p)
+            if onlyIfChanged, try table.value(key, column) == stored { return }
+            try table.set(key, column, stored)
+        case .list:
+            let elements = try listElements(value, property: p)
+            if onlyIfChanged, try table.listValues(key, column) == elements { return }
+            try table.setList(key, column, elements)
+        case .linkingObjects:
+            return
+        }
+    }
+
+    /// A link from an object, a dictionary or array (created), or nil.
+    mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
+        guard let value = flattenOptional(value) else { return .null }
+        guard let target = p.type.objectType else { return .null }
+        if let object = value as? Object {
+            guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
+                throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
+            }
+            return .link(try add(object))
+        }
+        return .link(try create(target, value: value))
+    }
+
+    /// The elements of a list property from an array, a List or any sequence.
+    mutating func listElements(_ value: Any?, property p: PropertyInfo) throws -> [StorageValue] {
+        guard let value = flattenOptional(value) else { return [] }
+        let items: [Any?]
+        if let list = value as? any _ListProtocol {
+            items = list.anyElements
+        } else if let array = Self.array(value) {
+            items = array
+        } else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(p.name)'")
+        }
+        guard case .list(let elementType, let target) = p.type.kind else { return [] }
+        var result: [StorageValue] = []
+        result.reserveCapacity(items.count)
+        for item in items {
+            if target != nil {
+                guard flattenOptional(item) != nil else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil objects") }
+                result.append(try linkValue(item, property: p))
+            } else if let item = flattenOptional(item) {
+                guard let v = ValueConversion.scalar(item, type: elementType) else {
+                    throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for list property '\(p.name)'")
+                }
+                result.append(v)
+            } else {
+                guard p.type.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
+                result.append(.null)
+            }
+        }
+        return result
+    }
+}

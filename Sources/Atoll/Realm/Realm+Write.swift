@@ -1,0 +1,183 @@
+import AtollStorage
+
+extension Realm {
+    /// Runs `block` in a write transaction and commits it. If `block` throws, or an operation
+    /// inside it was invalid (a duplicate primary key, nil for a required property, a value of
+    /// the wrong type), nothing is written and the error is thrown.
+    ///
+    /// RealmSwift stops the program with an Objective-C exception in those cases; Atoll throws.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
+        try checkThread()
+        try beginWriteThrowing()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+        return result
+    }
+
+    /// Starts a write transaction (waiting for other writers), first moving the realm to the
+    /// newest version. If the transaction cannot start, the failure is thrown by `commitWrite`.
+    public func beginWrite() {
+        verifyThread()
+        do { try beginWriteThrowing() } catch {
+            // Keep RealmSwift's non-throwing signature: remember the failure for commitWrite.
+            startupError = error as? AtollError ?? AtollError(.ioError, "\(error)")
+        }
+    }
+
+    func beginWriteThrowing() throws {
+        try checkThread()
+        guard !isFrozen else { throw AtollError(.invalidTransaction, "a frozen realm cannot be written") }
+        guard !configuration.readOnly else { throw AtollError(.readOnly, "this realm was opened read-only") }
+        guard writeTransaction == nil else { throw AtollError(.invalidTransaction, "the realm is already in a write transaction") }
+        try advance(notify: true)
+        let keepOld = observers.needsOldValues
+        let w = try database.beginWrite()
+        if !keepOld, let read = transaction as? ReadTransaction, read.version == w.version {
+            // The write protects its base version; releasing the read keeps the commit from
+            // storing history nobody needs.
+            read.close()
+            preWriteSnapshot = nil
+        } else {
+            preWriteSnapshot = transaction
+        }
+        clearPendingError()
+        setWriteTransaction(w)
+    }
+
+    /// Commits the current write transaction.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try checkThread()
+        if let e = startupError {
+            startupError = nil
+            throw e
+        }
+        guard let w = writeTransaction else { throw AtollError(.invalidTransaction, "commitWrite() without beginWrite()") }
+        if let error = pendingError {
+            cancelWrite()
+            throw error
+        }
+        let log = w.logBytes
+        let before = preWriteSnapshot
+        do {
+            try w.commit()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+        let read = try database.beginRead()
+        setWriteTransaction(nil)
+        replaceTransaction(read)
+        if read.rootRecord.schemaGeneration != w.rootRecord.schemaGeneration || true {
+            dropBindingsIfSchemaChanged(read)
+        }
+        observers.deliver(realm: self, fromVersion: w.version, from: before, to: read, ownLog: log, skipping: tokens)
+        (before as? ReadTransaction)?.close()
+        preWriteSnapshot = nil
+    }
+
+    /// Discards every change of the current write transaction.
+    public func cancelWrite() {
+        verifyThread()
+        startupError = nil
+        guard let w = writeTransaction else { return }
+        w.rollback()
+        setWriteTransaction(nil)
+        clearPendingError()
+        if let before = preWriteSnapshot {
+            replaceTransaction(before)
+            preWriteSnapshot = nil
+        } else if let read = try? database.beginRead() {
+            replaceTransaction(read)
+        }
+        dropBindings()
+    }
+
+    // MARK: adding
+
+    /// Adds an unmanaged object (and every unmanaged object it links to) to the realm; the
+    /// instance becomes managed. With `.modified` or `.all`, an existing object with the same
+    /// primary key is updated instead.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        performWrite("add(_:)") { w in
+            var writer = ObjectWriter(realm: self, transaction: w, update: update)
+            _ = try writer.add(object)
+            writer.finish()
+        }
+    }
+
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        performWrite("add(_:)") { w in
+            var writer = ObjectWriter(realm: self, transaction: w, update: update)
+            for o in objects { _ = try writer.add(o) }
+            writer.finish()
+        }
+    }
+
+    /// Creates an object from a dictionary (`["name": "Rex"]`), an array of every persisted
+    /// property in declaration order, JSON from JSONSerialization, or another object (also one
+    /// from another realm: a copy). Nested dictionaries and arrays create linked objects.
+    /// With `.modified`/`.all`, an existing object with the same primary key is updated and the
+    /// properties not given stay unchanged.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        var created: T?
+        performWrite("create(_:value:)") { w in
+            var writer = ObjectWriter(realm: self, transaction: w, update: update)
+            let key = try writer.create(type, value: value)
+            writer.finish()
+            created = makeObject(type, key: key, binding: try binding(for: type))
+        }
+        // After a failed operation the write will throw at commit; hand back an unmanaged object.
+        return created ?? T()
+    }
+
+    // MARK: deleting
+
+    /// Deletes a managed object. Links to it become nil and lists drop it.
+    public func delete(_ object: Object) {
+        performWrite("delete(_:)") { _ in
+            guard let m = object._managed else {
+                throw AtollError(.invalidArgument, "cannot delete an unmanaged object")
+            }
+            guard m.realm.database === database else { throw AtollError(.invalidArgument, "the object belongs to another Realm") }
+            let t = try table(m.binding)
+            guard try t.contains(m.key) else { throw AtollError(.invalidatedObject, "the object was already deleted") }
+            try t.erase(m.key)
+        }
+    }
+
+    /// Deletes every object of a sequence (Results, List, LinkingObjects or an array).
+    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+        let targets = Array(objects).compactMap { o -> (ClassBinding, ObjectKey)? in
+            guard let m = o._managed else { return nil }
+            return (m.binding, m.key)
+        }
+        performWrite("delete(_:)") { _ in
+            for (b, key) in targets {
+                let t = try table(b)
+                if try t.contains(key) { try t.erase(key) }
+            }
+        }
+    }
+
+    /// Deletes every object of every class in the realm.
+    public func deleteAll() {
+        performWrite("deleteAll()") { w in
+            for key in w.tableKeys { try w.table(key).clear() }
+        }
+    }
+
+    func dropBindingsIfSchemaChanged(_ read: Transaction) {
+        if read.rootRecord.schemaGeneration != bindingsSchemaGeneration {
+            dropBindings()
+            bindingsSchemaGeneration = read.rootRecord.schemaGeneration
+        }
+    }
+}

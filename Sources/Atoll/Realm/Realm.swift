@@ -1,0 +1,305 @@
+public import Foundation
+public import AtollStorage
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Realm: a view of one database (file or in-memory) at one version, confined to the thread
+/// or dispatch queue that opened it.
+///
+/// ```swift
+/// let realm = try Realm()
+/// let dogs = realm.objects(Dog.self).filter("age > 2")
+/// try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 3])) }
+/// ```
+/// Opening the same configuration again on the same thread returns the same instance. A Realm
+/// reads one version until it is refreshed: `refresh()`, the start of a write, or automatically
+/// (`autorefresh`) when it was opened with a dispatch queue.
+public final class Realm {
+    public let configuration: Configuration
+    let database: Database
+    let confinement: Confinement
+    /// The transaction the realm reads through: a read snapshot, or the open write.
+    private(set) var transaction: Transaction
+    private(set) var writeTransaction: WriteTransaction?
+    /// Changes whenever `transaction` does (row positions cached by objects are per stamp).
+    private(set) var stamp: UInt64 = 1
+    private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    private var bindingsGeneration: UInt64
+    public let isFrozen: Bool
+    /// The first error of the current write (see `recordError`).
+    private(set) var pendingError: AtollError?
+    /// Changes made by the current write, pending delivery to observers at commit.
+    let observers = ObserverRegistry()
+    /// When true (and the realm has a dispatch queue), commits by other threads or processes
+    /// refresh the realm and deliver notifications on its queue.
+    public var autorefresh = true
+    var coordinator: RealmCoordinator?
+
+    // MARK: opening
+
+    /// Opens (or returns this thread's open) Realm for `configuration`.
+    public convenience init(configuration: Configuration = .defaultConfiguration) throws {
+        try self.init(configuration: configuration, queue: nil)
+    }
+
+    /// Opens a Realm confined to `queue` (nil: the current thread). A queue-confined Realm
+    /// refreshes itself and delivers notifications on its queue when others commit.
+    public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue?) throws {
+        self.configuration = configuration
+        confinement = Confinement.current(queue: queue)
+        isFrozen = false
+        let opened = try RealmOpener.open(configuration)
+        database = opened.database
+        let read = try database.beginRead()
+        transaction = read
+        bindingsGeneration = read.rootRecord.schemaGeneration
+        if queue != nil { coordinator = RealmCoordinator.shared(for: database) }
+        coordinator?.register(self)
+    }
+
+    /// A frozen realm reading `transaction` forever.
+    init(frozenFrom source: Realm, transaction: ReadTransaction) {
+        configuration = source.configuration
+        database = source.database
+        confinement = .unconfined
+        isFrozen = true
+        self.transaction = transaction
+        bindingsGeneration = transaction.rootRecord.schemaGeneration
+        autorefresh = false
+    }
+
+    deinit {
+        coordinator?.unregister(self)
+        writeTransaction?.rollback()
+        (transaction as? ReadTransaction)?.close()
+    }
+
+    // MARK: confinement
+
+    /// Throws `.wrongThread` when called off the realm's thread or queue.
+    func checkThread() throws {
+        guard confinement.isCurrent else {
+            throw AtollError(.wrongThread, "this Realm was opened on \(confinement.description) and cannot be used from another thread; pass a ThreadSafeReference or a frozen object instead")
+        }
+    }
+
+    /// Stops the program when called off the realm's thread: for accessors that cannot throw.
+    @inline(__always)
+    func verifyThread() {
+        if !confinement.isCurrent {
+            preconditionFailure("Realm accessed from the wrong thread: it was opened on \(confinement.description). Use ThreadSafeReference or freeze() to pass objects between threads.")
+        }
+    }
+
+    // MARK: state
+
+    /// The version the realm currently reads.
+    public var version: UInt64 { transaction.version }
+
+    public var isInWriteTransaction: Bool { writeTransaction != nil }
+
+    /// True when no objects are stored.
+    public var isEmpty: Bool {
+        for key in transaction.tableKeys {
+            if let t = try? transaction.table(key), t.count > 0 { return false }
+        }
+        return true
+    }
+
+    /// The schema of the classes this realm knows (bound so far, or all with `objectTypes`).
+    public var schema: [ObjectSchema] { bindings.values.map(\.schema).sorted { $0.className < $1.className } }
+
+    func bumpStamp() { stamp &+= 1 }
+
+    // MARK: classes and tables
+
+    /// The binding of a model class to its table, creating the table when it does not exist.
+    func binding(for type: Object.Type) throws -> ClassBinding {
+        let id = ObjectIdentifier(type)
+        if let b = bindings[id] { return b }
+        let schema = ObjectSchema.of(type)
+        if let error = schema.error { throw error }
+        guard let tableKey = transaction.tableKey(named: schema.className) else {
+            try createTables(for: [type])
+            return try binding(for: type)
+        }
+        let b = try ClassBinding(schema: schema, tableKey: tableKey, transaction: transaction)
+        bindings[id] = b
+        return b
+    }
+
+    /// Like `binding(for:)` for APIs that cannot throw: stops with the reason on failure.
+    func requireBinding(for type: Object.Type) -> ClassBinding {
+        do { return try binding(for: type) } catch {
+            preconditionFailure("cannot use class '\(type.className())' with this Realm: \(error)")
+        }
+    }
+
+    /// Creates the tables of classes (and the classes they link to) missing from the file.
+    private func createTables(for types: [Object.Type]) throws {
+        guard !isFrozen, !configuration.readOnly else {
+            throw AtollError(.schemaMismatch, "class '\(types.map { $0.className() }.joined(separator: ", "))' is not in the \(isFrozen ? "frozen" : "read-only") realm's schema")
+        }
+        if let w = writeTransaction {
+            try SchemaSetup.createMissingTables(for: types, in: w)
+            return
+        }
+        // Outside a write: create them in a transaction of their own, then read the new version.
+        let w = try database.beginWrite()
+        do {
+            try SchemaSetup.createMissingTables(for: types, in: w)
+            try w.commit()
+        } catch {
+            w.rollback()
+            throw error
+        }
+        try advance(notify: true)
+    }
+
+    func table(_ binding: ClassBinding) throws -> Table { try transaction.table(binding.tableKey) }
+
+    /// A managed object for `key` of a bound class (nil when it does not exist).
+    func makeObject<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
+        guard let b = try? binding(for: type) else { return nil }
+        return makeObject(type, key: key, binding: b)
+    }
+
+    func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding) -> T {
+        let context = InitContext.current
+        context.managedCreation += 1
+        let object = T()
+        context.managedCreation -= 1
+        object._managed = ManagedObjectState(realm: self, binding: b, key: key)
+        return object
+    }
+
+    /// A managed object of the class bound to table `tableKey`.
+    func makeObject(tableKey: TableKey, key: ObjectKey) -> Object? {
+        guard let b = bindings.values.first(where: { $0.tableKey == tableKey }) else { return nil }
+        return makeObject(b.schema.objectType, key: key, binding: b)
+    }
+
+    // MARK: reading
+
+    /// All objects of a class, as live `Results`.
+    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+        verifyThread()
+        return Results(realm: self, binding: requireBinding(for: type))
+    }
+
+    /// The object with the given primary key, or nil.
+    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        verifyThread()
+        let b = requireBinding(for: type)
+        guard let pk = b.schema.primaryKeyProperty, let t = try? table(b) else {
+            preconditionFailure("'\(type.className())' has no primary key")
+        }
+        guard let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value) else { return nil }
+        return makeObject(type, key: found, binding: b)
+    }
+
+    // MARK: versions
+
+    /// Moves to the newest version, delivering notifications. Returns whether anything changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        verifyThread()
+        guard !isFrozen, writeTransaction == nil else { return false }
+        let before = transaction.version
+        do { try advance(notify: true) } catch { return false }
+        return transaction.version != before
+    }
+
+    /// Reads the newest version; computes and delivers notifications for the changes.
+    func advance(notify: Bool) throws {
+        guard !isFrozen else { return }
+        guard database.latestVersion != transaction.version else { return }
+        let old = transaction
+        let new = try database.beginRead()
+        transaction = new
+        bumpStamp()
+        if new.rootRecord.schemaGeneration != bindingsGeneration {
+            bindings.removeAll()
+            bindingsGeneration = new.rootRecord.schemaGeneration
+        }
+        if notify { observers.deliver(realm: self, from: old, to: new, ownLog: nil) }
+        (old as? ReadTransaction)?.close()
+    }
+
+    /// Releases the version this realm reads; the next access reads the newest one. Objects and
+    /// results read before stay usable (they re-read on next access).
+    public func invalidate() {
+        verifyThread()
+        if writeTransaction != nil { cancelWrite() }
+        try? advance(notify: false)
+    }
+
+    // MARK: errors inside writes
+
+    /// Records the first failure of a non-throwing write API (`add`, `create`, a setter); the
+    /// enclosing `write` or `commitWrite` then throws it and nothing is committed.
+    func recordError(_ error: AtollError) {
+        if pendingError == nil { pendingError = error }
+    }
+
+    func recordError(_ error: any Error) {
+        recordError(error as? AtollError ?? AtollError(.invalidArgument, "\(error)"))
+    }
+
+    /// Runs a write API body, turning any error into the pending error of the write.
+    func performWrite(_ what: String, _ body: (WriteTransaction) throws -> Void) {
+        verifyThread()
+        guard let w = writeTransaction else {
+            preconditionFailure("\(what) must be called inside a write transaction (realm.write { ... } or beginWrite())")
+        }
+        guard pendingError == nil else { return }
+        do { try body(w) } catch { recordError(error) }
+    }
+
+    // MARK: write transaction plumbing
+
+    func setWriteTransaction(_ w: WriteTransaction?) {
+        writeTransaction = w
+        if let w { transaction = w }
+        bumpStamp()
+    }
+
+    func replaceTransaction(_ t: Transaction) {
+        transaction = t
+        bumpStamp()
+    }
+
+    func clearPendingError() { pendingError = nil }
+
+    func dropBindings() { bindings.removeAll() }
+
+    /// Every bound class.
+    var allBindings: [ClassBinding] { Array(bindings.values) }
+
+    // MARK: files
+
+    /// Deletes the data file of `configuration` and its auxiliary files. Returns whether a file
+    /// existed. Fails with `.fileLocked` while the file is open.
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        guard let url = configuration.fileURL, configuration.inMemoryIdentifier == nil else { return false }
+        let path = url.path
+        if Database.isOpen(path: path) {
+            throw AtollError(.fileLocked, "'\(path)' is open; close every Realm on it before deleting its files")
+        }
+        var existed = false
+        for p in [path, DatabaseConfiguration.lockPath(for: path), path + ".note", path + ".compacting"] {
+            if unlink(p) == 0 { existed = existed || p == path }
+        }
+        return existed
+    }
+
+    /// Writes a compacted copy of the current version to `fileURL` (which must not exist).
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        try checkThread()
+        if encryptionKey != nil { throw AtollError(.invalidArgument, "encrypted copies are not supported by this build of Atoll") }
+        try transaction.writeCopy(to: fileURL.path)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import AtollStorage
+
+// Converting the values users pass dynamically (KVC, `create(_:value:)`, JSON from
+// JSONSerialization, migrations) to stored values, with clear errors naming the property.
+
+/// Removes any level of Optional wrapping from a value held as `Any` (nil for an empty one).
+func flattenOptional(_ value: Any?) -> Any? {
+    guard let value else { return nil }
+    if let optional = value as? any OptionalProtocol {
+        if optional.isNone { return nil }
+        let mirror = Mirror(reflecting: value)
+        return flattenOptional(mirror.children.first?.value)
+    }
+    if value is NSNull { return nil }
+    return value
+}
+
+enum ValueConversion {
+    /// A stored scalar value of `type` from a dynamic value, or nil when it cannot be one.
+    static func scalar(_ value: Any, type: ColumnType) -> StorageValue? {
+        switch type {
+        case .bool:
+            if let b = value as? Bool, Swift.type(of: value) == Bool.self { return .bool(b) }
+            if let n = value as? NSNumber { return .bool(n.boolValue) }
+        case .int:
+            if Swift.type(of: value) == Bool.self { return nil }
+            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .int($0) } }
+            if let d = value as? Double, let i = Int64(exactly: d) { return .int(i) }
+            if let n = value as? NSNumber {
+                let d = n.doubleValue
+                if d == d.rounded(), abs(d) < 9.2e18 { return .int(n.int64Value) }
+            }
+        case .float:
+            if Swift.type(of: value) == Bool.self { return nil }
+            if let f = value as? Float { return .float(f) }
+            if let d = value as? Double { return .float(Float(d)) }
+            if let i = value as? any BinaryInteger { return .float(Float(Int64(truncatingIfNeeded: i))) }
+            if let n = value as? NSNumber { return .float(n.floatValue) }
+        case .double:
+            if Swift.type(of: value) == Bool.self { return nil }
+            if let d = value as? Double { return .double(d) }
+            if let f = value as? Float { return .double(Double(f)) }
+            if let i = value as? any BinaryInteger { return .double(Double(Int64(truncatingIfNeeded: i))) }
+            if let n = value as? NSNumber { return .double(n.doubleValue) }
+        case .string:
+            if let s = value as? String { return .string(s) }
+            if let s = value as? Substring { return .string(String(s)) }
+            if let s = value as? NSString { return .string(s as String) }
+        case .binary:
+            if let d = value as? Data { return .binary([UInt8](d)) }
+            if let b = value as? [UInt8] { return .binary(b) }
+        case .timestamp:
+            if let d = value as? Date { return .timestamp(Timestamp(d)) }
+        case .uuid:
+            if let u = value as? UUID { return .uuid(u) }
+        case .objectId:
+            if let o = value as? ObjectId { return .objectId(o) }
+        case .link:
+            return nil
+        }
+        return nil
+    }
+
+    static func describe(_ value: Any?) -> String {
+        guard let value = flattenOptional(value) else { return "nil" }
+        return "'\(value)' of type \(Swift.type(of: value))"
+    }
+
+    /// A stored value back to a Swift value for KVC (`Any`).
+    static func swiftValue(_ v: StorageValue, property: PropertyInfo, realm: Realm?) -> Any? {
+        switch v {
+        case .null: return nil
+        case .bool(let b): return b
+        case .int(let i):
+            switch property.type.intBits {
+            case 8: return Int8(truncatingIfNeeded: i)
+            case 16: return Int16(truncatingIfNeeded: i)
+            case 32: return Int32(truncatingIfNeeded: i)
+            default:
+                if let t = property.valueType as? any _AtollInteger.Type, t == Int64.self || t == Optional<Int64>.self { return i }
+                return Int(truncatingIfNeeded: i)
+            }
+        case .float(let f): return f
+        case .double(let d): return d
+        case .string(let s): return s
+        case .binary(let b): return Data(b)
+        case .timestamp(let t): return Date(t)
+        case .uuid(let u): return u
+        case .objectId(let o): return o
+        case .link(let k):
+            guard let realm, let target = property.type.objectType else { return nil }
+            return realm.makeObject(target, key: k)
+        }
+    }
+}
+
+extension PropertyInfo {
+    var label: String { name }
+
+    /// The stored value for a scalar property (no links or lists) from a dynamic value.
+    func storageValue(from value: Any?, realm: Realm?) throws -> StorageValue {
+        guard let value = flattenOptional(value) else {
+            guard type.isOptional else {
+                throw AtollError(.requiredValueMissing, "property '\(name)' is required; nil is not allowed")
+            }
+            return .null
+        }
+        guard case .scalar(let t) = type.kind else {
+            throw AtollError(.typeMismatch, "property '\(name)' is not a scalar")
+        }
+        guard let converted = ValueConversion.scalar(value, type: t) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for \(t) property '\(name)'")
+        }
+        if case .int(let i) = converted, type.intBits < 64 {
+            let lo = -(Int64(1) << (type.intBits - 1)), hi = (Int64(1) << (type.intBits - 1)) - 1
+            guard i >= lo && i <= hi else { throw AtollError(.typeMismatch, "\(i) does not fit the \(type.intBits)-bit property '\(name)'") }
+        }
+        return converted
+    }
+
+    /// A Swift value of this property's type from a dynamic value (unmanaged KVC).
+    func swiftValue(from value: Any?, realm: Realm?) throws -> Any {
+        switch type.kind {
+        case .scalar:
+            let stored = try storageValue(from: value, realm: realm)
+            guard let v = valueType._atollFromStorage(stored, realm: realm) else {
+                throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for property '\(name)'")
+            }
+            return v
+        case .link:
+            let flat = flattenOptional(value)
+            if flat == nil { return valueType._atollDefault() }
+            guard let o = flat as? Object, let target = type.objectType, ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) else {
+                throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for link property '\(name)'")
+            }
+            return o
+        case .list:
+            guard let listType = valueType as? any _ListProtocol.Type else { return valueType._atollDefault() }
+            let list = listType.makeUnmanaged()
+            try list.replaceAll(with: value, property: self)
+            return list
+        case .linkingObjects:
+            return valueType._atollDefault()
+        }
+    }
+}
+

@@ -1,0 +1,84 @@
+public import AtollStorage
+
+extension QuerySchema {
+    /// The query schema of every table in a transaction. A property's `columnIndex` is its column
+    /// in the table (for linking objects: the origin property's column in the origin table).
+    public init(transaction: Transaction) {
+        var classes: [QueryClassSchema] = []
+        for spec in transaction.tableSpecs {
+            var properties: [QueryProperty] = []
+            for (c, col) in spec.columns.enumerated() {
+                properties.append(QueryProperty(
+                    name: col.name, type: QueryValueType(col.type), isOptional: col.isNullable || (col.type == .link && !col.isList),
+                    isList: col.isList, objectClassName: col.linkTarget,
+                    isIndexed: col.isIndexed || col.name == spec.primaryKey, columnIndex: c))
+            }
+            for l in spec.linkingObjects {
+                let originColumn = transaction.tableKey(named: l.originTable).flatMap { transaction.spec(of: $0) }?.columnIndex(named: l.originProperty) ?? -1
+                properties.append(.linkingObjects(name: l.name, originClassName: l.originTable, originPropertyName: l.originProperty, columnIndex: originColumn))
+            }
+            classes.append(QueryClassSchema(name: spec.name, properties: properties, primaryKey: spec.primaryKey))
+        }
+        self.init(classes)
+    }
+}
+
+extension QueryValueType {
+    init(_ t: ColumnType) {
+        switch t {
+        case .bool: self = .bool
+        case .int: self = .int
+        case .float: self = .float
+        case .double: self = .double
+        case .string: self = .string
+        case .binary: self = .data
+        case .timestamp: self = .date
+        case .uuid: self = .uuid
+        case .objectId: self = .objectId
+        case .link: self = .object
+        }
+    }
+}
+
+extension QueryValue {
+    /// The query value of a stored value (`linkTarget`: the class of a link's target).
+    init(_ v: StorageValue, linkTarget: String?) {
+        switch v {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .float(let f): self = .float(f)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = .string(s)
+        case .binary(let b): self = .data(b)
+        case .timestamp(let t): self = .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
+        case .uuid(let u): self = .uuid(u)
+        case .objectId(let o): self = .objectId(o)
+        case .link(let k): self = .object(className: linkTarget ?? "", key: k.rawValue)
+        }
+    }
+
+    /// The stored form, for index lookups (nil for values that have none).
+    var storageValue: StorageValue? {
+        switch self {
+        case .null: .null
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .float(let f): .float(f)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        case .data(let b): .binary(b)
+        case .timestamp(let s, let n): .timestamp(Timestamp(seconds: s, nanoseconds: n))
+        case .uuid(let u): .uuid(u)
+        case .objectId(let o): .objectId(o)
+        case .object(_, let key): .link(ObjectKey(key))
+        case .list: nil
+        }
+    }
+
+    /// Timestamps normalized to non-negative nanoseconds, so (seconds, nanoseconds) orders.
+    var normalizedTimestamp: Timestamp? {
+        guard case .timestamp(let s, let n) = self else { return nil }
+        return Timestamp(seconds: s, nanoseconds: n)
+    }
+}
