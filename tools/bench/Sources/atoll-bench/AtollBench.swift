@@ -40,6 +40,8 @@ struct BenchOptions {
           --runs N     measured runs per figure (default: 5 for reads, 3 for rebuilding workloads)
           --dir PATH   where database files are created (default /tmp/atoll-bench)
           --only LIST  only the named workloads (compare: W1,W3; storage: insert,scan,...)
+          --sqlite-cache-mib N  SQLite page cache per connection (default \(SQLiteTuning.defaultCacheMebibytes); 0: SQLite's 2 MiB)
+          --sqlite-mmap-mib N   SQLite memory-mapped I/O size (default \(SQLiteTuning.defaultMmapMebibytes); 0: off)
         """
 
     var suite = ""
@@ -48,6 +50,8 @@ struct BenchOptions {
     var runs: Int?
     var directory = "/tmp/atoll-bench"
     var only: Set<String>?
+    var sqliteCacheMebibytes = SQLiteTuning.defaultCacheMebibytes
+    var sqliteMmapMebibytes = SQLiteTuning.defaultMmapMebibytes
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
         var o = BenchOptions()
@@ -69,6 +73,9 @@ struct BenchOptions {
                 o.runs = n
             case "--dir": o.directory = try value(a)
             case "--only": o.only = Set(try value(a).split(separator: ",").map { String($0) })
+            case "--sqlite-cache-mib", "--sqlite-mmap-mib":
+                guard let n = Int(try value(a)), n >= 0, n <= 65536 else { throw BenchError("\(a) takes an integer in 0...65536") }
+                if a == "--sqlite-cache-mib" { o.sqliteCacheMebibytes = n } else { o.sqliteMmapMebibytes = n }
             case "-h", "--help": throw BenchError(usage)
             default:
                 guard o.suite.isEmpty, !a.hasPrefix("-") else { throw BenchError("unexpected argument '\(a)'\n" + usage) }

@@ -12,11 +12,14 @@ struct CompareSuite {
     static let suite = "compare"
 
     private let atoll: any CompareEngine = AtollWorkloads()
-    private let sqlite: any CompareEngine = SQLiteWorkloads()
+    private let sqlite: any CompareEngine
+    private let sqliteTuning: SQLiteTuning
 
     init(options: BenchOptions, reporter: Reporter) {
         self.options = options
         self.reporter = reporter
+        sqliteTuning = SQLiteTuning(cacheMebibytes: options.sqliteCacheMebibytes, mmapMebibytes: options.sqliteMmapMebibytes)
+        sqlite = SQLiteWorkloads(tuning: sqliteTuning)
     }
 
     func run() throws {
@@ -28,7 +31,8 @@ struct CompareSuite {
         let count = options.scaled(1_000_000, minimum: 1_000)
         progress("compare: generating \(Format.grouped(Int64(count))) objects")
         let data = ItemData(count: count)
-        add("objects", .objects, atoll: Double(count), sqlite: Double(count))
+        add("objects", .objects, atoll: Double(count), sqlite: Double(count),
+            note: "SQLite: GRDB 7.10.0 DatabaseQueue, WAL, synchronous FULL, \(sqliteTuning.description)")
 
         // W1 and W10; the last W1 run becomes the seed.
         if options.includes("W1") || options.includes("W10") {
@@ -86,10 +90,10 @@ struct CompareSuite {
             let plan = options.plan(SamplingPlan(warmups: 2, runs: 9))
             let (a10, s10) = try Sampler.interleave(plan,
                 { _ in try OpenProbe.probe(engine: atoll.name, path: small(atoll), id: Int64(smallData.count / 2)) },
-                { _ in try OpenProbe.probe(engine: sqlite.name, path: small(sqlite), id: Int64(smallData.count / 2)) })
+                { _ in try OpenProbe.probe(engine: sqlite.name, path: small(sqlite), id: Int64(smallData.count / 2), extra: sqliteTuning.arguments) })
             let (a, s) = try Sampler.interleave(plan,
                 { _ in try OpenProbe.probe(engine: atoll.name, path: seed(atoll), id: Int64(count / 2)) },
-                { _ in try OpenProbe.probe(engine: sqlite.name, path: seed(sqlite), id: Int64(count / 2)) })
+                { _ in try OpenProbe.probe(engine: sqlite.name, path: seed(sqlite), id: Int64(count / 2), extra: sqliteTuning.arguments) })
             add("W9_10k", .milliseconds, atoll: Rate.milliseconds(a10), sqlite: Rate.milliseconds(s10), target: .atMost(5, label: "5 ms"))
             add("W9", .milliseconds, atoll: Rate.milliseconds(a), sqlite: Rate.milliseconds(s), target: .atMost(5, label: "5 ms"),
                 note: "open a \(Format.grouped(Int64(count)))-object file in a fresh process and read one object (page cache warm); flat: 10k = \(Format.number(Rate.milliseconds(a10))) ms")

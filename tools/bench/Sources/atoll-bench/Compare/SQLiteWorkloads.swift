@@ -9,15 +9,49 @@ import GRDB
 //
 // GRDB's WAL set-up runs after `Configuration.prepareDatabase` and sets `synchronous = NORMAL`,
 // so `synchronous = FULL` is set after opening, and checked.
+//
+// Memory: Atoll reads its file through a map, so the whole file can sit in memory. SQLite's
+// default page cache is 2 MiB, which makes a 1M-row load with an index thrash (every page
+// evicted goes back through the WAL). SQLiteTuning gives SQLite a page cache large enough for
+// the whole database and memory-mapped reads, as a user tuning for speed would.
+
+/// Memory settings of the SQLite connections (command-line options, passed to child probes).
+struct SQLiteTuning: Sendable {
+    static let defaultCacheMebibytes = 256
+    static let defaultMmapMebibytes = 0
+
+    var cacheMebibytes = defaultCacheMebibytes
+    var mmapMebibytes = defaultMmapMebibytes
+
+    var arguments: [String] { [String(cacheMebibytes), String(mmapMebibytes)] }
+
+    init(cacheMebibytes: Int = defaultCacheMebibytes, mmapMebibytes: Int = defaultMmapMebibytes) {
+        self.cacheMebibytes = cacheMebibytes
+        self.mmapMebibytes = mmapMebibytes
+    }
+
+    init(arguments: ArraySlice<String>) throws {
+        guard arguments.count == 2, let c = Int(arguments.first!), let m = Int(arguments.last!) else {
+            throw BenchError("expected <cache MiB> <mmap MiB>")
+        }
+        self.init(cacheMebibytes: c, mmapMebibytes: m)
+    }
+
+    var description: String {
+        (cacheMebibytes > 0 ? "cache_size \(cacheMebibytes) MiB" : "default cache_size")
+            + (mmapMebibytes > 0 ? ", mmap_size \(mmapMebibytes) MiB" : ", no mmap")
+    }
+}
 
 struct SQLiteWorkloads: CompareEngine {
     let name = "sqlite"
     let fileExtension = "sqlite"
+    let tuning: SQLiteTuning
 
     static let insertSQL = "INSERT INTO item (id, name, age, score, active) VALUES (?, ?, ?, ?, ?)"
 
     /// Opens (or creates) `path` in WAL mode with full synchronous commits.
-    static func openQueue(_ path: String) throws -> DatabaseQueue {
+    static func openQueue(_ path: String, tuning: SQLiteTuning) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.label = "atoll-bench"
@@ -25,13 +59,17 @@ struct SQLiteWorkloads: CompareEngine {
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             guard try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2 else { throw BenchError("sqlite: synchronous is not FULL") }
+            if tuning.cacheMebibytes > 0 { try db.execute(sql: "PRAGMA cache_size = -\(tuning.cacheMebibytes * 1024)") }
+            if tuning.mmapMebibytes > 0 { try db.execute(sql: "PRAGMA mmap_size = \(tuning.mmapMebibytes << 20)") }
         }
         return queue
     }
 
+    private func openQueue(_ path: String) throws -> DatabaseQueue { try Self.openQueue(path, tuning: tuning) }
+
     private func freshQueue(_ path: String) throws -> DatabaseQueue {
         ScratchDirectory.removeDatabase(path)
-        let queue = try Self.openQueue(path)
+        let queue = try openQueue(path)
         try queue.write { db in
             try db.execute(sql: """
                 CREATE TABLE item (
@@ -73,7 +111,7 @@ struct SQLiteWorkloads: CompareEngine {
     }
 
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {
-        let queue = try Self.openQueue(path)
+        let queue = try openQueue(path)
         let watch = Stopwatch()
         try queue.write { db in
             let statement = try db.cachedStatement(sql: "UPDATE item SET score = ? WHERE id = ?")
@@ -87,7 +125,7 @@ struct SQLiteWorkloads: CompareEngine {
     }
 
     func timedDeleteAll(path: String) throws -> UInt64 {
-        let queue = try Self.openQueue(path)
+        let queue = try openQueue(path)
         let watch = Stopwatch()
         try queue.write { db in try db.execute(sql: "DELETE FROM item") }
         return watch.elapsedNanoseconds
@@ -104,16 +142,16 @@ struct SQLiteWorkloads: CompareEngine {
     }
 
     func objectCount(path: String) throws -> Int {
-        try Self.openQueue(path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? -1 }
+        try openQueue(path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? -1 }
     }
 
-    func openReader(path: String) throws -> any CompareReader { try SQLiteReader(path: path) }
+    func openReader(path: String) throws -> any CompareReader { try SQLiteReader(path: path, tuning: tuning) }
 
     /// Opens `path`, reads the name and age of the object with primary key `id`; returns the
     /// nanoseconds from before the open to after the read. Run in a fresh process.
-    static func timedOpenAndRead(path: String, id: Int64) throws -> UInt64 {
+    static func timedOpenAndRead(path: String, id: Int64, tuning: SQLiteTuning) throws -> UInt64 {
         let watch = Stopwatch()
-        let queue = try openQueue(path)
+        let queue = try openQueue(path, tuning: tuning)
         let row = try queue.read { db in try Row.fetchOne(db, sql: "SELECT name, age FROM item WHERE id = ?", arguments: [id]) }
         let ns = watch.elapsedNanoseconds
         guard let row, (row[0] as String?) != nil else { throw BenchError("no object with id \(id) in \(path)") }
@@ -125,8 +163,8 @@ struct SQLiteWorkloads: CompareEngine {
 final class SQLiteReader: CompareReader {
     private var queue: DatabaseQueue?
 
-    init(path: String) throws {
-        queue = try SQLiteWorkloads.openQueue(path)
+    init(path: String, tuning: SQLiteTuning) throws {
+        queue = try SQLiteWorkloads.openQueue(path, tuning: tuning)
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws -> T {

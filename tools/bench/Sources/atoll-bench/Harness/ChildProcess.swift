@@ -44,23 +44,26 @@ enum OpenProbe {
         return Rate.milliseconds(ns)
     }
 
-    static func probe(engine: String, path: String, id: Int64) throws -> UInt64 {
-        let out = try ChildProcess.run([subcommand, engine, path, String(id)])
+    /// One child run; `extra` are engine settings (SQLiteTuning.arguments).
+    static func probe(engine: String, path: String, id: Int64, extra: [String] = []) throws -> UInt64 {
+        let out = try ChildProcess.run([subcommand, engine, path, String(id)] + extra)
         guard let ns = UInt64(out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw BenchError("open probe printed '\(out)' instead of nanoseconds")
         }
         return ns
     }
 
-    /// The child's side: `_probe-open <atoll|sqlite> <path> <id>`; prints nanoseconds.
+    /// The child's side: `_probe-open <atoll|sqlite> <path> <id> [settings]`; prints nanoseconds.
     static func runChild(_ arguments: [String]) throws {
-        guard arguments.count == 3, let id = Int64(arguments[2]) else {
-            throw BenchError("usage: atoll-bench \(subcommand) <atoll|sqlite> <path> <id>")
+        guard arguments.count >= 3, let id = Int64(arguments[2]) else {
+            throw BenchError("usage: atoll-bench \(subcommand) <atoll|sqlite> <path> <id> [<cache MiB> <mmap MiB>]")
         }
         let ns: UInt64
         switch arguments[0] {
         case "atoll": ns = try AtollItemStore.timedOpenAndRead(path: arguments[1], id: id)
-        case "sqlite": ns = try SQLiteWorkloads.timedOpenAndRead(path: arguments[1], id: id)
+        case "sqlite":
+            let tuning = arguments.count > 3 ? try SQLiteTuning(arguments: arguments[3...]) : SQLiteTuning()
+            ns = try SQLiteWorkloads.timedOpenAndRead(path: arguments[1], id: id, tuning: tuning)
         default: throw BenchError("unknown engine '\(arguments[0])'")
         }
         print(ns)
