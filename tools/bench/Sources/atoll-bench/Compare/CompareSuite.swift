@@ -31,8 +31,9 @@ struct CompareSuite {
         let count = options.scaled(1_000_000, minimum: 1_000)
         progress("compare: generating \(Format.grouped(Int64(count))) objects")
         let data = ItemData(count: count)
-        add("objects", .objects, atoll: Double(count), sqlite: Double(count),
-            note: "SQLite: GRDB 7.10.0 DatabaseQueue, WAL, synchronous FULL, \(sqliteTuning.description)")
+        reporter.add(Measurement(suite: Self.suite, name: "objects", unit: .objects, atoll: Double(count),
+                                 note: "SQLite: GRDB 7.10.0 DatabaseQueue, WAL, synchronous FULL, \(sqliteTuning.description)",
+                                 isSideBySide: false))
 
         // W1 and W10; the last W1 run becomes the seed.
         if options.includes("W1") || options.includes("W10") {
