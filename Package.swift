@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "AtollQuery", dependencies: ["AtollStorage"], path: "Sources/AtollQuery", swiftSettings: strict),
 
         // The public object API: Realm, Object, @Persisted, Results, List, notifications.
-        .target(name: "Atoll", dependencies: ["AtollStorage"], swiftSettings: strict),
+        .target(name: "Atoll", dependencies: ["AtollStorage", "AtollQuery"], swiftSettings: strict),
 
         // A child process for the multi-process and crash tests.
         .executableTarget(

@@ -120,7 +120,7 @@ import Testing
         let tk = try setup.createTable(Self.personSpec)
         try setup.commit()
         var model = Model()
-        for round in 0..<40 {
+        for _ in 0..<40 {
             let w = try db.beginWrite()
             let t = try w.table(tk)
             var working = model

@@ -22,6 +22,10 @@ final class ManagedObjectState {
     @inline(__always)
     func locate() -> (Table, RowHandle)? {
         guard let table = try? realm.table(binding) else { return nil }
+        if realm.isFrozen {
+            // Frozen objects may be read from several threads: no shared cache.
+            return (try? table.locate(key)).flatMap { $0.map { (table, $0) } }
+        }
         let mutation = realm.writeTransaction?.mutationCount ?? 0
         if let row, rowStamp == realm.stamp, rowMutation == mutation { return (table, row) }
         guard let found = try? table.locate(key) else { row = nil; return nil }

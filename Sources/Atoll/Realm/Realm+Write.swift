@@ -37,16 +37,17 @@ extension Realm {
         guard !configuration.readOnly else { throw AtollError(.readOnly, "this realm was opened read-only") }
         guard writeTransaction == nil else { throw AtollError(.invalidTransaction, "the realm is already in a write transaction") }
         try advance(notify: true)
-        let keepOld = observers.needsOldValues
         let w = try database.beginWrite()
-        if !keepOld, let read = transaction as? ReadTransaction, read.version == w.version {
-            // The write protects its base version; releasing the read keeps the commit from
-            // storing history nobody needs.
-            read.close()
-            preWriteSnapshot = nil
-        } else {
-            preWriteSnapshot = transaction
+        if w.version != transaction.version {
+            // Another writer committed between the refresh and the lock: catch up first.
+            let read = try database.beginRead()
+            observers.deliver(realm: self, oldVersion: transaction.version, new: read, ownLog: nil)
+            (transaction as? ReadTransaction)?.close()
+            replaceTransaction(read)
         }
+        // The write protects its base version; releasing the read keeps the commit from storing
+        // history nobody needs.
+        (transaction as? ReadTransaction)?.close()
         clearPendingError()
         setWriteTransaction(w)
     }
@@ -64,7 +65,6 @@ extension Realm {
             throw error
         }
         let log = w.logBytes
-        let before = preWriteSnapshot
         do {
             try w.commit()
         } catch {
@@ -74,12 +74,8 @@ extension Realm {
         let read = try database.beginRead()
         setWriteTransaction(nil)
         replaceTransaction(read)
-        if read.rootRecord.schemaGeneration != w.rootRecord.schemaGeneration || true {
-            dropBindingsIfSchemaChanged(read)
-        }
-        observers.deliver(realm: self, fromVersion: w.version, from: before, to: read, ownLog: log, skipping: tokens)
-        (before as? ReadTransaction)?.close()
-        preWriteSnapshot = nil
+        dropBindingsIfSchemaChanged(read)
+        observers.deliver(realm: self, oldVersion: w.version, new: read, ownLog: log, skipping: tokens)
     }
 
     /// Discards every change of the current write transaction.
@@ -90,12 +86,7 @@ extension Realm {
         w.rollback()
         setWriteTransaction(nil)
         clearPendingError()
-        if let before = preWriteSnapshot {
-            replaceTransaction(before)
-            preWriteSnapshot = nil
-        } else if let read = try? database.beginRead() {
-            replaceTransaction(read)
-        }
+        if let read = try? database.beginRead() { replaceTransaction(read) }
         dropBindings()
     }
 
@@ -175,9 +166,9 @@ extension Realm {
     }
 
     func dropBindingsIfSchemaChanged(_ read: Transaction) {
-        if read.rootRecord.schemaGeneration != bindingsSchemaGeneration {
+        if read.rootRecord.schemaGeneration != bindingsGeneration {
             dropBindings()
-            bindingsSchemaGeneration = read.rootRecord.schemaGeneration
+            bindingsGeneration = read.rootRecord.schemaGeneration
         }
     }
 }

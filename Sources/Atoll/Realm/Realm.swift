@@ -26,7 +26,7 @@ public final class Realm {
     /// Changes whenever `transaction` does (row positions cached by objects are per stamp).
     private(set) var stamp: UInt64 = 1
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
-    private var bindingsGeneration: UInt64
+    var bindingsGeneration: UInt64
     public let isFrozen: Bool
     /// The first error of the current write (see `recordError`).
     private(set) var pendingError: AtollError?
@@ -36,6 +36,8 @@ public final class Realm {
     /// refresh the realm and deliver notifications on its queue.
     public var autorefresh = true
     var coordinator: RealmCoordinator?
+    /// A failure of `beginWrite()` (which cannot throw), reported by `commitWrite()`.
+    var startupError: AtollError?
 
     // MARK: opening
 
@@ -65,6 +67,7 @@ public final class Realm {
         database = source.database
         confinement = .unconfined
         isFrozen = true
+        transaction.isShared = true
         self.transaction = transaction
         bindingsGeneration = transaction.rootRecord.schemaGeneration
         autorefresh = false
@@ -224,7 +227,7 @@ public final class Realm {
             bindings.removeAll()
             bindingsGeneration = new.rootRecord.schemaGeneration
         }
-        if notify { observers.deliver(realm: self, from: old, to: new, ownLog: nil) }
+        if notify { observers.deliver(realm: self, oldVersion: old.version, new: new, ownLog: nil) }
         (old as? ReadTransaction)?.close()
     }
 
@@ -277,6 +280,25 @@ public final class Realm {
 
     /// Every bound class.
     var allBindings: [ClassBinding] { Array(bindings.values) }
+
+    // MARK: freezing
+
+    /// An immutable snapshot of this realm's current version, usable from any thread. Its
+    /// objects never change; it keeps its version pinned until released.
+    public func freeze() -> Realm {
+        verifyThread()
+        if isFrozen { return self }
+        guard let read = try? database.beginRead(sameVersionAs: transaction) else {
+            preconditionFailure("cannot pin the current version to freeze it")
+        }
+        return Realm(frozenFrom: self, transaction: read)
+    }
+
+    /// A live realm for this frozen one, on the calling thread.
+    public func thaw() throws -> Realm {
+        guard isFrozen else { return self }
+        return try Realm(configuration: configuration)
+    }
 
     // MARK: files
 

@@ -424,7 +424,7 @@ struct Lexer {
         }
         let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
-        return Timestamp.normalized(seconds: seconds, nanosecondsAfter: Int64(nanoseconds))
+        return TimestampLiteral.normalized(seconds: seconds, nanosecondsAfter: Int64(nanoseconds))
     }
 
     /// `T<seconds>:<nanoseconds>`; nil (nothing consumed) if the word is not of that form.
@@ -493,7 +493,7 @@ enum CivilCalendar {
 
 /// Realm's timestamp convention: seconds and nanoseconds carry the same sign, so that
 /// (seconds, nanoseconds) pairs order lexicographically.
-enum Timestamp {
+enum TimestampLiteral {
     /// The instant `seconds + nanosecondsAfter / 1e9` (nanosecondsAfter ≥ 0) in that convention.
     static func normalized(seconds: Int64, nanosecondsAfter: Int64) -> LiteralValue {
         if seconds < 0 && nanosecondsAfter > 0 {

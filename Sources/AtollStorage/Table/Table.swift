@@ -7,6 +7,12 @@ package struct RowHandle {
     package let leaf: LeafRef
     package let row: Int
     package let key: ObjectKey
+
+    package init(leaf: LeafRef, row: Int, key: ObjectKey) {
+        self.leaf = leaf
+        self.row = row
+        self.key = key
+    }
 }
 
 /// One table (object class) as seen by one transaction.
@@ -151,6 +157,12 @@ public final class Table {
         let col = h.leaf.bytesColumn(layout.firstBlock[c])
         if col.isNull(h.row) { return nil }
         return try col.value(h.row, space: transaction.space)
+    }
+
+    /// The bytes of row `row` of a bytes column view of this table (resolving blobs).
+    @inline(__always)
+    package func bytes(of column: BytesColumn, row: Int) throws -> UnsafeRawBufferPointer {
+        try column.value(row, space: transaction.space)
     }
 
     package func string(_ h: RowHandle, _ c: Int) throws -> String? {

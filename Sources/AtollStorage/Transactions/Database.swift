@@ -251,3 +251,8 @@ public final class Database: Sendable {
         lock.waitForCommit(after: sequence, timeoutNanoseconds: Int64(timeoutMilliseconds) * 1_000_000)
     }
 }
+
+extension Database {
+    /// Whether another process has this database open (best effort).
+    public static func isOpenElsewhere(_ db: Database) -> Bool { !db.lock.isSoleUser() }
+}

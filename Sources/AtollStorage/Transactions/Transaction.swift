@@ -1,3 +1,5 @@
+import Foundation
+
 // Transaction: a consistent view of one version. ReadTransaction pins a version in the lock
 // file's reader table until closed; WriteTransaction (WriteTransaction.swift) holds the writer
 // lock and builds the next version.
@@ -16,6 +18,9 @@ public class Transaction {
     /// Set for write transactions.
     final let allocator: PageAllocator?
     public internal(set) var isClosed = false
+    /// Set for snapshots shared between threads (frozen realms): guards the table cache.
+    public var isShared = false
+    private let sharedLock = NSLock()
 
     init(database: Database, root: RootRecord, space: PageSpace, allocator: PageAllocator?) throws {
         self.database = database
@@ -52,6 +57,15 @@ public class Transaction {
     }
 
     public func table(_ key: TableKey) throws -> Table {
+        if isShared {
+            sharedLock.lock()
+            defer { sharedLock.unlock() }
+            return try openTable(key)
+        }
+        return try openTable(key)
+    }
+
+    private func openTable(_ key: TableKey) throws -> Table {
         if let t = openTables[key] { return t }
         try checkOpen()
         guard let spec = schema.specs[key], let layout = schema.layouts[key] else {
@@ -129,4 +143,20 @@ public final class ReadTransaction: Transaction {
     }
 
     deinit { if !isClosed { database.lock.releaseSlot(slot) } }
+}
+
+extension Database {
+    /// A second read transaction on the version `existing` reads (which keeps it pinned until
+    /// the new one has pinned it too). Used to freeze a snapshot.
+    public func beginRead(sameVersionAs existing: Transaction) throws -> ReadTransaction {
+        guard let source = existing as? ReadTransaction else { return try beginRead() }
+        let slot = try lock.claimSlot()
+        lock.pin(slot: slot, version: source.version)
+        do {
+            return try ReadTransaction(database: self, root: source.root, space: source.snapshotSpace, slot: slot)
+        } catch {
+            lock.releaseSlot(slot)
+            throw error
+        }
+    }
 }

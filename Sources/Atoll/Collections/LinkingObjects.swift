@@ -1,0 +1,64 @@
+public import AtollStorage
+
+public protocol _LinkingObjectsProtocol: PersistableValue {}
+
+/// The objects that link to this one through a property:
+/// `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`. Live; empty for
+/// unmanaged objects. Maintained from backlinks, so reading it costs one index range scan.
+public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+    let results: Results<Element>?
+
+    public init() { results = nil }
+    init(results: Results<Element>) { self.results = results }
+
+    public var realm: Realm? { results?.realm }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { results?.count ?? 0 }
+
+    public subscript(position: Int) -> Element {
+        guard let results else { preconditionFailure("index \(position) out of bounds (an unmanaged object has no linking objects)") }
+        return results[position]
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        guard let results else { return [Element]().makeIterator() }
+        return Array(results).makeIterator()
+    }
+
+    public var description: String { "LinkingObjects<\(Element.className())> (\(count) objects)" }
+
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        guard let results else { preconditionFailure("an unmanaged object has no linking objects to filter") }
+        do { return try results.filter(throwing: predicateFormat, args) } catch { preconditionFailure("invalid query: \(error)") }
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        guard let results else { preconditionFailure("an unmanaged object has no linking objects to sort") }
+        return results.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// The linking objects as live Results (for aggregates and notifications).
+    public var asResults: Results<Element>? { results }
+}
+
+extension LinkingObjects: _LinkingObjectsProtocol {
+    public static var _atollType: _PropertyType {
+        _PropertyType(kind: .linkingObjects(ObjectIdentifier(Element.self)), isOptional: false, intBits: 64, objectType: Element.self)
+    }
+
+    public static func _atollDefault() -> LinkingObjects<Element> { LinkingObjects() }
+
+    public static func _atollGet(_ a: _ManagedAccess) -> LinkingObjects<Element> {
+        guard let origin = try? a.realm.binding(for: Element.self), let property = a.property.originProperty,
+              let index = origin.schema.index(of: property), origin.columns[index] >= 0,
+              let target = a.object._managed?.binding
+        else { return LinkingObjects() }
+        let core = ResultsCore(realm: a.realm, binding: origin, source: .linkingObjects(target: target, key: a.row.key, column: origin.columns[index]), query: nil)
+        return LinkingObjects(results: Results(core: core))
+    }
+
+    public static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> LinkingObjects<Element>? { nil }
+
+    public var _atollStorageValue: StorageValue? { nil }
+}

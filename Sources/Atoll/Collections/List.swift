@@ -1,0 +1,232 @@
+public import AtollStorage
+
+/// Type-erased access to `List`, for dynamic APIs.
+public protocol _ListProtocol: AnyObject {
+    static func makeUnmanaged() -> any _ListProtocol
+    var anyElements: [Any?] { get }
+    func replaceAll(with value: Any?, property: PropertyInfo) throws
+}
+
+/// An ordered list of values or objects, a to-many property: `@Persisted var dogs: List<Dog>`.
+///
+/// Unmanaged, it is an array in memory. Managed, every read and write goes to the realm, and
+/// it keeps order and allows duplicates. Deleting an object removes it from every list.
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    private var storage: [Element] = []
+    struct Managed {
+        let realm: Realm
+        let owner: ClassBinding
+        let key: ObjectKey
+        let column: Int
+    }
+    private(set) var managed: Managed?
+
+    public init() {}
+
+    init(managed: Managed) { self.managed = managed }
+
+    public var realm: Realm? { managed?.realm }
+    public var isFrozen: Bool { managed?.realm.isFrozen ?? false }
+
+    /// True when the list's object was deleted.
+    public var isInvalidated: Bool {
+        guard let m = managed, let t = try? m.realm.table(m.owner) else { return false }
+        return (try? t.contains(m.key)) != true
+    }
+
+    private func stored() -> [StorageValue] {
+        guard let m = managed else { return [] }
+        m.realm.verifyThread()
+        guard let t = try? m.realm.table(m.owner), let values = try? t.listValues(m.key, m.column) else { return [] }
+        return values
+    }
+
+    private func element(_ v: StorageValue) -> Element {
+        guard let m = managed else { return Element._atollDefault() }
+        return Element._atollFromStorage(v, realm: m.realm) ?? Element._atollDefault()
+    }
+
+    // MARK: reading
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public var count: Int { managed == nil ? storage.count : stored().count }
+
+    public subscript(position: Int) -> Element {
+        get {
+            guard managed != nil else { return storage[position] }
+            let values = stored()
+            guard position >= 0 && position < values.count else { preconditionFailure("index \(position) out of bounds (count \(values.count))") }
+            return element(values[position])
+        }
+        set { replace(index: position, object: newValue) }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        guard managed != nil else { return storage.makeIterator() }
+        return stored().map(element).makeIterator()
+    }
+
+    public var description: String { "List<\(Element.self)> (\(count) elements)" }
+
+    // MARK: writing
+
+    private func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
+        guard let m = managed else { return }
+        m.realm.verifyThread()
+        guard m.realm.isInWriteTransaction else { preconditionFailure("\(what) on a managed List must happen inside a write transaction") }
+        m.realm.performWrite(what) { w in
+            var writer = ObjectWriter(realm: m.realm, transaction: w, update: .error)
+            try body(try m.realm.table(m.owner), m, &writer)
+            writer.finish()
+        }
+    }
+
+    private func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
+        if let o = e as? Object { return .link(try writer.add(o)) }
+        if let v = e._atollStorageValue { return v }
+        if let optional = e as? any OptionalProtocol, optional.isNone { return .null }
+        if let o = flattenOptional(e) as? Object { return .link(try writer.add(o)) }
+        throw AtollError(.typeMismatch, "cannot store \(e) in a list")
+    }
+
+    public func append(_ element: Element) {
+        guard managed != nil else { storage.append(element); return }
+        write("append") { t, m, w in try t.listInsert(m.key, m.column, at: try t.listValues(m.key, m.column).count, try storageValue(element, &w)) }
+    }
+
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        for e in elements { append(e) }
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        guard managed != nil else { storage.insert(element, at: index); return }
+        write("insert") { t, m, w in try t.listInsert(m.key, m.column, at: index, try storageValue(element, &w)) }
+    }
+
+    public func remove(at index: Int) {
+        guard managed != nil else { storage.remove(at: index); return }
+        write("remove") { t, m, _ in try t.listRemove(m.key, m.column, at: index) }
+    }
+
+    public func removeLast() {
+        let n = count
+        guard n > 0 else { return }
+        remove(at: n - 1)
+    }
+
+    public func removeAll() {
+        guard managed != nil else { storage.removeAll(); return }
+        write("removeAll") { t, m, _ in try t.listClear(m.key, m.column) }
+    }
+
+    public func replace(index: Int, object: Element) {
+        guard managed != nil else { storage[index] = object; return }
+        write("replace") { t, m, w in try t.listSet(m.key, m.column, at: index, try storageValue(object, &w)) }
+    }
+
+    public func move(from: Int, to: Int) {
+        guard managed != nil else { let e = storage.remove(at: from); storage.insert(e, at: to); return }
+        write("move") { t, m, _ in try t.listMove(m.key, m.column, from: from, to: to) }
+    }
+
+    public func swapAt(_ index1: Int, _ index2: Int) {
+        guard index1 != index2 else { return }
+        let a = self[index1], b = self[index2]
+        replace(index: index1, object: b)
+        replace(index: index2, object: a)
+    }
+}
+
+extension List where Element: Object {
+    /// The position of an object in the list, or nil.
+    public func index(of object: Element) -> Int? {
+        guard managed != nil else { return storage.firstIndex { $0 === object } }
+        guard let k = object._managed?.key else { return nil }
+        return stored().firstIndex(of: .link(k))
+    }
+
+    private func results() -> Results<Element> {
+        guard let m = managed, let b = try? m.realm.binding(for: Element.self) else {
+            preconditionFailure("filter/sorted need a managed List")
+        }
+        return Results(core: ResultsCore(realm: m.realm, binding: b, source: .list(owner: m.owner, key: m.key, column: m.column), query: nil))
+    }
+
+    /// The list's objects matching a predicate, in list order.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try results().filter(throwing: predicateFormat, args) } catch { preconditionFailure("invalid query: \(error)") }
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        results().sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        results().sorted(by: descriptors)
+    }
+
+    /// The list as live Results (for aggregates and notifications).
+    public var asResults: Results<Element> { results() }
+}
+
+extension List where Element: Comparable {
+    public func min() -> Element? { Array(self).min() }
+    public func max() -> Element? { Array(self).max() }
+    public func sorted(ascending: Bool = true) -> [Element] { ascending ? Array(self).sorted() : Array(self).sorted(by: >) }
+}
+
+extension List where Element: AdditiveArithmetic {
+    public func sum() -> Element { Array(self).reduce(.zero, +) }
+}
+
+extension List where Element: BinaryInteger {
+    public func average() -> Double? { isEmpty ? nil : Double(Array(self).reduce(0) { $0 + Int64($1) }) / Double(count) }
+}
+
+extension List where Element: BinaryFloatingPoint {
+    public func average() -> Double? { isEmpty ? nil : Double(Array(self).reduce(0, +)) / Double(count) }
+}
+
+extension List: PersistableValue {
+    public static var _atollType: _PropertyType {
+        let e = Element._atollType
+        let target: ObjectIdentifier? = if case .link(let id) = e.kind { id } else { nil }
+        return _PropertyType(kind: .list(e.columnType ?? .int, target: target), isOptional: e.isOptional, intBits: e.intBits, objectType: e.objectType)
+    }
+
+    public static func _atollDefault() -> List<Element> { List() }
+
+    public static func _atollGet(_ a: _ManagedAccess) -> List<Element> {
+        guard let owner = a.object._managed?.binding else { return List() }
+        return List(managed: Managed(realm: a.realm, owner: owner, key: a.row.key, column: a.column))
+    }
+
+    public static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> List<Element>? { nil }
+
+    public var _atollStorageValue: StorageValue? { nil }
+}
+
+extension List: _ListProtocol {
+    public static func makeUnmanaged() -> any _ListProtocol { List<Element>() }
+
+    public var anyElements: [Any?] { map { flattenOptional($0) } }
+
+    public func replaceAll(with value: Any?, property: PropertyInfo) throws {
+        guard let value = flattenOptional(value) else { removeAll(); return }
+        guard let items = ObjectWriter.array(value) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(property.name)'")
+        }
+        var converted: [Element] = []
+        for item in items {
+            if let e = item as? Element { converted.append(e); continue }
+            if let flat = flattenOptional(item), let t = Element._atollType.columnType, let stored = ValueConversion.scalar(flat, type: t),
+               let e = Element._atollFromStorage(stored, realm: nil) { converted.append(e); continue }
+            if flattenOptional(item) == nil, Element._atollType.isOptional { converted.append(Element._atollDefault()); continue }
+            throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for list property '\(property.name)'")
+        }
+        removeAll()
+        append(contentsOf: converted)
+    }
+}

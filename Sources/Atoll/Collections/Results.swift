@@ -1,0 +1,208 @@
+public import AtollStorage
+import AtollQuery
+public import Dispatch
+
+/// A sort key for `sorted(by:)`.
+public struct SortDescriptor: Sendable, Hashable {
+    public var keyPath: String
+    public var ascending: Bool
+
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+}
+
+/// A live, lazily evaluated collection of objects: all objects of a class, or the objects of a
+/// list or linking objects, optionally filtered, sorted and made distinct. Reading it reflects
+/// the realm's current version; `observe` reports changes with exact indices.
+///
+/// ```swift
+/// let puppies = realm.objects(Dog.self).filter("age < %d", 2).sorted(byKeyPath: "name")
+/// print(puppies.count)
+/// ```
+///
+/// Sendable: live results stop the program when used off their realm's thread (they never race
+/// silently); frozen results read an immutable version and lock their caches.
+public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible, @unchecked Sendable {
+    let core: ResultsCore
+
+    init(realm: Realm, binding: ClassBinding) {
+        core = ResultsCore(realm: realm, binding: binding, source: .table, query: nil)
+    }
+
+    init(core: ResultsCore) { self.core = core }
+
+    public var realm: Realm? { core.realm }
+    public var isFrozen: Bool { core.realm.isFrozen }
+    public var isInvalidated: Bool { false }
+
+    // MARK: collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// Number of objects. For a whole table without a filter: O(1); for a filter without
+    /// sorting: a scan that materializes nothing.
+    public var count: Int {
+        core.realm.verifyThread()
+        return core.count
+    }
+
+    public subscript(position: Int) -> Element {
+        core.realm.verifyThread()
+        guard let key = core.key(at: position) else {
+            preconditionFailure("index \(position) is out of bounds (count \(count))")
+        }
+        return core.realm.makeObject(Element.self, key: key, binding: core.binding)
+    }
+
+    public var first: Element? { isEmpty ? nil : self[0] }
+    public var last: Element? { let n = count; return n == 0 ? nil : self[n - 1] }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        core.realm.verifyThread()
+        let keys = core.keys()
+        return keys.map { core.realm.makeObject(Element.self, key: $0, binding: core.binding) }.makeIterator()
+    }
+
+    /// The position of an object in the results, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let m = object._managed, m.binding.tableKey == core.binding.tableKey else { return nil }
+        return core.keys().firstIndex(of: m.key)
+    }
+
+    public var description: String { "Results<\(core.binding.schema.className)> (\(count) objects)" }
+
+    // MARK: filtering and sorting
+
+    /// Objects matching a predicate in Realm's query language; `$0`, `%@`, `%d`... take `args`.
+    /// An invalid predicate is a programming error (as in RealmSwift); use
+    /// `filter(throwing:_:)` to get an `AtollError` instead.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try filter(throwing: predicateFormat, args) } catch {
+            preconditionFailure("invalid query: \(error)")
+        }
+    }
+
+    /// Like `filter(_:_:)`, throwing `.invalidQuery` for an invalid predicate.
+    public func filter(throwing predicateFormat: String, _ args: Any...) throws -> Results<Element> {
+        try filter(throwing: predicateFormat, args)
+    }
+
+    func filter(throwing predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
+        try core.realm.checkThread()
+        let query = try core.bind(predicateFormat, args)
+        return Results(core: core.with(query: query))
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        let clause = sortDescriptors.map { "\($0.keyPath) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        guard !clause.isEmpty else { return self }
+        return filter("TRUEPREDICATE SORT(\(clause))")
+    }
+
+    /// The first object of each distinct combination of the key paths' values.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        let list = keyPaths.joined(separator: ", ")
+        guard !list.isEmpty else { return self }
+        return filter("TRUEPREDICATE DISTINCT(\(list))")
+    }
+
+    // MARK: aggregates
+
+    private func propertyValues(_ property: String) -> (PropertyInfo, [StorageValue]) {
+        core.realm.verifyThread()
+        guard let p = core.binding.schema[property], let i = core.binding.schema.index(of: property) else {
+            preconditionFailure("'\(core.binding.schema.className)' has no property '\(property)'")
+        }
+        let column = core.binding.columns[i]
+        guard column >= 0, let table = try? core.realm.table(core.binding) else { return (p, []) }
+        let values = core.keys().compactMap { try? table.value($0, column) }.filter { !$0.isNull }
+        return (p, values)
+    }
+
+    /// The smallest value of a property (numbers and dates), or nil when there are none.
+    public func min<T: PersistableValue>(ofProperty property: String) -> T? {
+        let (p, values) = propertyValues(property)
+        guard let best = values.min(by: { StorageOrdering.less($0, $1) }) else { return nil }
+        return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
+    }
+
+    public func max<T: PersistableValue>(ofProperty property: String) -> T? {
+        let (p, values) = propertyValues(property)
+        guard let best = values.max(by: { StorageOrdering.less($0, $1) }) else { return nil }
+        return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
+    }
+
+    /// The sum of a numeric property (0 when empty).
+    public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
+        let (p, values) = propertyValues(property)
+        if case .scalar(.int) = p.type.kind {
+            let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
+            return ValueConversion.swiftValue(.int(total), property: p, realm: nil) as? T ?? .zero
+        }
+        let total = values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) }
+        if case .scalar(.float) = p.type.kind { return Float(total) as? T ?? .zero }
+        return total as? T ?? .zero
+    }
+
+    /// The average of a numeric property, or nil when empty.
+    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+        let (_, values) = propertyValues(property)
+        guard !values.isEmpty else { return nil }
+        return T(values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) } / Double(values.count))
+    }
+
+    // MARK: key-value coding
+
+    /// The value of `key` for every object.
+    public func value(forKey key: String) -> [Any?] { map { $0.value(forKey: key) } }
+
+    /// Sets `key` on every object (inside a write transaction).
+    public func setValue(_ value: Any?, forKey key: String) {
+        for o in Array(self) { o.setValue(value, forKey: key) }
+    }
+
+    // MARK: freezing
+
+    /// An immutable snapshot of these results, usable from any thread.
+    public func freeze() -> Results<Element> {
+        if isFrozen { return self }
+        let frozenRealm = core.realm.freeze()
+        guard let b = try? frozenRealm.binding(for: Element.self) else { return self }
+        return Results(core: ResultsCore(realm: frozenRealm, binding: b, source: .keys(core.keys()), query: nil))
+    }
+
+    /// Live results for a frozen one, in the calling thread's realm.
+    public func thaw() -> Results<Element>? {
+        guard isFrozen, let live = try? Realm(configuration: core.realm.configuration), let b = try? live.binding(for: Element.self) else { return self }
+        return Results(core: ResultsCore(realm: live, binding: b, source: core.source.thawed, query: core.query))
+    }
+}
+
+extension ResultsCore.Source {
+    var thawed: ResultsCore.Source { self }
+}
+
+/// Ordering of stored scalars for min/max.
+enum StorageOrdering {
+    static func double(_ v: StorageValue) -> Double? {
+        switch v {
+        case .int(let i): Double(i)
+        case .float(let f): Double(f)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    static func less(_ a: StorageValue, _ b: StorageValue) -> Bool {
+        if case .timestamp(let x) = a, case .timestamp(let y) = b { return x < y }
+        if case .int(let x) = a, case .int(let y) = b { return x < y }
+        return (double(a) ?? 0) < (double(b) ?? 0)
+    }
+}

@@ -1,0 +1,63 @@
+import AtollStorage
+
+/// The index changes between two orderings of object keys, for collection notifications.
+///
+/// Deletions are old indices of keys no longer present; insertions are new indices of new keys.
+/// Keys present in both that changed relative order are reported as deleted and inserted: the
+/// longest increasing subsequence of their new positions stays, the rest moved.
+/// Modifications are new indices of kept keys that `isModified` says changed.
+enum CollectionDiff {
+    static func compute(old: [ObjectKey], new: [ObjectKey], isModified: (ObjectKey) -> Bool)
+        -> (deletions: [Int], insertions: [Int], modifications: [Int])
+    {
+        // Positions of each key in the new ordering (lists may hold duplicates: match in order).
+        var newPositions: [ObjectKey: [Int]] = [:]
+        for (i, k) in new.enumerated() { newPositions[k, default: []].append(i) }
+        var used: [ObjectKey: Int] = [:]
+        var deletions: [Int] = []
+        var matched: [(old: Int, new: Int)] = []
+        for (i, k) in old.enumerated() {
+            let n = used[k, default: 0]
+            if let positions = newPositions[k], n < positions.count {
+                matched.append((i, positions[n]))
+                used[k] = n + 1
+            } else {
+                deletions.append(i)
+            }
+        }
+        let stay = longestIncreasing(matched.map(\.new))
+        var insertedSet = Set<Int>()
+        var modifications: [Int] = []
+        for (j, m) in matched.enumerated() {
+            if stay.contains(j) {
+                if isModified(new[m.new]) { modifications.append(m.new) }
+            } else {
+                deletions.append(m.old)
+                insertedSet.insert(m.new)
+            }
+        }
+        let matchedNew = Set(matched.map(\.new))
+        for i in new.indices where !matchedNew.contains(i) { insertedSet.insert(i) }
+        return (deletions.sorted(), insertedSet.sorted(), modifications.sorted())
+    }
+
+    /// Indices (into `values`) of one longest strictly increasing subsequence. O(n log n).
+    static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+        guard !values.isEmpty else { return [] }
+        var tails: [Int] = []          // indices into values
+        var previous = [Int](repeating: -1, count: values.count)
+        for (i, v) in values.enumerated() {
+            var lo = 0, hi = tails.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+            }
+            if lo > 0 { previous[i] = tails[lo - 1] }
+            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
+        }
+        var result = Set<Int>()
+        var i = tails.last ?? -1
+        while i >= 0 { result.insert(i); i = previous[i] }
+        return result
+    }
+}

@@ -1,0 +1,54 @@
+import AtollStorage
+import Foundation
+
+/// Equality and order of query values, with Realm's semantics: numbers compare across int,
+/// float and double; strings in Unicode scalar order (StringOrdering); nil first.
+enum ValueComparison {
+    static func numeric(_ v: QueryValue) -> Double? {
+        switch v {
+        case .int(let i): Double(i)
+        case .float(let f): Double(f)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    static func equal(_ a: QueryValue, _ b: QueryValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.int(let x), .int(let y)): return x == y
+        case (.object(_, let x), .object(_, let y)): return x == y
+        case (.timestamp, .timestamp): return a.normalizedTimestamp == b.normalizedTimestamp
+        default:
+            if let x = numeric(a), let y = numeric(b) { return x == y }
+            return a == b
+        }
+    }
+
+    /// Total order: nil first; -1, 0, 1. Values of unrelated types order by type name.
+    static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (!x ? -1 : 1)
+        case (.string(let x), .string(let y)): return StringOrdering.compare(x, y)
+        case (.data(let x), .data(let y)):
+            return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (.timestamp, .timestamp):
+            guard let x = a.normalizedTimestamp, let y = b.normalizedTimestamp else { return 0 }
+            return x < y ? -1 : (x == y ? 0 : 1)
+        case (.uuid(let x), .uuid(let y)):
+            let xs = withUnsafeBytes(of: x.uuid) { Array($0) }, ys = withUnsafeBytes(of: y.uuid) { Array($0) }
+            return xs.lexicographicallyPrecedes(ys) ? -1 : (xs == ys ? 0 : 1)
+        case (.objectId(let x), .objectId(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.object(_, let x), .object(_, let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        default:
+            if let x = numeric(a), let y = numeric(b) { return x < y ? -1 : (x > y ? 1 : 0) }
+            let ta = "\(a)", tb = "\(b)"
+            return ta < tb ? -1 : (ta == tb ? 0 : 1)
+        }
+    }
+}
