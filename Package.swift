@@ -26,6 +26,9 @@ let package = Package(
         // The public object API: Realm, Object, @Persisted, Results, List, notifications.
         .target(name: "Atoll", dependencies: ["AtollStorage", "AtollQuery"], swiftSettings: strict),
 
+        // The README's main job, run locally.
+        .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),
+
         // A child process for the multi-process and crash tests.
         .executableTarget(
             name: "AtollTestHelper",
