@@ -100,6 +100,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         for e in elements { append(e) }
     }
 
+    /// RealmSwift's spelling of `append(contentsOf:)`.
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        append(contentsOf: elements)
+    }
+
     public func insert(_ element: Element, at index: Int) {
         guard managed != nil else { storage.insert(element, at: index); return }
         write("insert") { t, m, w in try t.listInsert(m.key, m.column, at: index, try storageValue(element, &w)) }

@@ -1,6 +1,6 @@
-public import AtollStorage
+import AtollStorage
 import AtollQuery
-public import Dispatch
+import Dispatch
 
 /// A sort key for `sorted(by:)`.
 public struct SortDescriptor: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import AtollStorage
 
 /// The transaction a dynamic object reads and writes through.

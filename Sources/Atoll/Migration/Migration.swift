@@ -1,4 +1,4 @@
-public import AtollStorage
+import AtollStorage
 
 /// What a `migrationBlock` works with: the objects of the old schema, with both their old and
 /// new properties, inside the one write transaction that migrates the file.

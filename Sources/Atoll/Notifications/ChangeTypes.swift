@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A registration for notifications; keep it while you want them. `invalidate()` stops delivery.
 public final class NotificationToken: @unchecked Sendable {

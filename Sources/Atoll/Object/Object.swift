@@ -170,3 +170,19 @@ extension Object: PersistableValue {
 }
 
 extension Object: RealmCollectionValue {}
+
+extension Object {
+    /// An unmanaged object with values from a dictionary (`["name": "Rex"]`) or an array of
+    /// every persisted property in declaration order. Unknown keys are ignored; values of the
+    /// wrong type are skipped (use `realm.create` to get errors).
+    public convenience init(value: Any) {
+        self.init()
+        let schema = objectSchema
+        if let dict = value as? [String: Any] {
+            for (k, v) in dict { if schema.index(of: k) != nil { setValue(v, forKey: k) } }
+        } else if let array = ObjectWriter.array(value) {
+            let stored = schema.properties.filter(\.isStored)
+            for (p, v) in zip(stored, array) { setValue(v, forKey: p.name) }
+        }
+    }
+}

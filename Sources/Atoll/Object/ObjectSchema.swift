@@ -1,8 +1,9 @@
-public import AtollStorage
+import AtollStorage
 import Synchronization
 
 /// One persisted property of a model class.
-public struct PropertyInfo: Sendable, CustomStringConvertible {
+public struct PropertyInfo: @unchecked Sendable, CustomStringConvertible {
+    // Sendable: every field is immutable; the metatype refers to immutable type metadata.
     public let name: String
     public let type: _PropertyType
     public let isPrimaryKey: Bool

@@ -1,4 +1,4 @@
-public import AtollStorage
+import AtollStorage
 
 /// Declares a persisted property of an `Object` subclass.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-public import AtollStorage
+import AtollStorage
 
 extension Realm {
     /// How a Realm is opened. Every parameter of the initializer has a default, as in RealmSwift:

@@ -1,5 +1,5 @@
 public import Foundation
-public import AtollStorage
+import AtollStorage
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -172,7 +172,8 @@ public final class Realm {
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding) -> T {
         let context = InitContext.current
         context.managedCreation += 1
-        let object = T()
+        // `type.init()`, not `T()`: callers may pass a subclass through an `Object.Type`.
+        let object = type.init()
         context.managedCreation -= 1
         object._managed = ManagedObjectState(realm: self, binding: b, key: key)
         return object
