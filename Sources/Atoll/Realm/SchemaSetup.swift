@@ -95,11 +95,13 @@ enum RealmOpener {
         var database = try Database.open(storage)
         let types = configuration.objectTypes ?? ObjectSchema.knownTypes
         for t in types { if let e = ObjectSchema.of(t).error { throw e } }
-        let read = try database.beginRead()
-        let fileVersion = try SchemaSetup.schemaVersion(read)
-        let hasTables = !read.tableKeys.isEmpty
-        let differences = SchemaSetup.migrationDifferences(for: types, in: read)
-        read.close()
+        let (fileVersion, hasTables, differences) = try { () throws -> (UInt64?, Bool, [String]) in
+            // Scoped so the transaction (and its reference to the database) is gone before a
+            // possible deletion of the file below.
+            let read = try database.beginRead()
+            defer { read.close() }
+            return (try SchemaSetup.schemaVersion(read), !read.tableKeys.isEmpty, SchemaSetup.migrationDifferences(for: types, in: read))
+        }()
 
         if let fileVersion, configuration.schemaVersion < fileVersion, hasTables {
             throw AtollError(.schemaMismatch, "the schema version \(configuration.schemaVersion) is older than the file's version \(fileVersion)")

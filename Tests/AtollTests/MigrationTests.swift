@@ -1,0 +1,141 @@
+import Atoll
+import Foundation
+import Testing
+
+// Four versions of one model class ("Person"), as in the reference documents' migration guide.
+final class PersonV0: Object {
+    @Persisted var firstName = ""
+    @Persisted var lastName = ""
+    @Persisted var age = 0
+    override class func className() -> String { "Person" }
+}
+
+final class PersonV1: Object {
+    @Persisted var fullName = ""
+    @Persisted var age = 0
+    override class func className() -> String { "Person" }
+}
+
+final class PersonV2: Object {
+    @Persisted var fullName = ""
+    @Persisted var age = 0
+    @Persisted var email = ""
+    override class func className() -> String { "Person" }
+}
+
+final class PersonV3: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var email = ""
+    override class func className() -> String { "Person" }
+}
+
+@Suite(.serialized) struct MigrationTests {
+    let dir = TemporaryDirectory()
+    var url: URL { URL(fileURLWithPath: dir.file("people.atoll")) }
+
+    func makeV0() throws {
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [PersonV0.self]))
+        try realm.write {
+            realm.create(PersonV0.self, value: ["firstName": "Ada", "lastName": "Lovelace", "age": 36])
+            realm.create(PersonV0.self, value: ["firstName": "Alan", "lastName": "Turing", "age": 41])
+        }
+    }
+
+    /// One block handling every old version, so a v0 file opens under any later code.
+    static func migration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
+        if oldSchemaVersion < 1 {
+            migration.enumerateObjects(ofType: "Person") { old, new in
+                let first = old?["firstName"] as? String ?? ""
+                let last = old?["lastName"] as? String ?? ""
+                new?["fullName"] = "\(first) \(last)"
+            }
+        }
+        if oldSchemaVersion < 2 {
+            migration.enumerateObjects(ofType: "Person") { _, new in new?["email"] = "" }
+        }
+    }
+
+    @Test func schemaChangeWithoutVersionBumpIsAnError() throws {
+        try makeV0()
+        do {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [PersonV1.self]))
+            Issue.record("opening a changed schema without a version bump must fail")
+        } catch let e as AtollError {
+            #expect(e.kind == .migrationRequired)
+            #expect(e.message.contains("fullName") && e.message.contains("added"))
+            #expect(e.message.contains("firstName") && e.message.contains("removed"))
+        }
+    }
+
+    @Test func migrationBlockComputesNewProperties() throws {
+        try makeV0()
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: Self.migration, objectTypes: [PersonV1.self]))
+        let names = realm.objects(PersonV1.self).sorted(byKeyPath: "age").map(\.fullName)
+        #expect(names == ["Ada Lovelace", "Alan Turing"])
+        #expect(realm.objects(PersonV1.self).filter("age == 41").first?.fullName == "Alan Turing")
+    }
+
+    @Test func migrationsAreLinearFromV0ToV3() throws {
+        try makeV0()
+        let block: MigrationBlock = { migration, old in
+            Self.migration(migration, old)
+            if old < 3 { migration.renameProperty(onType: "Person", from: old < 1 ? "firstName" : "fullName", to: "name") }
+        }
+        // v0 straight to v3: fullName is computed, then renamed; firstName/lastName are dropped.
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 3, migrationBlock: { m, old in
+            if old < 1 {
+                m.enumerateObjects(ofType: "Person") { o, n in
+                    n?["name"] = "\(o?["firstName"] as? String ?? "") \(o?["lastName"] as? String ?? "")"
+                    n?["email"] = ""
+                }
+            } else {
+                block(m, old)
+            }
+        }, objectTypes: [PersonV3.self]))
+        #expect(Set(realm.objects(PersonV3.self).map(\.name)) == ["Ada Lovelace", "Alan Turing"])
+        #expect(realm.objects(PersonV3.self).allSatisfy { $0.email == "" })
+    }
+
+    @Test func stepByStepMigrationsWithRename() throws {
+        try makeV0()
+        do {
+            let r1 = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: Self.migration, objectTypes: [PersonV1.self]))
+            #expect(r1.objects(PersonV1.self).count == 2)
+        }
+        do {
+            let r2 = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 2, migrationBlock: Self.migration, objectTypes: [PersonV2.self]))
+            #expect(r2.objects(PersonV2.self).first?.email == "")
+            try r2.write { r2.objects(PersonV2.self).first?.email = "ada@example.org" }
+        }
+        let r3 = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 3, migrationBlock: { m, old in
+            if old < 3 { m.renameProperty(onType: "Person", from: "fullName", to: "name") }
+        }, objectTypes: [PersonV3.self]))
+        let ada = try #require(r3.objects(PersonV3.self).filter("name == 'Ada Lovelace'").first)
+        #expect(ada.email == "ada@example.org")
+        #expect(ada.age == 36)
+    }
+
+    @Test func deleteRealmIfMigrationNeeded() throws {
+        try makeV0()
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, deleteRealmIfMigrationNeeded: true, objectTypes: [PersonV1.self]))
+        #expect(realm.objects(PersonV1.self).isEmpty)
+    }
+
+    @Test func olderSchemaVersionThanTheFileIsAnError() throws {
+        try makeV0()
+        _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1, migrationBlock: Self.migration, objectTypes: [PersonV1.self]))
+        #expect(throws: AtollError.self) { _ = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 0, objectTypes: [PersonV1.self])) }
+    }
+}
+
+/// A directory removed when the test ends.
+final class TemporaryDirectory: @unchecked Sendable {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "atoll-objtest-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
