@@ -1,0 +1,96 @@
+import Atoll
+import Foundation
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func configurationHasRealmSwiftFieldsWithDefaults() {
+        let c = Realm.Configuration(inMemoryIdentifier: "x")
+        #expect(c.fileURL == nil)
+        #expect(c.inMemoryIdentifier == "x")
+        #expect(c.schemaVersion == 0)
+        #expect(!c.readOnly)
+        #expect(!c.deleteRealmIfMigrationNeeded)
+        #expect(Realm.Configuration.defaultFileURL.path.hasSuffix("atoll/default.atoll"))
+    }
+
+    @Test func openErrorsAreThrownNotCrashes() throws {
+        let dir = TemporaryDirectory()
+        // A file that is not an Atoll database.
+        let foreign = dir.file("notes.atoll")
+        FileManager.default.createFile(atPath: foreign, contents: Data(repeating: 0x41, count: 50_000))
+        do { _ = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: foreign))); Issue.record("opened garbage") }
+        catch let e as AtollError { #expect(e.kind == .notAnAtollFile) }
+        // A path that cannot be written.
+        do { _ = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: "/proc/atoll/x.atoll"))); Issue.record("opened unwritable path") }
+        catch let e as AtollError { #expect([.fileAccessDenied, .fileNotFound, .ioError].contains(e.kind)) }
+        // An in-memory realm with a key.
+        do { _ = try Realm(configuration: .init(inMemoryIdentifier: "k", encryptionKey: Data(count: 64))); Issue.record("in-memory with key") }
+        catch let e as AtollError { #expect(e.kind == .invalidArgument) }
+        // Read-only on a missing file.
+        do { _ = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: dir.file("missing.atoll")), readOnly: true)); Issue.record("read-only created a file") }
+        catch let e as AtollError { #expect(e.kind == .fileNotFound) }
+    }
+
+    @Test func readOnlyRealmsReadButCannotWrite() throws {
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("ro.atoll"))
+        do {
+            let realm = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
+            try realm.write { realm.create(Dog.self, value: ["id": 1, "name": "Ro"]) }
+        }
+        let ro = try Realm(configuration: .init(fileURL: url, readOnly: true, objectTypes: [Dog.self, Person.self]))
+        #expect(ro.objects(Dog.self).first?.name == "Ro")
+        #expect(throws: AtollError.self) { try ro.write {} }
+    }
+
+    @Test func deleteFilesRemovesTheFileAndItsAuxiliaryFiles() throws {
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("gone.atoll"))
+        let config = Realm.Configuration(fileURL: url, objectTypes: [Dog.self, Person.self])
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { realm.create(Dog.self, value: ["id": 1]) }
+            #expect(throws: AtollError.self) { try Realm.deleteFiles(for: config) }
+        }
+        #expect(try Realm.deleteFiles(for: config))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
+    }
+
+    @Test func shouldCompactOnLaunchGetsSizesAndCompacts() throws {
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("compact.atoll"))
+        do {
+            let realm = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
+            try realm.write { for i in 0..<5000 { realm.create(Dog.self, value: ["id": i, "name": String(repeating: "n", count: 100)]) } }
+            try realm.write { realm.delete(realm.objects(Dog.self).filter("id >= 100")) }
+        }
+        let before = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+        final class Seen: @unchecked Sendable { var total = 0; var used = 0 }
+        let seen = Seen()
+        let realm = try Realm(configuration: .init(fileURL: url, shouldCompactOnLaunch: { total, used in
+            seen.total = total; seen.used = used
+            return used < total / 2
+        }, objectTypes: [Dog.self, Person.self]))
+        #expect(seen.total == before)
+        #expect(seen.used > 0 && seen.used < seen.total)
+        #expect(realm.objects(Dog.self).count == 100)
+        let after = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+        #expect(after < before)
+    }
+
+    @Test func maximumNumberOfActiveVersionsIsEnforced() throws {
+        let config = Realm.Configuration(inMemoryIdentifier: "versions-\(UUID())", objectTypes: [Dog.self, Person.self], maximumNumberOfActiveVersions: 3)
+        let realm = try Realm(configuration: config)
+        var frozen: [Realm] = []
+        var failed: AtollError?
+        for i in 0..<6 {
+            do {
+                try realm.write { realm.create(Dog.self, value: ["id": i]) }
+            } catch let e as AtollError { failed = e; break }
+            frozen.append(realm.freeze())
+        }
+        #expect(failed?.kind == .tooManyActiveVersions)
+        #expect(failed?.message.contains("maximum of 3") == true)
+    }
+}
