@@ -32,7 +32,8 @@ struct ClusterLeafPage {
     let rowCount: Int
     let blockCount: Int
 
-    /// Validates the page header against the expected layout.
+    /// Validates the page header and the key block. Column blocks are checked when a column
+    /// view is made (`block(_:)`), so reading one property of one row does not pay for all.
     init(_ p: UnsafeRawPointer, page: PageNumber, layout: LeafLayout) throws {
         guard p.u8(PageHeader.typeOffset) == PageType.clusterLeaf.rawValue else {
             throw AtollError.corrupted("page \(page) should be a cluster leaf")
@@ -45,14 +46,38 @@ struct ClusterLeafPage {
         else {
             throw AtollError.corrupted("cluster leaf \(page) has \(blockCount) blocks and \(rowCount) rows; the table has \(layout.blocks.count + 1) blocks")
         }
-        // Check every block's extent once, so column views never read outside the page.
-        for b in 0..<blockCount {
-            let kind = b == 0 ? PhysicalKind.ints : layout.blocks[b - 1].kind
-            guard let end = blockEnd(b, kind: kind), end <= FileFormat.pageSize else {
+        guard let end = blockEnd(0, kind: .ints), end <= FileFormat.pageSize else {
+            throw AtollError.corrupted("cluster leaf \(page) key block runs past the page")
+        }
+    }
+
+    /// Checks every block's extent (verify and decode use this).
+    func validateBlocks(page: PageNumber, layout: LeafLayout) throws {
+        for b in 1..<blockCount {
+            guard let end = blockEnd(b, kind: layout.blocks[b - 1].kind), end <= FileFormat.pageSize else {
                 throw AtollError.corrupted("cluster leaf \(page) block \(b) runs past the page")
             }
         }
     }
+
+    /// Start of column block `block`, or nil when its extent is invalid (a corrupted page:
+    /// readers then see zero values instead of reading outside the page).
+    @inline(__always)
+    private func checkedStart(_ block: Int, _ kind: PhysicalKind) -> Int? {
+        guard block + 1 < blockCount else { return nil }
+        let s = blockStart(block + 1)
+        guard s >= Self.headerBytes + 2 * blockCount, s + 2 <= FileFormat.pageSize else { return nil }
+        let k: PhysicalKind = if case .fixed = kind { .fixed(Int(p.u8(s))) } else { kind }
+        guard let end = BlockCodec.end(kind: k, p, at: s, rows: rowCount, limit: FileFormat.pageSize), end <= FileFormat.pageSize else { return nil }
+        return s
+    }
+
+    /// Zeroed memory backing the views of corrupted blocks.
+    nonisolated(unsafe) static let zeroes: UnsafeMutableRawPointer = {
+        let p = UnsafeMutableRawPointer.allocate(byteCount: 1 << 15, alignment: 16)
+        p.initializeMemory(as: UInt8.self, repeating: 0, count: 1 << 15)
+        return p
+    }()
 
     @inline(__always) func blockStart(_ b: Int) -> Int { Int(p.u16(Self.headerBytes + 2 * b)) }
 
@@ -81,15 +106,36 @@ struct ClusterLeafPage {
         return -(lo + 1)
     }
 
-    func intColumn(_ block: Int) -> IntColumn { BlockCodec.intColumn(p, at: blockStart(block + 1), rows: rowCount) }
-    func float32Column(_ block: Int) -> Float32Column { BlockCodec.float32Column(p, at: blockStart(block + 1), rows: rowCount) }
-    func float64Column(_ block: Int) -> Float64Column { BlockCodec.float64Column(p, at: blockStart(block + 1), rows: rowCount) }
-    func fixedColumn(_ block: Int) -> FixedColumn { BlockCodec.fixedColumn(p, at: blockStart(block + 1), rows: rowCount) }
-    func bytesColumn(_ block: Int) -> BytesColumn { BlockCodec.bytesColumn(p, at: blockStart(block + 1), rows: rowCount) }
+    func intColumn(_ block: Int) -> IntColumn {
+        guard let s = checkedStart(block, .ints) else { return IntColumn(values: PackedInts(data: UnsafeRawPointer(Self.zeroes), width: 0, base: 0), nulls: .none) }
+        return BlockCodec.intColumn(p, at: s, rows: rowCount)
+    }
+    func float32Column(_ block: Int) -> Float32Column {
+        guard let s = checkedStart(block, .float32) else { return Float32Column(data: UnsafeRawPointer(Self.zeroes), nulls: .none) }
+        return BlockCodec.float32Column(p, at: s, rows: rowCount)
+    }
+    func float64Column(_ block: Int) -> Float64Column {
+        guard let s = checkedStart(block, .float64) else { return Float64Column(data: UnsafeRawPointer(Self.zeroes), nulls: .none) }
+        return BlockCodec.float64Column(p, at: s, rows: rowCount)
+    }
+    func fixedColumn(_ block: Int) -> FixedColumn {
+        guard let s = checkedStart(block, .fixed(0)) else {
+            return FixedColumn(data: UnsafeRawPointer(Self.zeroes), width: 16, nulls: .none)
+        }
+        return BlockCodec.fixedColumn(p, at: s, rows: rowCount)
+    }
+    func bytesColumn(_ block: Int) -> BytesColumn {
+        guard let s = checkedStart(block, .bytes) else {
+            return BytesColumn(offsets: PackedInts(data: UnsafeRawPointer(Self.zeroes), width: 0, base: 0), stride: 1,
+                               heap: UnsafeRawPointer(Self.zeroes), heapCount: 0, nulls: .none, external: .none)
+        }
+        return BlockCodec.bytesColumn(p, at: s, rows: rowCount)
+    }
 
     // MARK: decoding into a mutable leaf
 
     func decode(layout: LeafLayout) -> MutableLeaf {
+        // Callers validate first (ownedLeaf checks the blocks before decoding).
         let leaf = MutableLeaf(specs: layout.blocks, capacity: rowCount + 8)
         let k = keys
         for r in 0..<rowCount { leaf.insertRow(at: r, key: UInt64(bitPattern: k[r])) }

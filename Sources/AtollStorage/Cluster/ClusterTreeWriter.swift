@@ -54,16 +54,34 @@ final class ClusterTreeWriter {
         }
         try run(.insert, key)
         guard let leaf = resultLeaf else { throw AtollError(.ioError, "internal error: insert lost its row") }
+        remember(leaf)
         return (leaf, resultRow)
     }
 
     /// The writable leaf and row of `key`, or nil when there is no such row.
     func modify(_ key: UInt64) throws -> (MutableLeaf, Int)? {
-        if let (leaf, row) = try view.locate(key), let m = leaf.mutableLeaf { return (m, row) }
+        // Consecutive changes to one object (setting its properties) find it in the last leaf.
+        if let last = lastLeaf, structureGeneration == lastGeneration {
+            let r = last.find(key)
+            if r >= 0 { return (last, r) }
+        }
+        if let (leaf, row) = try view.locate(key), let m = leaf.mutableLeaf { remember(m); return (m, row) }
         guard try view.locate(key) != nil else { return nil }
         try run(.modify, key)
         guard let leaf = resultLeaf else { return nil }
+        remember(leaf)
         return (leaf, resultRow)
+    }
+
+    /// The last leaf found by `modify` or `insert`, valid while no row moved between leaves.
+    private var lastLeaf: MutableLeaf?
+    private var lastGeneration: UInt64 = 0
+    /// Incremented whenever rows move between leaves or leaves leave the tree.
+    private var structureGeneration: UInt64 = 0
+
+    private func remember(_ leaf: MutableLeaf) {
+        lastLeaf = leaf
+        lastGeneration = structureGeneration
     }
 
     /// Splits the leaf of `key` if a change made it outgrow its page.
@@ -82,6 +100,7 @@ final class ClusterTreeWriter {
 
     private func run(_ op: Operation, _ key: UInt64) throws {
         resultLeaf = nil
+        if op != .modify { structureGeneration &+= 1 }
         let outcome = try descend(root, key: key, op: op, depth: 0)
         root = outcome.page
         if outcome.emptied {
@@ -146,7 +165,9 @@ final class ClusterTreeWriter {
     /// The leaf at `page` as a MutableLeaf owned by this transaction, and its (new) page.
     private func ownedLeaf(_ page: PageNumber) throws -> (MutableLeaf, PageNumber) {
         if let m = dirty[page] { return (m, page) }
-        let leaf = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout).decode(layout: layout)
+        let source = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout)
+        try source.validateBlocks(page: page, layout: layout)
+        let leaf = source.decode(layout: layout)
         let fresh = try allocator.allocate()
         allocator.free(page)
         dirty[fresh] = leaf
@@ -309,6 +330,8 @@ final class ClusterTreeWriter {
 
     /// Encodes every changed leaf into its page. Called once, at commit.
     func finish() throws {
+        structureGeneration &+= 1
+        lastLeaf = nil
         for (page, leaf) in dirty {
             try ClusterLeafPage.encode(leaf, into: allocator.space.writablePage(page))
         }
@@ -317,6 +340,8 @@ final class ClusterTreeWriter {
 
     /// Frees every page of the tree (and external values). Used by clear and table removal.
     func freeAll(freeExternal: (LeafRef) throws -> Void) throws {
+        structureGeneration &+= 1
+        lastLeaf = nil
         guard root != 0 else { return }
         try freePages(root, depth: 0, freeExternal: freeExternal)
         dirty.removeAll()

@@ -77,10 +77,14 @@ struct PendingIndexChanges {
     mutating func remove(_ value: [UInt8], _ key: UInt64) { bump(value, key, -1) }
 
     private mutating func bump(_ value: [UInt8], _ key: UInt64, _ d: Int8) {
-        var perKey = changes[value, default: [:]]
-        let n = (perKey[key] ?? 0) + d
-        perKey[key] = n == 0 ? nil : n
-        changes[value] = perKey.isEmpty ? nil : perKey
+        // Mutate the inner dictionary in place (no copy per change).
+        let n = changes[value, default: [:]][key, default: 0] + d
+        if n == 0 {
+            changes[value]?[key] = nil
+            if changes[value]?.isEmpty == true { changes[value] = nil }
+        } else {
+            changes[value, default: [:]][key] = n
+        }
     }
 
     func net(for value: [UInt8]) -> [UInt64: Int8]? { changes[value] }

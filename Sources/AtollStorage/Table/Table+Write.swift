@@ -31,7 +31,8 @@ extension Table {
     /// Checks that `value` may be stored in column `c` (a scalar; lists check their elements).
     func validate(_ value: StorageValue, column c: Int, element: Bool = false) throws {
         let col = try column(c)
-        let label = "'\(name).\(col.name)'"
+        // Built only when an error is thrown (this runs for every value written).
+        var label: String { "'\(name).\(col.name)'" }
         if value.isNull {
             guard col.isNullable else {
                 throw AtollError(.requiredValueMissing, "\(label) is required\(element ? " in its elements" : ""); nil is not allowed")
@@ -86,9 +87,6 @@ extension Table {
                     throw AtollError(.typeMismatch, "primary key '\(name).\(spec.columns[pk].name)' is an int")
                 }
                 key = ObjectKey(primaryKey: v)
-                if try contains(key) {
-                    throw AtollError(.primaryKeyExists, "an object of '\(name)' with primary key \(v) already exists")
-                }
             } else {
                 if try !findAll(indexed: pk, equalTo: primaryKey).isEmpty {
                     throw AtollError(.primaryKeyExists, "an object of '\(name)' with primary key \(primaryKey) already exists")
@@ -101,7 +99,12 @@ extension Table {
             key = ObjectKey(roots.nextKey)
             roots.nextKey += 1
         }
-        let (leaf, row) = try cluster.insert(key.rawValue)
+        let (leaf, row): (MutableLeaf, Int)
+        do {
+            (leaf, row) = try cluster.insert(key.rawValue)
+        } catch let e as AtollError where e.kind == .primaryKeyExists {
+            throw AtollError(.primaryKeyExists, "an object of '\(name)' with primary key \(primaryKey) already exists")
+        }
         roots.objectCount += 1
         isChanged = true
         // Defaults: nil for optional scalars; index entries for the defaults.
@@ -155,7 +158,7 @@ extension Table {
             throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
         }
         try store(value, column: c, leaf: leaf, row: row, key: key)
-        try cluster.fit(key.rawValue)
+        if ClusterTreeWriter.needsSplit(leaf) { try cluster.fit(key.rawValue) }
         isChanged = true
         txn.log.append(.set(self.key, key, column: c, value: value, implicit: implicit))
         txn.noteMutation()

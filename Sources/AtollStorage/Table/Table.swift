@@ -146,6 +146,7 @@ public final class Table {
 
     package func uuid(_ h: RowHandle, _ c: Int) -> UUID {
         let b = fixedBytes(h, c)
+        guard b.count == 16 else { return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
         return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 
