@@ -60,4 +60,26 @@ import Testing
         #expect(try fresh.table(tk).count == 2)
         #expect(try fresh.table(tk).value(ObjectKey(primaryKey: 1), 1) == .string("changed"))
     }
+
+    @Test func deletingAndRecreatingAKeyInOneTransactionKeepsTheIndexExact() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "recreate-\(UUID())"))
+        let w = try db.beginWrite()
+        let t = try w.table(w.createTable(dogSpec))
+        try t.set(try t.create(primaryKey: .int(1)), 1, .string("old"))
+        try w.commit()
+        let w2 = try db.beginWrite()
+        let t2 = try w2.table(named: "Dog")!
+        try t2.erase(ObjectKey(primaryKey: 1))
+        try t2.set(try t2.create(primaryKey: .int(1)), 1, .string("new"))
+        #expect(try t2.findAll(indexed: 1, equalTo: .string("old")).isEmpty)
+        try t2.set(ObjectKey(primaryKey: 1), 1, .string("newer"))
+        try w2.commit()
+        let r = try db.beginRead()
+        defer { r.close() }
+        let t3 = try #require(try r.table(named: "Dog"))
+        #expect(try t3.findAll(indexed: 1, equalTo: .string("old")).isEmpty)
+        #expect(try t3.findAll(indexed: 1, equalTo: .string("new")).isEmpty)
+        #expect(try t3.findAll(indexed: 1, equalTo: .string("newer")) == [ObjectKey(primaryKey: 1)])
+        _ = try r.verify()
+    }
 }

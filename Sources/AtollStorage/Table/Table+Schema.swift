@@ -13,12 +13,8 @@ extension Table {
             try cluster.fit(slot.key)
         }
         dirtyLists.removeAll()
-        for (c, pending) in pendingIndex where !pending.isEmpty {
-            var root = roots.indexRoots[c]
-            try PostingsIndex.apply(pending, root: &root, allocator: allocator)
-            roots.indexRoots[c] = root
-        }
-        pendingIndex.removeAll()
+        _ = allocator
+        try flushIndexes()
     }
 
     /// Rebuilds the table with `newSpec`. `sources[i]` is the old column whose values new
@@ -186,6 +182,7 @@ extension Table {
         if roots.backlinkRoot != 0 { try BTree.freeAll(root: roots.backlinkRoot, allocator: allocator) }
         roots = TableRoots()
         pendingIndex.removeAll()
+        indexTouched.removeAll()
         dirtyLists.removeAll()
     }
 }

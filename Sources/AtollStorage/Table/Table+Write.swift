@@ -112,9 +112,10 @@ extension Table {
             let b = layout.firstBlock[c]
             if b >= 0 && col.isNullable { leaf.blocks[b].setNull(row, true) }
         }
-        for (c, col) in spec.columns.enumerated() where needsIndex(c) && !col.isList && !isKeyAlias(c) {
-            let defaultValue: StorageValue = c == spec.primaryKeyIndex ? primaryKey : defaultValue(col)
-            pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(defaultValue).bytes, key.rawValue)
+        // A new object has no index entry, unless an object with the same key was deleted
+        // earlier in this transaction: then the index still holds that one's value.
+        for (c, col) in spec.columns.enumerated() where needsIndex(c) && !col.isList && !isKeyAlias(c) && indexTouched[c]?[key.rawValue] == nil {
+            indexTouched[c, default: [:]][key.rawValue] = IndexedValue.none
         }
         if let pk = spec.primaryKeyIndex, !spec.keyIsPrimaryKey {
             try store(primaryKey, column: pk, leaf: leaf, row: row, key: key)
@@ -189,12 +190,8 @@ extension Table {
         let b = layout.firstBlock[c]
         guard b >= 0 else { return }
         let h = RowHandle(leaf: .mutable(m), row: r, key: key)
-        if needsIndex(c) {
-            let old = try self.value(h, c)
-            if old != value {
-                pendingIndex[c, default: PendingIndexChanges()].remove(IndexKey.encode(old).bytes, key.rawValue)
-                pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(value).bytes, key.rawValue)
-            }
+        if needsIndex(c), indexTouched[c]?[key.rawValue] == nil {
+            indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try self.value(h, c)).bytes)
         }
         if col.type == .link {
             let old = link(h, c)
@@ -298,8 +295,8 @@ extension Table {
                     try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
                 }
             }
-            if needsIndex(c) && !isKeyAlias(c) && !col.isList {
-                pendingIndex[c, default: PendingIndexChanges()].remove(IndexKey.encode(try value(h2, c)).bytes, key.rawValue)
+            if needsIndex(c) && !isKeyAlias(c) && !col.isList, indexTouched[c]?[key.rawValue] == nil {
+                indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try value(h2, c)).bytes)
             }
             if layout.firstBlock[c] >= 0, layout.blocks[layout.firstBlock[c]].kind == .bytes,
                let (first, length) = h2.leaf.bytesColumn(layout.firstBlock[c]).externalReference(h2.row) {
@@ -337,6 +334,7 @@ extension Table {
             }
         }
         pendingIndex.removeAll()
+        indexTouched.removeAll()
         dirtyLists.removeAll()
         roots.clusterRoot = 0
         roots.objectCount = 0
@@ -447,6 +445,32 @@ extension Table {
         for (i, v) in newValues.enumerated() { try listInsert(key, c, at: i, v) }
     }
 
+    // MARK: indexes
+
+    /// Brings the indexes up to date with the objects changed since the last flush.
+    func flushIndexes() throws {
+        guard let allocator = transaction.allocator else { return }
+        for (c, touched) in indexTouched {
+            var pending = pendingIndex[c] ?? PendingIndexChanges()
+            for (key, old) in touched {
+                var new = IndexedValue.none
+                if let h = try locate(ObjectKey(key)) { new = .value(IndexKey.encode(try value(h, c)).bytes) }
+                guard old != new else { continue }
+                if case .value(let o) = old { pending.remove(o, key) }
+                if case .value(let n) = new { pending.add(n, key) }
+            }
+            pendingIndex[c] = pending
+        }
+        indexTouched.removeAll()
+        for (c, pending) in pendingIndex.sorted(by: { $0.key < $1.key }) where !pending.isEmpty {
+            var root = roots.indexRoots[c]
+            try PostingsIndex.apply(pending, root: &root, allocator: allocator)
+            roots.indexRoots[c] = root
+            isChanged = true
+        }
+        pendingIndex.removeAll()
+    }
+
     // MARK: commit
 
     /// Writes this table's buffered changes (lists, indexes, leaves) and returns its roots.
@@ -460,12 +484,8 @@ extension Table {
             try cluster.fit(slot.key)
         }
         dirtyLists.removeAll()
-        for (c, pending) in pendingIndex.sorted(by: { $0.key < $1.key }) where !pending.isEmpty {
-            var root = roots.indexRoots[c]
-            try PostingsIndex.apply(pending, root: &root, allocator: allocator)
-            roots.indexRoots[c] = root
-        }
-        pendingIndex.removeAll()
+        try flushIndexes()
+        _ = allocator
         try cluster.finish()
         roots.clusterRoot = cluster.root
     }

@@ -34,6 +34,16 @@ public final class Table {
     // Write state (write transactions only).
     var cluster: ClusterTreeWriter?
     var pendingIndex: [Int: PendingIndexChanges] = [:]
+    /// Per indexed column, the objects whose value changed since the index was last brought up
+    /// to date, with the encoded value the index holds for them (`.none`: no entry). Index
+    /// entries are computed from these at commit (or before an index lookup), so an object
+    /// created and then set costs one index change, not one per write.
+    var indexTouched: [Int: [UInt64: IndexedValue]] = [:]
+
+    enum IndexedValue: Equatable {
+        case none
+        case value([UInt8])
+    }
     var dirtyLists: [ListSlot: [StorageValue]] = [:]
     var isChanged = false
 
@@ -244,14 +254,10 @@ public final class Table {
             return try contains(k) ? [k] : []
         }
         guard needsIndex(column) else { throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index") }
+        try flushIndexes()
         let (encoded, isPrefix) = IndexKey.encode(value)
         let root = column < roots.indexRoots.count ? roots.indexRoots[column] : 0
-        var keys = try PostingsIndex.lookup(root: root, value: encoded, space: transaction.space)
-        if let pending = pendingIndex[column]?.net(for: encoded) {
-            var set = Set(keys)
-            for (k, d) in pending { if d > 0 { set.insert(k) } else { set.remove(k) } }
-            keys = set.sorted()
-        }
+        let keys = try PostingsIndex.lookup(root: root, value: encoded, space: transaction.space)
         var result = keys.map(ObjectKey.init)
         if isPrefix {
             result = try result.filter { try self.value($0, column) == value }
