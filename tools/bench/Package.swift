@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(
             name: "atoll-bench",
             dependencies: [
+                .product(name: "Atoll", package: "Atoll"),
                 .product(name: "AtollStorage", package: "Atoll"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -60,10 +60,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var first: Element? { isEmpty ? nil : self[0] }
     public var last: Element? { let n = count; return n == 0 ? nil : self[n - 1] }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
+    /// Iterates lazily: objects are made one at a time from the keys of one evaluation.
+    public func makeIterator() -> ResultsIterator<Element> {
         core.realm.verifyThread()
-        let keys = core.keys()
-        return keys.map { core.realm.makeObject(Element.self, key: $0, binding: core.binding) }.makeIterator()
+        return ResultsIterator(core: core, keys: core.keys())
     }
 
     /// The position of an object in the results, or nil.
@@ -115,6 +115,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: aggregates
 
+    /// The table column aggregate when these are all the objects of the class.
+    private func tableAggregate(_ property: String, _ kind: ColumnAggregate) -> StorageValue? {
+        guard case .table = core.source, core.query == nil, let i = core.binding.schema.index(of: property),
+              core.binding.columns[i] >= 0, let table = try? core.realm.table(core.binding) else { return nil }
+        return try? table.aggregate(core.binding.columns[i], kind)
+    }
+
     private func propertyValues(_ property: String) -> (PropertyInfo, [StorageValue]) {
         core.realm.verifyThread()
         guard let p = core.binding.schema[property], let i = core.binding.schema.index(of: property) else {
@@ -128,12 +135,18 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The smallest value of a property (numbers and dates), or nil when there are none.
     public func min<T: PersistableValue>(ofProperty property: String) -> T? {
+        if let v = tableAggregate(property, .min), let p = core.binding.schema[property] {
+            return ValueConversion.swiftValue(v, property: p, realm: core.realm) as? T
+        }
         let (p, values) = propertyValues(property)
         guard let best = values.min(by: { StorageOrdering.less($0, $1) }) else { return nil }
         return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
     }
 
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
+        if let v = tableAggregate(property, .max), let p = core.binding.schema[property] {
+            return ValueConversion.swiftValue(v, property: p, realm: core.realm) as? T
+        }
         let (p, values) = propertyValues(property)
         guard let best = values.max(by: { StorageOrdering.less($0, $1) }) else { return nil }
         return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
@@ -141,6 +154,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The sum of a numeric property (0 when empty).
     public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
+        if let v = tableAggregate(property, .sum), let p = core.binding.schema[property] {
+            switch v {
+            case .float(let f): return f as? T ?? (Double(f) as? T) ?? .zero
+            case .double(let d): return d as? T ?? (Float(d) as? T) ?? .zero
+            default: return ValueConversion.swiftValue(v, property: p, realm: nil) as? T ?? .zero
+            }
+        }
         let (p, values) = propertyValues(property)
         if case .scalar(.int) = p.type.kind {
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
@@ -153,6 +173,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The average of a numeric property, or nil when empty.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+        if let v = tableAggregate(property, .average) {
+            if case .double(let d) = v { return T(d) }
+            return nil
+        }
         let (_, values) = propertyValues(property)
         guard !values.isEmpty else { return nil }
         return T(values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) } / Double(values.count))
@@ -204,5 +228,23 @@ enum StorageOrdering {
         if case .timestamp(let x) = a, case .timestamp(let y) = b { return x < y }
         if case .int(let x) = a, case .int(let y) = b { return x < y }
         return (double(a) ?? 0) < (double(b) ?? 0)
+    }
+}
+
+/// Makes the objects of `Results` one at a time.
+public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    let core: ResultsCore
+    let keys: [ObjectKey]
+    var index = 0
+
+    init(core: ResultsCore, keys: [ObjectKey]) {
+        self.core = core
+        self.keys = keys
+    }
+
+    public mutating func next() -> Element? {
+        guard index < keys.count else { return nil }
+        defer { index += 1 }
+        return core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
     }
 }

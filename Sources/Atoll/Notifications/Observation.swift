@@ -77,10 +77,13 @@ extension Results {
     {
         let configuration = core.realm.configuration
         // Handed to the queue and used only there from then on.
-        let handoff = QueueHandoff((core, block))
+        // Two hand-offs rather than one tuple: the 6.3 optimizer crashes on the tuple form.
+        let sourceHandoff = QueueHandoff(core)
+        let blockHandoff = QueueHandoff(block)
         let box = QueueObservationBox()
         queue.async {
-            let (source, block) = handoff.value
+            let source = sourceHandoff.value
+            let block = blockHandoff.value
             do {
                 let realm = try Realm(configuration: configuration, queue: queue)
                 let rebased = try source.rebased(on: realm)

@@ -1,67 +1,85 @@
-import AtollStorage
+import Atoll
+import Foundation
 
-// The Atoll side of the compare suite.
-//
-// For now it is written against the AtollStorage table API (`Table`, `ObjectKey`,
-// `StorageValue`), through AtollItemStore. When the object API lands, replace the bodies here
-// with `Realm` / `Object` / `Results` code (`realm.write { realm.add(...) }`,
-// `realm.object(ofType:forPrimaryKey:)`, `realm.objects(Item.self).where { ... }`,
-// `.sorted(by: \.age)`); the CompareEngine and CompareReader contracts and the suite do not
-// change. Until then W4, W5 and W6 go through per-object `value(key, column)` calls, which
-// is what the table API offers, not what a query engine would do.
+// The Atoll side of the compare suite, written the way an application uses Atoll: the object
+// API (`Realm`, `Object`, `Results`, the query language). The storage suite measures the engine
+// beneath it (AtollItemStore).
+
+final class Item: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted var age = 0
+    @Persisted var score = 0.0
+    @Persisted var active = false
+}
+
+enum AtollObjects {
+    static func configuration(_ path: String, syncWrites: Bool = true) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self], syncWrites: syncWrites)
+    }
+
+    static func fill(_ realm: Realm, _ data: ItemData, _ range: Range<Int>) {
+        for i in range {
+            let item = Item()
+            item.id = Int(data.id(i))
+            item.name = data.name(i)
+            item.age = Int(data.ages[i])
+            item.score = data.scores[i]
+            item.active = data.actives[i]
+            realm.add(item)
+        }
+    }
+
+    /// Cold open in a fresh process: open, find one object, read two fields.
+    static func timedOpenAndRead(path: String, id: Int64) throws -> UInt64 {
+        let watch = Stopwatch()
+        let realm = try Realm(configuration: configuration(path))
+        guard let item = realm.object(ofType: Item.self, forPrimaryKey: Int(id)) else { throw BenchError("atoll: object \(id) is missing") }
+        let check = item.name.utf8.count + item.age
+        let ns = watch.elapsedNanoseconds
+        if check < 0 { print(check) }
+        return ns
+    }
+}
 
 struct AtollWorkloads: CompareEngine {
     let name = "atoll"
     let fileExtension = "atoll"
 
-    private typealias Column = AtollItemStore.Column
-
-    private func freshDatabase(_ path: String) throws -> Database {
+    private func freshRealm(_ path: String) throws -> Realm {
         ScratchDirectory.removeDatabase(path)
-        let db = try Database.open(AtollItemStore.configuration(path))
-        try AtollItemStore.createSchema(db)
-        return db
+        return try Realm(configuration: AtollObjects.configuration(path))
     }
 
     func timedInsertAll(path: String, data: ItemData) throws -> UInt64 {
-        let db = try freshDatabase(path)
+        let realm = try freshRealm(path)
         let watch = Stopwatch()
-        let w = try db.beginWrite()
-        try AtollItemStore.insert(data, 0..<data.count, into: try AtollItemStore.table(w))
-        try w.commit()
+        try realm.write { AtollObjects.fill(realm, data, 0..<data.count) }
         return watch.elapsedNanoseconds
     }
 
     func timedSingleObjectCommits(path: String, data: ItemData, count: Int) throws -> UInt64 {
-        let db = try freshDatabase(path)
+        let realm = try freshRealm(path)
         let watch = Stopwatch()
-        for i in 0..<count {
-            let w = try db.beginWrite()
-            try AtollItemStore.insert(data, i..<(i + 1), into: try AtollItemStore.table(w))
-            try w.commit()
-        }
+        for i in 0..<count { try realm.write { AtollObjects.fill(realm, data, i..<(i + 1)) } }
         return watch.elapsedNanoseconds
     }
 
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {
-        let db = try Database.open(AtollItemStore.configuration(path))
+        let realm = try Realm(configuration: AtollObjects.configuration(path))
         let watch = Stopwatch()
-        let w = try db.beginWrite()
-        let t = try AtollItemStore.table(w)
-        for (id, score) in zip(ids, scores) {
-            guard let key = try t.find(primaryKey: .int(id)) else { throw BenchError("atoll: object \(id) is missing") }
-            try t.set(key, Column.score, .double(score))
+        try realm.write {
+            for (id, score) in zip(ids, scores) {
+                realm.object(ofType: Item.self, forPrimaryKey: Int(id))?.score = score
+            }
         }
-        try w.commit()
         return watch.elapsedNanoseconds
     }
 
     func timedDeleteAll(path: String) throws -> UInt64 {
-        let db = try Database.open(AtollItemStore.configuration(path))
+        let realm = try Realm(configuration: AtollObjects.configuration(path))
         let watch = Stopwatch()
-        let w = try db.beginWrite()
-        try AtollItemStore.table(w).clear()
-        try w.commit()
+        try realm.write { realm.deleteAll() }
         return watch.elapsedNanoseconds
     }
 
@@ -72,89 +90,58 @@ struct AtollWorkloads: CompareEngine {
     func fileBytes(path: String) -> Int { ScratchDirectory.fileBytes(path) }
 
     func objectCount(path: String) throws -> Int {
-        let db = try Database.open(AtollItemStore.configuration(path))
-        let r = try db.beginRead()
-        defer { r.close() }
-        return try AtollItemStore.table(r).count
+        try Realm(configuration: AtollObjects.configuration(path)).objects(Item.self).count
     }
 
     func openReader(path: String) throws -> any CompareReader { try AtollReader(path: path) }
 }
 
-/// The read workloads: each call is one read transaction on a database opened once (as each
-/// SQLite call is one `read`).
+/// The read workloads on one realm (one version, as each SQLite call is one `read`).
 final class AtollReader: CompareReader {
-    private var database: Database?
-
-    private typealias Column = AtollItemStore.Column
+    private var realm: Realm?
 
     init(path: String) throws {
-        database = try Database.open(AtollItemStore.configuration(path))
+        realm = try Realm(configuration: AtollObjects.configuration(path))
     }
 
-    private func read<T>(_ body: (Table) throws -> T) throws -> T {
-        guard let database else { throw BenchError("atoll: the reader is closed") }
-        let r = try database.beginRead()
-        defer { r.close() }
-        return try body(try AtollItemStore.table(r))
+    private func open() throws -> Realm {
+        guard let realm else { throw BenchError("atoll: the reader is closed") }
+        return realm
     }
 
     func lookups(_ ids: [Int64]) throws -> Int {
-        try read { table in
-            var check = 0
-            for id in ids {
-                guard let key = try table.find(primaryKey: .int(id)) else { continue }
-                if case .string(let name) = try table.value(key, Column.name) { check &+= name.utf8.count }
-                if case .int(let age) = try table.value(key, Column.age) { check &+= Int(age) }
-            }
-            return check
+        let realm = try open()
+        var check = 0
+        for id in ids {
+            guard let item = realm.object(ofType: Item.self, forPrimaryKey: Int(id)) else { continue }
+            check &+= item.name.utf8.count
+            check &+= item.age
         }
+        return check
     }
 
     func countOlderThan40Active() throws -> Int {
-        try read { table in
-            var count = 0
-            for key in try table.objectKeys() {
-                guard case .int(let age) = try table.value(key, Column.age), age > 40 else { continue }
-                if case .bool(true) = try table.value(key, Column.active) { count += 1 }
-            }
-            return count
-        }
+        try open().objects(Item.self).filter("age > 40 AND active == true").count
     }
 
     func namesSortedByAge(_ names: [String]) throws -> Int {
-        try read { table in
-            var hash = 0
-            var hits: [(age: Int64, id: Int64)] = []
-            for name in names {
-                hits.removeAll(keepingCapacity: true)
-                for key in try table.findAll(indexed: Column.name, equalTo: .string(name)) {
-                    guard case .int(let age) = try table.value(key, Column.age) else { continue }
-                    hits.append((age, key.intPrimaryKey))
-                }
-                hits.sort { $0.age != $1.age ? $0.age < $1.age : $0.id < $1.id }
-                for hit in hits { mixIntoHash(&hash, hit.id) }
-            }
-            return hash
+        let items = try open().objects(Item.self)
+        var hash = 0
+        for name in names {
+            for item in items.filter("name == %@", name).sorted(byKeyPath: "age") { mixIntoHash(&hash, Int64(item.id)) }
         }
+        return hash
     }
 
     func enumerateSumOfScores() throws -> Double {
-        try read { table in
-            var sum = 0.0
-            for key in try table.objectKeys() {
-                if case .double(let score) = try table.value(key, Column.score) { sum += score }
-            }
-            return sum
-        }
+        var sum = 0.0
+        for item in try open().objects(Item.self) { sum += item.score }
+        return sum
     }
 
     func aggregateSumOfScores() throws -> Double {
-        try read { table in
-            guard case .double(let sum) = try table.aggregate(Column.score, .sum) else { throw BenchError("atoll: sum(score) is not a double") }
-            return sum
-        }
+        try open().objects(Item.self).sum(ofProperty: "score")
     }
 
-    func close() { database = nil }
+    func close() { realm = nil }
 }

@@ -60,7 +60,8 @@ enum OpenProbe {
         }
         let ns: UInt64
         switch arguments[0] {
-        case "atoll": ns = try AtollItemStore.timedOpenAndRead(path: arguments[1], id: id)
+        case "atoll": ns = try AtollObjects.timedOpenAndRead(path: arguments[1], id: id)
+        case "atoll-storage": ns = try AtollItemStore.timedOpenAndRead(path: arguments[1], id: id)
         case "sqlite":
             let tuning = arguments.count > 3 ? try SQLiteTuning(arguments: arguments[3...]) : SQLiteTuning()
             ns = try SQLiteWorkloads.timedOpenAndRead(path: arguments[1], id: id, tuning: tuning)

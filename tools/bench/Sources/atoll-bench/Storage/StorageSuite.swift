@@ -36,9 +36,9 @@ struct StorageSuite {
         if options.includes("open") {
             let plan = options.plan(SamplingPlan(warmups: 2, runs: 9))
             let id = Int64(count / 2)
-            let smallMs = try OpenProbe.medianMilliseconds(engine: "atoll", path: smallPath, id: Int64(small.count / 2), plan: plan)
+            let smallMs = try OpenProbe.medianMilliseconds(engine: "atoll-storage", path: smallPath, id: Int64(small.count / 2), plan: plan)
             add("open_ms_10k", .milliseconds, smallMs, target: .atMost(5, label: "5 ms"))
-            let bigMs = try OpenProbe.medianMilliseconds(engine: "atoll", path: bigPath, id: id, plan: plan)
+            let bigMs = try OpenProbe.medianMilliseconds(engine: "atoll-storage", path: bigPath, id: id, plan: plan)
             add("open_ms_1M", .milliseconds, bigMs, target: .atMost(5, label: "5 ms"),
                 note: "cold open in a fresh process (file in the page cache): open, begin read, find, read 2 fields; 10k figure \(Format.number(smallMs)) ms")
         }
