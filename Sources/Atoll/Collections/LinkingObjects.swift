@@ -52,7 +52,7 @@ extension LinkingObjects: _LinkingObjectsProtocol {
     public static func _atollGet(_ a: _ManagedAccess) -> LinkingObjects<Element> {
         guard let origin = try? a.realm.binding(for: Element.self), let property = a.property.originProperty,
               let index = origin.schema.index(of: property), origin.columns[index] >= 0,
-              let target = a.object._managed?.binding
+              case let target = a.state.binding
         else { return LinkingObjects() }
         let core = ResultsCore(realm: a.realm, binding: origin, source: .linkingObjects(target: target, key: a.row.key, column: origin.columns[index]), query: nil)
         return LinkingObjects(results: Results(core: core))

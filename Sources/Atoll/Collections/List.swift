@@ -204,8 +204,7 @@ extension List: PersistableValue {
     public static func _atollDefault() -> List<Element> { List() }
 
     public static func _atollGet(_ a: _ManagedAccess) -> List<Element> {
-        guard let owner = a.object._managed?.binding else { return List() }
-        return List(managed: Managed(realm: a.realm, owner: owner, key: a.row.key, column: a.column))
+        List(managed: Managed(realm: a.realm, owner: a.state.binding, key: a.row.key, column: a.column))
     }
 
     public static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> List<Element>? { nil }

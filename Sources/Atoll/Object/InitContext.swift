@@ -17,7 +17,17 @@ import Glibc
 // defaults are not collected: only the indices are.
 
 final class InitContext {
-    var values: [Any] = []
+    var values: [any PersistableValue] = []
+    /// Persisted property counts per class, per thread (no lock on the object creation path).
+    private var counts: [ObjectIdentifier: Int] = [:]
+
+    func propertyCount(of object: Object) -> Int {
+        let id = ObjectIdentifier(type(of: object))
+        if let n = counts[id] { return n }
+        let n = ObjectSchema.propertyCount(of: object)
+        counts[id] = n
+        return n
+    }
     var managedCreation = 0
 
     private static let key: pthread_key_t = {

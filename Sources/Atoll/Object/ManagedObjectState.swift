@@ -6,9 +6,10 @@ final class ManagedObjectState {
     let realm: Realm
     let binding: ClassBinding
     let key: ObjectKey
-    private var row: RowHandle?
-    private var rowStamp: UInt64 = 0
-    private var rowMutation: UInt64 = 0
+    @exclusivity(unchecked) private var row: RowHandle?
+    @exclusivity(unchecked) private var table: Table?
+    @exclusivity(unchecked) private var rowStamp: UInt64 = 0
+    @exclusivity(unchecked) private var rowMutation: UInt64 = 0
 
     init(realm: Realm, binding: ClassBinding, key: ObjectKey) {
         self.realm = realm
@@ -21,14 +22,15 @@ final class ManagedObjectState {
     /// The row in the realm's current version, or nil when the object no longer exists.
     @inline(__always)
     func locate() -> (Table, RowHandle)? {
-        guard let table = try? realm.table(binding) else { return nil }
         if realm.isFrozen {
             // Frozen objects may be read from several threads: no shared cache.
+            guard let table = try? realm.table(binding) else { return nil }
             return (try? table.locate(key)).flatMap { $0.map { (table, $0) } }
         }
         let mutation = realm.writeTransaction?.mutationCount ?? 0
-        if let row, rowStamp == realm.stamp, rowMutation == mutation { return (table, row) }
-        guard let found = try? table.locate(key) else { row = nil; return nil }
+        if let row, let table, rowStamp == realm.stamp, rowMutation == mutation { return (table, row) }
+        guard let table = try? realm.table(binding), let found = try? table.locate(key) else { row = nil; return nil }
+        self.table = table
         row = found
         rowStamp = realm.stamp
         rowMutation = mutation
@@ -40,18 +42,18 @@ final class ManagedObjectState {
         return locate() == nil
     }
 
-    private func requireRow(_ what: String) -> (Table, RowHandle) {
+    @inline(__always)
+    private func requireRow(_ index: Int) -> (Table, RowHandle) {
         guard let found = locate() else {
-            preconditionFailure("Object of class '\(schema.className)' has been deleted or invalidated; cannot \(what)")
+            preconditionFailure("Object of class '\(schema.className)' has been deleted or invalidated; cannot read '\(schema.properties[index].name)'")
         }
         return found
     }
 
     func get<V: PersistableValue>(_ index: Int, as type: V.Type, object: Object) -> V {
         realm.verifyThread()
-        let property = schema.properties[index]
-        let (table, row) = requireRow("read '\(property.name)'")
-        return V._atollGet(_ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], property: property, object: object))
+        let (table, row) = requireRow(index)
+        return V._atollGet(_ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], state: self, propertyIndex: index))
     }
 
     func set<V: PersistableValue>(_ index: Int, _ value: V, object: Object) {
@@ -62,8 +64,8 @@ final class ManagedObjectState {
     func anyValue(_ index: Int, object: Object) -> Any? {
         realm.verifyThread()
         let property = schema.properties[index]
-        let (table, row) = requireRow("read '\(property.name)'")
-        let access = _ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], property: property, object: object)
+        let (table, row) = requireRow(index)
+        let access = _ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], state: self, propertyIndex: index)
         let value = property.valueType._atollGet(access)
         if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
         return value

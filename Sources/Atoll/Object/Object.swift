@@ -16,17 +16,17 @@ import Synchronization
 /// stored object sees committed changes ("live objects").
 open class Object: CustomStringConvertible {
     /// Values of an unmanaged object, by property index (and of ignored properties always).
-    var _values: [Any]
+    @exclusivity(unchecked) var _values: [any PersistableValue]
     /// Raw index of this object's first property (see InitContext).
-    public private(set) var _indexBase: Int
+    @exclusivity(unchecked) public private(set) var _indexBase: Int
     /// Set when the object is managed.
-    var _managed: ManagedObjectState?
+    @exclusivity(unchecked) var _managed: ManagedObjectState?
 
     public required init() {
         _values = []
         _indexBase = 0
         let context = InitContext.current
-        let count = min(ObjectSchema.propertyCount(of: self), context.values.count)
+        let count = min(context.propertyCount(of: self), context.values.count)
         let base = context.values.count - count
         _indexBase = base
         if context.managedCreation == 0 {
@@ -84,7 +84,7 @@ open class Object: CustomStringConvertible {
     }
 
     /// The unmanaged value of property `index` (for adding the object to a realm).
-    func unmanagedValue(_ index: Int) -> Any? {
+    func unmanagedValue(_ index: Int) -> (any PersistableValue)? {
         index < _values.count ? _values[index] : nil
     }
 
@@ -108,7 +108,7 @@ open class Object: CustomStringConvertible {
             return
         }
         do {
-            _values[i] = try objectSchema.properties[i].swiftValue(from: value, realm: nil)
+            if let v = try objectSchema.properties[i].swiftValue(from: value, realm: nil) as? any PersistableValue { _values[i] = v }
         } catch {
             // An unmanaged object has no transaction to fail; keep the old value.
         }

@@ -33,11 +33,8 @@ public struct Persisted<Value: PersistableValue> {
     private init(value: Value, options: PersistedOptions) {
         let context = InitContext.current
         rawIndex = Int32(context.values.count)
-        if context.managedCreation > 0 {
-            context.values.append(())
-        } else {
-            context.values.append(value)
-        }
+        // Atoll's own instances of stored objects read from the realm: the default is unused.
+        context.values.append(context.managedCreation > 0 ? false : value)
         self.options = options
     }
 

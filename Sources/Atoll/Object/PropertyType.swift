@@ -62,8 +62,11 @@ public struct _ManagedAccess {
     let table: Table
     let row: RowHandle
     let column: Int
-    let property: PropertyInfo
-    let object: Object
+    let state: ManagedObjectState
+    let propertyIndex: Int
+
+    var property: PropertyInfo { state.schema.properties[propertyIndex] }
+    var object: ManagedObjectState { state }
 }
 
 // MARK: scalars

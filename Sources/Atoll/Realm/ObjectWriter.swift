@@ -52,13 +52,23 @@ struct ObjectWriter {
         let binding = try realm.binding(for: type(of: object))
         let schema = binding.schema
         let table = try realm.table(binding)
-        var values: [Int: Any?] = [:]
-        for (i, p) in schema.properties.enumerated() where p.isStored { values[i] = object.unmanagedValue(i) }
-        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: schema.primaryKeyProperty.flatMap { pk in schema.index(of: pk.name).map { values[$0] ?? nil } })
+        let pkValue: Any?? = schema.primaryKeyProperty.flatMap { pk in schema.index(of: pk.name).map { object.unmanagedValue($0) } }
+        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
         added[id] = key
         addedObjects.append((object, binding, key))
+        let onlyIfChanged = !isNew && update == .modified
         for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
-            try setProperty(p, index: i, of: key, binding: binding, to: values[i] ?? nil, onlyIfChanged: !isNew && update == .modified)
+            let value = object.unmanagedValue(i)
+            // Scalars convert through their own type, without dynamic casts.
+            if case .scalar = p.type.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
+                if stored.isNull && !p.type.isOptional {
+                    throw AtollError(.requiredValueMissing, "property '\(schema.className).\(p.name)' is required; nil is not allowed")
+                }
+                if onlyIfChanged, try table.value(key, binding.columns[i]) == stored { continue }
+                try table.set(key, binding.columns[i], stored)
+                continue
+            }
+            try setProperty(p, index: i, of: key, binding: binding, to: value, onlyIfChanged: onlyIfChanged)
         }
         return key
     }
@@ -110,7 +120,7 @@ struct ObjectWriter {
     }
 
     /// Default values of a class's properties (from a fresh unmanaged instance).
-    static func defaults(of type: Object.Type) -> [Any?] {
+    static func defaults(of type: Object.Type) -> [(any PersistableValue)?] {
         let o = type.init()
         return (0..<o.objectSchema.properties.count).map { o.unmanagedValue($0) }
     }

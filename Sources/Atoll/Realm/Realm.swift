@@ -21,10 +21,10 @@ public final class Realm {
     let database: Database
     let confinement: Confinement
     /// The transaction the realm reads through: a read snapshot, or the open write.
-    private(set) var transaction: Transaction
-    private(set) var writeTransaction: WriteTransaction?
+    @exclusivity(unchecked) private(set) var transaction: Transaction
+    @exclusivity(unchecked) private(set) var writeTransaction: WriteTransaction?
     /// Changes whenever `transaction` does (row positions cached by objects are per stamp).
-    private(set) var stamp: UInt64 = 1
+    @exclusivity(unchecked) private(set) var stamp: UInt64 = 1
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
     var bindingsGeneration: UInt64
     public let isFrozen: Bool
