@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "AtollQuery", dependencies: ["AtollStorage"], path: "Sources/AtollQuery", swiftSettings: strict),
 
         // The public object API: Realm, Object, @Persisted, Results, List, notifications.
-        .target(name: "Atoll", dependencies: ["AtollStorage", "AtollQuery"], swiftSettings: strict),
+        .target(name: "Atoll", dependencies: ["AtollStorage", "AtollQuery", "CAtollShims"], swiftSettings: strict),
 
         // The README's main job, run locally.
         .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),

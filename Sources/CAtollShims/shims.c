@@ -162,3 +162,7 @@ uint64_t atoll_monotonic_nanoseconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
+
+static __thread void *atoll_thread_slot = 0;
+void *atoll_thread_slot_get(void) { return atoll_thread_slot; }
+void atoll_thread_slot_set(void *value) { atoll_thread_slot = value; }

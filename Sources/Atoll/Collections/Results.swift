@@ -51,6 +51,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public subscript(position: Int) -> Element {
         core.realm.verifyThread()
+        if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding),
+           let h = try? table.row(at: position) {
+            return core.realm.makeObject(Element.self, key: h.key, binding: core.binding, table: table, row: h)
+        }
         guard let key = core.key(at: position) else {
             preconditionFailure("index \(position) is out of bounds (count \(count))")
         }
@@ -63,6 +67,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Iterates lazily: objects are made one at a time from the keys of one evaluation.
     public func makeIterator() -> ResultsIterator<Element> {
         core.realm.verifyThread()
+        if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding) {
+            // Every object of the class: walk the leaves, so no object needs a lookup.
+            var leaves: [LeafRef] = []
+            try? table.forEachLeaf { leaves.append($0); return true }
+            return ResultsIterator(core: core, table: table, leaves: leaves)
+        }
         return ResultsIterator(core: core, keys: core.keys())
     }
 
@@ -235,14 +245,35 @@ enum StorageOrdering {
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     let core: ResultsCore
     let keys: [ObjectKey]
+    let table: Table?
+    let leaves: [LeafRef]
     var index = 0
+    var leafIndex = 0
+    var row = 0
 
     init(core: ResultsCore, keys: [ObjectKey]) {
         self.core = core
         self.keys = keys
+        table = nil
+        leaves = []
+    }
+
+    init(core: ResultsCore, table: Table, leaves: [LeafRef]) {
+        self.core = core
+        keys = []
+        self.table = table
+        self.leaves = leaves
     }
 
     public mutating func next() -> Element? {
+        if let table {
+            while leafIndex < leaves.count && row >= leaves[leafIndex].count { leafIndex += 1; row = 0 }
+            guard leafIndex < leaves.count else { return nil }
+            let leaf = leaves[leafIndex]
+            defer { row += 1 }
+            let key = ObjectKey(leaf.key(row))
+            return core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: RowHandle(leaf: leaf, row: row, key: key))
+        }
         guard index < keys.count else { return nil }
         defer { index += 1 }
         return core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CAtollShims
 
 // How a @Persisted property finds its object.
 //
@@ -15,33 +16,76 @@ import Glibc
 //
 // When Atoll itself creates an object to represent a stored one (`managedCreation`), the
 // defaults are not collected: only the indices are.
+//
+// This runs for every object created, so the stack is a plain buffer (no copy-on-write checks)
+// and the context is found through a C thread-local slot.
 
+@usableFromInline
 final class InitContext {
-    var values: [any PersistableValue] = []
+    // Thread-local by construction (one instance per thread), so unchecked exclusivity is safe.
+    @usableFromInline @exclusivity(unchecked) var stack: UnsafeMutablePointer<any PersistableValue>
+    @usableFromInline @exclusivity(unchecked) var count = 0
+    @exclusivity(unchecked) var capacity = 64
+    /// In managed creation only indices are needed: this counts the open slots instead.
+    @usableFromInline @exclusivity(unchecked) var managedSlots = 0
+    @usableFromInline @exclusivity(unchecked) var managedCreation = 0
     /// Persisted property counts per class, per thread (no lock on the object creation path).
-    private var counts: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) private var counts: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastCount = 0
+
+    init() {
+        stack = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        stack.deinitialize(count: count)
+        stack.deallocate()
+    }
+
+    @usableFromInline
+    func push(_ value: any PersistableValue) {
+        if count == capacity {
+            let bigger = UnsafeMutablePointer<any PersistableValue>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: stack, count: count)
+            stack.deallocate()
+            stack = bigger
+            capacity *= 2
+        }
+        (stack + count).initialize(to: value)
+        count += 1
+    }
+
+    /// Moves the top `n` values out, in push order.
+    func pop(_ n: Int) -> [any PersistableValue] {
+        let start = count - n
+        let values = [any PersistableValue](unsafeUninitializedCapacity: n) { buffer, initialized in
+            if let base = buffer.baseAddress { base.moveInitialize(from: stack + start, count: n) }
+            initialized = n
+        }
+        count = start
+        return values
+    }
 
     func propertyCount(of object: Object) -> Int {
         let id = ObjectIdentifier(type(of: object))
-        if let n = counts[id] { return n }
-        let n = ObjectSchema.propertyCount(of: object)
-        counts[id] = n
+        if id == lastClass { return lastCount }
+        let n: Int
+        if let known = counts[id] { n = known } else {
+            n = ObjectSchema.propertyCount(of: object)
+            counts[id] = n
+        }
+        lastClass = id
+        lastCount = n
         return n
     }
-    var managedCreation = 0
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<InitContext>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
-
+    @usableFromInline
     static var current: InitContext {
-        if let p = pthread_getspecific(key) { return Unmanaged<InitContext>.fromOpaque(p).takeUnretainedValue() }
+        if let p = atoll_thread_slot_get() { return Unmanaged<InitContext>.fromOpaque(p).takeUnretainedValue() }
         let context = InitContext()
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        // Kept for the thread's lifetime (one small object per thread that creates objects).
+        atoll_thread_slot_set(Unmanaged.passRetained(context).toOpaque())
         return context
     }
 }

@@ -19,6 +19,15 @@ final class ManagedObjectState {
 
     var schema: ObjectSchema { binding.schema }
 
+    /// Starts with a known row position (the caller just found it), saving the first lookup.
+    func seed(table: Table, row: RowHandle) {
+        guard !realm.isFrozen else { return }
+        self.table = table
+        self.row = row
+        rowStamp = realm.stamp
+        rowMutation = realm.writeTransaction?.mutationCount ?? 0
+    }
+
     /// The row in the realm's current version, or nil when the object no longer exists.
     @inline(__always)
     func locate() -> (Table, RowHandle)? {

@@ -26,13 +26,15 @@ open class Object: CustomStringConvertible {
         _values = []
         _indexBase = 0
         let context = InitContext.current
-        let count = min(context.propertyCount(of: self), context.values.count)
-        let base = context.values.count - count
-        _indexBase = base
-        if context.managedCreation == 0 {
-            _values = Array(context.values[base...])
+        if context.managedCreation > 0 {
+            let count = min(context.propertyCount(of: self), context.managedSlots)
+            context.managedSlots -= count
+            _indexBase = context.managedSlots
+            return
         }
-        context.values.removeLast(count)
+        let count = min(context.propertyCount(of: self), context.count)
+        _indexBase = context.count - count
+        _values = context.pop(count)
     }
 
     // MARK: schema overrides (as in Realm)

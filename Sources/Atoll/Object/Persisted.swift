@@ -16,12 +16,20 @@ import AtollStorage
 public struct Persisted<Value: PersistableValue> {
     /// Position of this property's default on the thread's init stack (see InitContext).
     @usableFromInline let rawIndex: Int32
-    let options: PersistedOptions
+    @usableFromInline let options: PersistedOptions
 
+    @usableFromInline
     struct PersistedOptions {
-        var primaryKey = false
-        var indexed = false
-        var originProperty: String?
+        @usableFromInline var primaryKey = false
+        @usableFromInline var indexed = false
+        @usableFromInline var originProperty: String?
+
+        @usableFromInline
+        init(primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+            self.primaryKey = primaryKey
+            self.indexed = indexed
+            self.originProperty = originProperty
+        }
     }
 
     @available(*, unavailable, message: "@Persisted can only be used on Object subclasses")
@@ -30,31 +38,44 @@ public struct Persisted<Value: PersistableValue> {
         set { _ = newValue }
     }
 
-    private init(value: Value, options: PersistedOptions) {
+    // Inlinable so the wrapper is specialized in the model's module: creating an object then
+    // costs no generic metadata or value-witness calls per property.
+    @inlinable
+    init(value: Value, options: PersistedOptions) {
         let context = InitContext.current
-        rawIndex = Int32(context.values.count)
-        // Atoll's own instances of stored objects read from the realm: the default is unused.
-        context.values.append(context.managedCreation > 0 ? false : value)
+        if context.managedCreation > 0 {
+            // Atoll's own instance of a stored object: the default is never read.
+            rawIndex = Int32(context.managedSlots)
+            context.managedSlots += 1
+        } else {
+            rawIndex = Int32(context.count)
+            context.push(value)
+        }
         self.options = options
     }
 
+    @inlinable
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, options: PersistedOptions())
     }
 
+    @inlinable
     public init() {
         self.init(value: Value._atollDefault(), options: PersistedOptions())
     }
 
     /// `primaryKey`: the object's unique key. `indexed`: keep a search index.
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool = false, indexed: Bool = false) {
         self.init(value: wrappedValue, options: PersistedOptions(primaryKey: primaryKey, indexed: indexed))
     }
 
+    @inlinable
     public init(primaryKey: Bool = false, indexed: Bool = false) {
         self.init(value: Value._atollDefault(), options: PersistedOptions(primaryKey: primaryKey, indexed: indexed))
     }
 
+    @inlinable
     public static subscript<EnclosingSelf: Object>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
@@ -73,6 +94,7 @@ public struct Persisted<Value: PersistableValue> {
 
 extension Persisted where Value: _LinkingObjectsProtocol {
     /// An inverse relationship: the objects whose `originProperty` links to this one.
+    @inlinable
     public init(originProperty: String) {
         self.init(value: Value._atollDefault(), options: PersistedOptions(originProperty: originProperty))
     }

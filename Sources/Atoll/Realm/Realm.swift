@@ -169,13 +169,15 @@ public final class Realm {
         return makeObject(type, key: key, binding: b)
     }
 
-    func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding) -> T {
+    func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table? = nil, row: RowHandle? = nil) -> T {
         let context = InitContext.current
         context.managedCreation += 1
         // `type.init()`, not `T()`: callers may pass a subclass through an `Object.Type`.
         let object = type.init()
         context.managedCreation -= 1
-        object._managed = ManagedObjectState(realm: self, binding: b, key: key)
+        let state = ManagedObjectState(realm: self, binding: b, key: key)
+        if let table, let row { state.seed(table: table, row: row) }
+        object._managed = state
         return object
     }
 
@@ -200,8 +202,9 @@ public final class Realm {
         guard let pk = b.schema.primaryKeyProperty, let t = try? table(b) else {
             preconditionFailure("'\(type.className())' has no primary key")
         }
-        guard let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value) else { return nil }
-        return makeObject(type, key: found, binding: b)
+        guard let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value),
+              let row = try? t.locate(found) else { return nil }
+        return makeObject(type, key: found, binding: b, table: t, row: row)
     }
 
     // MARK: versions

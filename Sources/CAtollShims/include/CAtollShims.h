@@ -56,6 +56,10 @@ int atoll_set_parent_death_signal(int signal);
 int64_t atoll_thread_id(void);
 /// memfd_create(name, MFD_CLOEXEC): an anonymous file living in memory. Returns fd or -errno.
 int atoll_memfd_create(const char *name);
+/// A per-thread pointer slot (used for the object layer's init context): a C __thread
+/// variable, cheaper than pthread_getspecific.
+void *atoll_thread_slot_get(void);
+void atoll_thread_slot_set(void *value);
 /// CLOCK_MONOTONIC in nanoseconds.
 uint64_t atoll_monotonic_nanoseconds(void);
 
