@@ -65,7 +65,7 @@ import Testing
     @Test func foreignTruncatedAndNewerFilesAreRefused() throws {
         let dir = TemporaryDirectory()
         let foreign = dir.file("foreign.atoll")
-        FileManager.default.createFile(atPath: foreign, contents: Data("SQLite format 3\u{0}".utf8 + [UInt8](repeating: 0, count: 20000)))
+        _ = FileManager.default.createFile(atPath: foreign, contents: Data("SQLite format 3\u{0}".utf8 + [UInt8](repeating: 0, count: 20000)))
         #expect(throws: AtollError.self) { _ = try Database.open(DatabaseConfiguration(path: foreign)) }
         do { _ = try Database.open(DatabaseConfiguration(path: foreign)) } catch let e as AtollError { #expect(e.kind == .notAnAtollFile) }
 

@@ -17,7 +17,7 @@ import Testing
         let dir = TemporaryDirectory()
         // A file that is not an Atoll database.
         let foreign = dir.file("notes.atoll")
-        FileManager.default.createFile(atPath: foreign, contents: Data(repeating: 0x41, count: 50_000))
+        _ = FileManager.default.createFile(atPath: foreign, contents: Data(repeating: 0x41, count: 50_000))
         do { _ = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: foreign))); Issue.record("opened garbage") }
         catch let e as AtollError { #expect(e.kind == .notAnAtollFile) }
         // A path that cannot be written.

@@ -52,8 +52,13 @@ struct ObjectWriter {
         let binding = try realm.binding(for: type(of: object))
         let schema = binding.schema
         let table = try realm.table(binding)
-        let pkValue: Any?? = schema.primaryKeyProperty.flatMap { pk in schema.index(of: pk.name).map { object.unmanagedValue($0) } }
-        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
+        let pkIndex = schema.primaryKeyProperty.flatMap { schema.index(of: $0.name) }
+        let (key, isNew): (ObjectKey, Bool)
+        if let pkIndex, let stored = object.unmanagedValue(pkIndex)?._atollStorageValue {
+            (key, isNew) = try row(for: schema, table: table, primaryKeyValue: stored)
+        } else {
+            (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkIndex.map { object.unmanagedValue($0) })
+        }
         added[id] = key
         addedObjects.append((object, binding, key))
         let onlyIfChanged = !isNew && update == .modified
@@ -84,7 +89,19 @@ struct ObjectWriter {
         guard let given = primaryKey else {
             throw AtollError(.primaryKeyMissing, "a value for the primary key '\(schema.className).\(pk.name)' is required")
         }
-        let value = try pk.storageValue(from: given, realm: realm)
+        return try row(for: schema, table: table, primaryKeyValue: try pk.storageValue(from: given, realm: realm))
+    }
+
+    /// Like `row(for:binding:table:primaryKey:)` with the key already converted.
+    private mutating func row(for schema: ObjectSchema, table: Table, primaryKeyValue value: StorageValue) throws -> (ObjectKey, Bool) {
+        if update == .error {
+            // The insert itself detects a duplicate: no separate lookup.
+            do {
+                return (try table.create(primaryKey: value), true)
+            } catch let e as AtollError where e.kind == .primaryKeyExists {
+                throw AtollError(.primaryKeyExists, "an object of class '\(schema.className)' with primary key \(value) already exists; use update: .modified or .all to update it")
+            }
+        }
         if let existing = try table.find(primaryKey: value) {
             guard update != .error else {
                 throw AtollError(.primaryKeyExists, "an object of class '\(schema.className)' with primary key \(value) already exists; use update: .modified or .all to update it")

@@ -46,6 +46,27 @@ final class ClusterTreeWriter {
 
     /// Inserts a row with default contents for `key`. Throws `.primaryKeyExists` if present.
     func insert(_ key: UInt64) throws -> (MutableLeaf, Int) {
+        // Appending after the largest key (sequential keys, int primary keys in order): add the
+        // row to the rightmost leaf and count it on the path, without a descent.
+        if let leaf = appendLeaf, appendGeneration == structureGeneration, leaf.count > 0,
+           key > leaf.key(leaf.count - 1), leaf.count < ClusterLeafPage.rowCountMax {
+            leaf.insertRow(at: leaf.count, key: key)
+            for inner in appendPath {
+                let p = allocator.space.writablePage(inner)
+                let last = ClusterInner.count(UnsafeRawPointer(p)) - 1
+                ClusterInner.setRows(p, last, ClusterInner.rows(UnsafeRawPointer(p), last) + 1)
+            }
+            if !Self.needsSplit(leaf) {
+                remember(leaf)
+                return (leaf, leaf.count - 1)
+            }
+            try run(.fit, key)
+            guard let (found, row) = try view.locate(key), let m = found.mutableLeaf else {
+                throw AtollError(.ioError, "internal error: appended row lost")
+            }
+            remember(m)
+            return (m, row)
+        }
         if root == 0 {
             let page = try allocator.allocate()
             let leaf = MutableLeaf(specs: layout.blocks)
@@ -55,7 +76,29 @@ final class ClusterTreeWriter {
         try run(.insert, key)
         guard let leaf = resultLeaf else { throw AtollError(.ioError, "internal error: insert lost its row") }
         remember(leaf)
+        if resultRow == leaf.count - 1 { try rememberAppendPath(to: leaf) }
         return (leaf, resultRow)
+    }
+
+    /// The rightmost path, when it consists of pages this transaction owns and ends at `leaf`.
+    private var appendPath: [PageNumber] = []
+    private var appendLeaf: MutableLeaf?
+    private var appendGeneration: UInt64 = .max
+
+    private func rememberAppendPath(to leaf: MutableLeaf) throws {
+        appendLeaf = nil
+        var path: [PageNumber] = []
+        var n = root
+        while dirty[n] == nil {
+            let p = try allocator.space.page(n)
+            guard p.u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue, allocator.isFresh(n), path.count < ClusterTreeView.depthMax else { return }
+            path.append(n)
+            n = ClusterInner.child(p, ClusterInner.count(p) - 1)
+        }
+        guard dirty[n] === leaf else { return }
+        appendPath = path
+        appendLeaf = leaf
+        appendGeneration = structureGeneration
     }
 
     /// The writable leaf and row of `key`, or nil when there is no such row.

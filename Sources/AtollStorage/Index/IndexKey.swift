@@ -26,18 +26,8 @@ enum IndexKey {
         case .null: w.u8(0x00)
         case .bool(let b): w.u8(0x01); w.u8(b ? 1 : 0)
         case .int(let v): w.u8(0x02); w.u64BigEndian(UInt64(bitPattern: v) ^ (1 << 63))
-        case .string(let s):
-            let utf8 = s.utf8
-            isPrefix = utf8.count > stringPrefixBytesMax
-            w.u8(isPrefix ? 0x04 : 0x03)
-            var n = 0
-            for b in utf8 {
-                if n == stringPrefixBytesMax { break }
-                w.u8(b)
-                if b == 0 { w.u8(0xFF) }
-                n += 1
-            }
-            w.u8(0); w.u8(0)
+        case .string(var s):
+            s.withUTF8 { isPrefix = appendString(UnsafeRawBufferPointer($0), to: &w) }
         case .timestamp(let t):
             w.u8(0x05); w.u64BigEndian(UInt64(bitPattern: t.seconds) ^ (1 << 63)); w.u32BigEndian(UInt32(bitPattern: t.nanoseconds))
         case .uuid(let u): w.u8(0x06); withUnsafeBytes(of: u.uuid) { w.append($0) }
@@ -48,5 +38,24 @@ enum IndexKey {
             w.u8(0x00)
         }
         return (w.bytes, isPrefix)
+    }
+
+    /// The key of a string given as UTF-8 bytes (no String needed).
+    static func encodeString(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var w = ByteWriter(capacity: bytes.count + 4)
+        _ = appendString(bytes, to: &w)
+        return w.bytes
+    }
+
+    /// Appends the tagged, escaped, terminated form; returns whether it was cut to a prefix.
+    private static func appendString(_ utf8: UnsafeRawBufferPointer, to w: inout ByteWriter) -> Bool {
+        let isPrefix = utf8.count > stringPrefixBytesMax
+        w.u8(isPrefix ? 0x04 : 0x03)
+        for b in utf8.prefix(stringPrefixBytesMax) {
+            w.u8(b)
+            if b == 0 { w.u8(0xFF) }
+        }
+        w.u8(0); w.u8(0)
+        return isPrefix
     }
 }

@@ -66,28 +66,31 @@ enum PostingsChunk {
     }
 }
 
-/// Index changes buffered in a write transaction: per encoded value, net +1 (add) or -1
-/// (remove) per object key.
+/// Index changes buffered in a write transaction: per encoded value, +1 (add) and -1 (remove)
+/// operations on object keys, netted when applied.
 struct PendingIndexChanges {
-    private(set) var changes: [[UInt8]: [UInt64: Int8]] = [:]
+    private(set) var changes: [[UInt8]: [(key: UInt64, delta: Int8)]] = [:]
 
     var isEmpty: Bool { changes.isEmpty }
 
-    mutating func add(_ value: [UInt8], _ key: UInt64) { bump(value, key, 1) }
-    mutating func remove(_ value: [UInt8], _ key: UInt64) { bump(value, key, -1) }
+    mutating func add(_ value: [UInt8], _ key: UInt64) { changes[value, default: []].append((key, 1)) }
+    mutating func remove(_ value: [UInt8], _ key: UInt64) { changes[value, default: []].append((key, -1)) }
 
-    private mutating func bump(_ value: [UInt8], _ key: UInt64, _ d: Int8) {
-        // Mutate the inner dictionary in place (no copy per change).
-        let n = changes[value, default: [:]][key, default: 0] + d
-        if n == 0 {
-            changes[value]?[key] = nil
-            if changes[value]?.isEmpty == true { changes[value] = nil }
-        } else {
-            changes[value, default: [:]][key] = n
+    /// The net change per key for `value`, in key order (keys whose changes cancel are left out).
+    func net(for value: [UInt8]) -> [(key: UInt64, value: Int8)] {
+        guard var ops = changes[value] else { return [] }
+        ops.sort { $0.key < $1.key }
+        var result: [(key: UInt64, value: Int8)] = []
+        result.reserveCapacity(ops.count)
+        var i = 0
+        while i < ops.count {
+            var sum = 0
+            let k = ops[i].key
+            while i < ops.count && ops[i].key == k { sum += Int(ops[i].delta); i += 1 }
+            if sum != 0 { result.append((k, sum > 0 ? 1 : -1)) }
         }
+        return result
     }
-
-    func net(for value: [UInt8]) -> [UInt64: Int8]? { changes[value] }
 
     mutating func removeAll() { changes.removeAll() }
 }
@@ -135,9 +138,8 @@ enum PostingsIndex {
     /// Applies buffered changes to the tree, in value order.
     static func apply(_ pending: PendingIndexChanges, root: inout PageNumber, allocator a: PageAllocator) throws {
         for value in pending.changes.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            guard let perKey = pending.net(for: value) else { continue }
-            let ops = perKey.sorted { $0.key < $1.key }
-            try apply(value: value, ops: ops, root: &root, allocator: a)
+            let ops = pending.net(for: value)
+            if !ops.isEmpty { try apply(value: value, ops: ops, root: &root, allocator: a) }
         }
     }
 

@@ -21,6 +21,8 @@ extension Transaction {
             for key in tableKeys { try w.table(key).copyRows(from: try table(key)) }
             for key in tableKeys { try w.table(key).copyBacklinks(from: try table(key)) }
             try w.commit()
+            // A copy has no free space: drop the growth reserve at its end.
+            try target.file.shrink(to: Int(try target.newestRoot().pageCount) * FileFormat.pageSize)
             try target.file.sync()
         } catch {
             w.rollback()

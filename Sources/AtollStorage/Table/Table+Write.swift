@@ -30,23 +30,25 @@ extension Table {
 
     /// Checks that `value` may be stored in column `c` (a scalar; lists check their elements).
     func validate(_ value: StorageValue, column c: Int, element: Bool = false) throws {
-        let col = try column(c)
+        guard c >= 0, c < columnInfo.count else { throw AtollError(.invalidArgument, "'\(name)' has no column \(c)") }
+        let info = columnInfo[c]
         // Built only when an error is thrown (this runs for every value written).
-        var label: String { "'\(name).\(col.name)'" }
+        var label: String { "'\(name).\(spec.columns[c].name)'" }
         if value.isNull {
-            guard col.isNullable else {
+            guard info.isNullable else {
                 throw AtollError(.requiredValueMissing, "\(label) is required\(element ? " in its elements" : ""); nil is not allowed")
             }
             return
         }
-        guard value.matches(col.type) else {
+        guard value.matches(info.type) else {
+            let col = spec.columns[c]
             throw AtollError(.typeMismatch, "\(label) holds \(col.type == .link ? "links to \(col.linkTarget ?? "?")" : col.type.description) values; got \(value.typeName) \(value)")
         }
         switch value {
-        case .int(let v) where col.intBits < 64:
-            let lo = -(Int64(1) << (col.intBits - 1)), hi = (Int64(1) << (col.intBits - 1)) - 1
+        case .int(let v) where info.intBits < 64:
+            let lo = -(Int64(1) << (info.intBits - 1)), hi = (Int64(1) << (info.intBits - 1)) - 1
             guard v >= lo && v <= hi else {
-                throw AtollError(.typeMismatch, "\(label) holds \(col.intBits)-bit integers; \(v) is out of range")
+                throw AtollError(.typeMismatch, "\(label) holds \(info.intBits)-bit integers; \(v) is out of range")
             }
         case .string(let s):
             guard s.utf8.count <= SchemaLimits.valueBytesMax else {
@@ -57,6 +59,7 @@ extension Table {
                 throw AtollError(.limitExceeded, "a value of \(b.count) bytes for \(label) exceeds the 16 MiB limit")
             }
         case .link(let target):
+            let col = spec.columns[c]
             let targetTable = try linkTargetTable(col)
             guard try targetTable.contains(target) else {
                 throw AtollError(.objectNotFound, "\(label) cannot link to object \(target.rawValue): it does not exist in '\(targetTable.name)'")
@@ -80,9 +83,9 @@ extension Table {
     public func create(primaryKey: StorageValue = .null) throws -> ObjectKey {
         let (txn, cluster) = try writer()
         let key: ObjectKey
-        if let pk = spec.primaryKeyIndex {
+        if let pk = primaryKeyColumn {
             try validate(primaryKey, column: pk)
-            if spec.keyIsPrimaryKey {
+            if keyIsPrimaryKey {
                 guard case .int(let v) = primaryKey else {
                     throw AtollError(.typeMismatch, "primary key '\(name).\(spec.columns[pk].name)' is an int")
                 }
@@ -108,16 +111,16 @@ extension Table {
         roots.objectCount += 1
         isChanged = true
         // Defaults: nil for optional scalars; index entries for the defaults.
-        for (c, col) in spec.columns.enumerated() where !col.isList {
+        for (c, info) in columnInfo.enumerated() where !info.isList && info.isNullable {
             let b = layout.firstBlock[c]
-            if b >= 0 && col.isNullable { leaf.blocks[b].setNull(row, true) }
+            if b >= 0 { leaf.blocks[b].setNull(row, true) }
         }
         // A new object has no index entry, unless an object with the same key was deleted
         // earlier in this transaction: then the index still holds that one's value.
-        for (c, col) in spec.columns.enumerated() where needsIndex(c) && !col.isList && !isKeyAlias(c) && indexTouched[c]?[key.rawValue] == nil {
+        for (c, info) in columnInfo.enumerated() where info.needsIndex && !info.isList && !isKeyAlias(c) && indexTouched[c]?[key.rawValue] == nil {
             indexTouched[c, default: [:]][key.rawValue] = IndexedValue.none
         }
-        if let pk = spec.primaryKeyIndex, !spec.keyIsPrimaryKey {
+        if let pk = primaryKeyColumn, !keyIsPrimaryKey {
             try store(primaryKey, column: pk, leaf: leaf, row: row, key: key)
         }
         txn.log.append(.createObject(self.key, key, primaryKey: primaryKey))
@@ -148,11 +151,11 @@ extension Table {
 
     func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue, implicit: Bool) throws {
         let (txn, cluster) = try writer()
-        let col = try column(c)
-        guard !col.isList else { throw AtollError(.typeMismatch, "'\(name).\(col.name)' is a list; use the list operations") }
-        if c == spec.primaryKeyIndex {
+        guard c >= 0, c < columnInfo.count else { throw AtollError(.invalidArgument, "'\(name)' has no column \(c)") }
+        guard !columnInfo[c].isList else { throw AtollError(.typeMismatch, "'\(name).\(spec.columns[c].name)' is a list; use the list operations") }
+        if c == primaryKeyColumn {
             if try value == primaryKeyValue(key) { return }
-            throw AtollError(.invalidArgument, "the primary key '\(name).\(col.name)' of an existing object cannot be changed")
+            throw AtollError(.invalidArgument, "the primary key '\(name).\(spec.columns[c].name)' of an existing object cannot be changed")
         }
         try validate(value, column: c)
         guard let (leaf, row) = try cluster.modify(key.rawValue) else {
@@ -186,18 +189,18 @@ extension Table {
 
     /// Writes a validated value into the row, maintaining the index, backlinks and blobs.
     private func store(_ value: StorageValue, column c: Int, leaf m: MutableLeaf, row r: Int, key: ObjectKey) throws {
-        let col = spec.columns[c]
+        let info = columnInfo[c]
         let b = layout.firstBlock[c]
         guard b >= 0 else { return }
         let h = RowHandle(leaf: .mutable(m), row: r, key: key)
         if needsIndex(c), indexTouched[c]?[key.rawValue] == nil {
-            indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try self.value(h, c)).bytes)
+            indexTouched[c, default: [:]][key.rawValue] = .value(try indexKey(h, c))
         }
-        if col.type == .link {
+        if info.type == .link {
             let old = link(h, c)
             let new: ObjectKey? = if case .link(let k) = value { k } else { nil }
             if old != new {
-                let target = try linkTargetTable(col)
+                let target = try linkTargetTable(spec.columns[c])
                 if let old { try target.adjustBacklink(to: old, from: self.key, column: c, origin: key, delta: -1) }
                 if let new { try target.adjustBacklink(to: new, from: self.key, column: c, origin: key, delta: 1) }
             }
@@ -207,7 +210,7 @@ extension Table {
         switch value {
         case .null:
             if block.spec.kind == .bytes { try placeBytes(UnsafeRawBufferPointer(start: nil, count: 0), block: b, leaf: m, row: r) }
-            else if block.spec.kind == .ints { block.setInt(r, 0); if col.type == .timestamp { m.blocks[b + 1].setInt(r, 0) } }
+            else if block.spec.kind == .ints { block.setInt(r, 0); if info.type == .timestamp { m.blocks[b + 1].setInt(r, 0) } }
         case .bool(let v): block.setInt(r, v ? 1 : 0)
         case .int(let v): block.setInt(r, v)
         case .link(let k): block.setInt(r, Int64(bitPattern: k.rawValue))
@@ -447,6 +450,14 @@ extension Table {
 
     // MARK: indexes
 
+    /// The index key of column `c` of a row (strings encoded from their bytes in place).
+    func indexKey(_ h: RowHandle, _ c: Int) throws -> [UInt8] {
+        if columnInfo[c].type == .string, !isNull(h, c), let bytes = try bytes(h, c) {
+            return IndexKey.encodeString(bytes)
+        }
+        return IndexKey.encode(try value(h, c)).bytes
+    }
+
     /// Brings the indexes up to date with the objects changed since the last flush.
     func flushIndexes() throws {
         guard let allocator = transaction.allocator else { return }
@@ -454,7 +465,7 @@ extension Table {
             var pending = pendingIndex[c] ?? PendingIndexChanges()
             for (key, old) in touched {
                 var new = IndexedValue.none
-                if let h = try locate(ObjectKey(key)) { new = .value(IndexKey.encode(try value(h, c)).bytes) }
+                if let h = try locate(ObjectKey(key)) { new = .value(try indexKey(h, c)) }
                 guard old != new else { continue }
                 if case .value(let o) = old { pending.remove(o, key) }
                 if case .value(let n) = new { pending.add(n, key) }

@@ -52,17 +52,44 @@ public final class Table {
         let column: Int
     }
 
+    /// What the write and read paths need of each column, without copying specs (and their
+    /// strings) per value.
+    struct ColumnInfo {
+        var type: ColumnType
+        var isNullable: Bool
+        var isList: Bool
+        var needsIndex: Bool
+        var intBits: UInt8
+    }
+
+    private(set) var columnInfo: [ColumnInfo] = []
+    /// The primary-key column, if any.
+    private(set) var primaryKeyColumn: Int?
+    private(set) var keyIsPrimaryKey = false
+
     init(key: TableKey, spec: TableSpec, layout: LeafLayout, roots: TableRoots, transaction: Transaction) {
         self.key = key
         self.spec = spec
         self.layout = layout
         self.roots = roots
         self.transaction = transaction
+        cacheColumnInfo()
     }
 
     func replaceSchema(_ spec: TableSpec) {
         self.spec = spec
         layout = LeafLayout(spec)
+        cacheColumnInfo()
+    }
+
+    private func cacheColumnInfo() {
+        primaryKeyColumn = spec.primaryKeyIndex
+        keyIsPrimaryKey = spec.keyIsPrimaryKey
+        let pkIndexColumn = keyIsPrimaryKey ? nil : primaryKeyColumn
+        columnInfo = spec.columns.enumerated().map { c, col in
+            ColumnInfo(type: col.type, isNullable: col.isNullable, isList: col.isList,
+                       needsIndex: col.isIndexed || c == pkIndexColumn, intBits: col.intBits)
+        }
     }
 
     public var name: String { spec.name }
@@ -122,7 +149,8 @@ public final class Table {
     @inline(__always)
     package func isNull(_ h: RowHandle, _ c: Int) -> Bool {
         let b = layout.firstBlock[c]
-        guard b >= 0, spec.columns[c].isNullable, !spec.columns[c].isList else { return false }
+        let info = columnInfo[c]
+        guard b >= 0, info.isNullable, !info.isList else { return false }
         switch layout.blocks[b].kind {
         case .ints: return h.leaf.intColumn(b).isNull(h.row)
         case .float32: return h.leaf.float32Column(b).isNull(h.row)
@@ -197,7 +225,7 @@ public final class Table {
 
     /// Any column's value as a StorageValue (lists: use `list`).
     package func value(_ h: RowHandle, _ c: Int) throws -> StorageValue {
-        let col = spec.columns[c]
+        let col = columnInfo[c]
         if col.isList { return .null }
         if isNull(h, c) { return .null }
         switch col.type {
@@ -227,24 +255,24 @@ public final class Table {
 
     /// The primary-key value of an object (null when the table has none).
     public func primaryKeyValue(_ key: ObjectKey) throws -> StorageValue {
-        guard let pk = spec.primaryKeyIndex else { return .null }
-        if spec.keyIsPrimaryKey { return .int(key.intPrimaryKey) }
+        guard let pk = primaryKeyColumn else { return .null }
+        if keyIsPrimaryKey { return .int(key.intPrimaryKey) }
         return try value(key, pk)
     }
 
     package func primaryKeyValue(_ h: RowHandle) throws -> StorageValue {
-        guard let pk = spec.primaryKeyIndex else { return .null }
+        guard let pk = primaryKeyColumn else { return .null }
         return try value(h, pk)
     }
 
     // MARK: indexes
 
-    public func hasIndex(_ column: Int) -> Bool { column < roots.indexRoots.count && (spec.columns[column].isIndexed || column == primaryKeyIndexColumn) }
+    public func hasIndex(_ column: Int) -> Bool { column < roots.indexRoots.count && columnInfo[column].needsIndex }
 
     /// The column whose index serves primary-key lookups (none for int keys, which are the object key).
-    var primaryKeyIndexColumn: Int? { spec.keyIsPrimaryKey ? nil : spec.primaryKeyIndex }
+    var primaryKeyIndexColumn: Int? { keyIsPrimaryKey ? nil : primaryKeyColumn }
 
-    func needsIndex(_ column: Int) -> Bool { spec.columns[column].isIndexed || column == primaryKeyIndexColumn }
+    @inline(__always) func needsIndex(_ column: Int) -> Bool { columnInfo[column].needsIndex }
 
     /// Objects whose `column` equals `value`, using the column's index. Ascending keys.
     public func findAll(indexed column: Int, equalTo value: StorageValue) throws -> [ObjectKey] {
@@ -267,8 +295,8 @@ public final class Table {
 
     /// The object whose primary key is `value`, if any.
     public func find(primaryKey value: StorageValue) throws -> ObjectKey? {
-        guard let pk = spec.primaryKeyIndex else { throw AtollError(.invalidArgument, "'\(name)' has no primary key") }
-        if spec.keyIsPrimaryKey {
+        guard let pk = primaryKeyColumn else { throw AtollError(.invalidArgument, "'\(name)' has no primary key") }
+        if keyIsPrimaryKey {
             guard case .int(let v) = value else { return nil }
             let k = ObjectKey(primaryKey: v)
             return try contains(k) ? k : nil
