@@ -14,6 +14,14 @@ let package = Package(
         .library(name: "Atoll", targets: ["Atoll"]),
         .library(name: "AtollStorage", targets: ["AtollStorage"]),
         .library(name: "AtollQuery", targets: ["AtollQuery"]),
+        .library(name: "AtollSync", targets: ["AtollSync"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
@@ -25,6 +33,25 @@ let package = Package(
 
         // The public object API: Realm, Object, @Persisted, Results, List, notifications.
         .target(name: "Atoll", dependencies: ["AtollStorage", "AtollQuery", "CAtollShims"], swiftSettings: strict),
+
+        // System libzstd (apt: libzstd-dev) for frame payload compression.
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+
+        // Sync: changesets, clocks, apply and the sans-IO protocol cores; the wire format (Wire/) and
+        // the TLS transport (Transport/) at the edge.
+        .target(
+            name: "AtollSync",
+            dependencies: [
+                "Atoll", "AtollStorage", "CZstd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
 
         // The README's main job, run locally.
         .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),
@@ -44,6 +71,17 @@ let package = Package(
         .testTarget(
             name: "AtollStorageTests",
             dependencies: ["AtollStorage", "CAtollShims", "AtollTestHelper"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AtollTransportTests",
+            dependencies: [
+                "AtollSync", "AtollStorage", "CZstd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
