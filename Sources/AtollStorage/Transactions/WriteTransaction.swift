@@ -231,8 +231,12 @@ public final class WriteTransaction: Transaction {
     @discardableResult
     public func commit() throws -> UInt64 {
         try checkOpen()
-        isClosed = true
-        defer { database.releaseWriter() }
+        // Closed only on the way out: the commit itself still opens tables (tail relocation
+        // visits every table, including ones this transaction never touched).
+        defer {
+            isClosed = true
+            database.releaseWriter()
+        }
         guard let allocator else { return version }
         let anyTableChanged = openTables.values.contains { $0.isChanged }
         guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil else { return version }
