@@ -16,6 +16,8 @@ final class ChildProcess {
     }
 
     init(_ executable: String, _ arguments: [String]) throws {
+        // Writing to a child that died must fail the test, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
         process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments
         process.standardOutput = stdoutPipe
@@ -56,8 +58,16 @@ final class ChildProcess {
         return lines
     }
 
+    /// Writes one line to the child's stdin (ignored when the child has exited).
     func send(_ line: String) {
-        stdinPipe.fileHandleForWriting.write((line + "\n").data(using: .utf8) ?? Data())
+        let bytes = Array((line + "\n").utf8)
+        let fd = stdinPipe.fileHandleForWriting.fileDescriptor
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            offset += n
+        }
     }
 
     func kill9() {
@@ -68,5 +78,14 @@ final class ChildProcess {
     func wait() -> Int32 {
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+extension ChildProcess {
+    /// Sends one command to a `serve` helper and returns its answer ("no answer" on timeout or
+    /// when the child died).
+    func ask(_ command: String, timeout: Double = 60) -> String {
+        send(command)
+        return readLine(timeout: timeout) ?? "no answer (\(process.isRunning ? "timeout" : "exited"))"
     }
 }

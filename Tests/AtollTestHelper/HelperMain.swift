@@ -72,6 +72,95 @@ struct AtollTestHelper {
         return v + 1
     }
 
+    /// FNV-1a over every Junk row (id, text, blob, n) and the counter of one snapshot: two
+    /// digests are equal only if the snapshot's contents are.
+    static func digest(_ t: Transaction) throws -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) { for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 } }
+        func mix(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { mix($0) } }
+        mix(try counter(t))
+        guard let junk = try t.table(named: "Junk") else { return "0 0" }
+        for k in try junk.objectKeys() {
+            mix(Int64(bitPattern: k.rawValue))
+            if case .string(let s) = try junk.value(k, 1) { mix(s.utf8) }
+            if case .binary(let b) = try junk.value(k, 2) { mix(b) } else { mix(-1) }
+            if case .int(let n) = try junk.value(k, 3) { mix(n) }
+        }
+        return "\(junk.count) \(String(h, radix: 16))"
+    }
+
+    /// Appends `count` Junk rows with `bytes`-long texts after the largest id, in one commit.
+    static func fill(_ db: Database, count: Int, bytes: Int) throws {
+        let w = try db.beginWrite()
+        guard let junk = try w.table(named: "Junk") else { throw AtollError(.schemaMismatch, "helper tables missing") }
+        var next: Int64 = 0
+        if let last = try junk.objectKeys().last, case .int(let id) = try junk.primaryKeyValue(last) { next = id + 1 }
+        for i in 0..<Int64(count) {
+            let k = try junk.create(primaryKey: .int(next + i))
+            try junk.set(k, 1, .string(String(repeating: Character(UnicodeScalar(UInt8(97 + (next + i) % 26))), count: bytes)))
+            try junk.set(k, 3, .int(next + i))
+        }
+        try w.commit()
+    }
+
+    /// Runs one command per stdin line and answers each with one line:
+    ///   fill N BYTES   append N Junk rows           -> "ok FILEBYTES"
+    ///   clear          erase every Junk row           -> "ok FILEBYTES"
+    ///   increment N    N counter commits              -> "ok COUNTER"
+    ///   hold           pin the newest version         -> "held VERSION"
+    ///   digest         digest of the held (else newest) snapshot -> "digest ROWS HASH"
+    ///   release        unpin                          -> "ok"
+    ///   verify         verify the newest version      -> "ok"
+    static func serve(_ db: Database) throws {
+        var held: ReadTransaction?
+        var rng = SystemRandomNumberGenerator()
+        say("ready")
+        while let line = readLine() {
+            let words = line.split(separator: " ").map(String.init)
+            let n = words.count > 1 ? Int(words[1]) ?? 0 : 0
+            func fileBytes() -> Int {
+                var st = stat()
+                return stat(db.configuration.path ?? "", &st) == 0 ? Int(st.st_size) : -1
+            }
+            switch words.first ?? "" {
+            case "fill":
+                try fill(db, count: n, bytes: words.count > 2 ? Int(words[2]) ?? 0 : 0)
+                say("ok \(fileBytes())")
+            case "clear":
+                let w = try db.beginWrite()
+                try w.table(named: "Junk")?.clear()
+                try w.commit()
+                say("ok \(fileBytes())")
+            case "increment":
+                var v: Int64 = 0
+                for _ in 0..<n { v = try increment(db, junk: false, rng: &rng) }
+                say("ok \(v)")
+            case "hold":
+                held?.close()
+                let r = try db.beginRead()
+                held = r
+                say("held \(r.version)")
+            case "digest":
+                if let held { say("digest \(try digest(held))") } else {
+                    let r = try db.beginRead()
+                    defer { r.close() }
+                    say("digest \(try digest(r))")
+                }
+            case "release":
+                held?.close()
+                held = nil
+                say("ok")
+            case "verify":
+                _ = try db.verify()
+                say("ok")
+            case "quit":
+                return
+            default:
+                say("error unknown command \(line)")
+            }
+        }
+    }
+
     static func main() {
         _ = atoll_set_parent_death_signal(SIGKILL)
         let args = CommandLine.arguments
@@ -105,6 +194,8 @@ struct AtollTestHelper {
                     say("value \(try counter(r))")
                 }
                 r.close()
+            case "serve":
+                try serve(try open(path, durability: args.count > 3 && args[3] == "full" ? .full : .unsafe))
             case "wait-commit":
                 let db = try open(path, durability: .unsafe)
                 let seen = db.commitSequence

@@ -14,7 +14,9 @@
 //   is checked against the snapshot's page count before it is turned into a pointer, and the
 //   writer grows the file before it writes a page. Growth uses posix_fallocate so that a full
 //   disk is an error at grow time rather than a SIGBUS on a later store.
-// - Shrinking truncates only pages that no snapshot can see (see PageAllocator).
+// - Shrinking truncates only pages that no snapshot can see (see PageAllocator). Another
+//   process may have shrunk the file since this one last looked, so the cached size is
+//   re-read under the writer lock before a write transaction allocates (`refreshSize`).
 
 #if canImport(Glibc)
 import Glibc
@@ -114,6 +116,18 @@ final class MappedFile: Sendable {
             }
             if bytes > box.reservedBytes { try remap(&box, toCover: bytes) }
             return box.base
+        }
+    }
+
+    /// Re-reads the file size, which another process may have grown or shrunk. The writer calls
+    /// this once it holds the writer lock: from then on only it changes the size, so `grow`
+    /// (which trusts the cached size) never skips growing a file another process shrank, and
+    /// never stores past the end of the file (SIGBUS).
+    @discardableResult
+    func refreshSize() throws -> Int {
+        try state.withLock { box in
+            box.fileSizeBytes = try Self.size(of: fd, path: path)
+            return box.fileSizeBytes
         }
     }
 

@@ -33,6 +33,7 @@ extension Database {
         let r = try beginRead()
         defer { r.close() }
         let root = r.rootRecord
+        let fileSizeBytes = try file.refreshSize()
         var counts: [(String, Int)] = []
         for key in r.tableKeys {
             let t = try r.table(key)
@@ -43,9 +44,9 @@ extension Database {
         let now = UInt64(Clock.realtimeNanoseconds())
         let age = pinned.oldest.map { _ in Double(now &- pinned.oldestPinNanos) / 1e9 }
         return DatabaseStats(
-            version: root.version, fileSizeBytes: file.fileSizeBytes,
+            version: root.version, fileSizeBytes: fileSizeBytes,
             usedBytes: Int(root.pageCount - root.freePageCount) * FileFormat.pageSize,
-            freeBytes: Int(root.freePageCount) * FileFormat.pageSize + max(0, file.fileSizeBytes - Int(root.pageCount) * FileFormat.pageSize),
+            freeBytes: Int(root.freePageCount) * FileFormat.pageSize + max(0, fileSizeBytes - Int(root.pageCount) * FileFormat.pageSize),
             liveVersions: live.count, oldestPinnedVersion: pinned.oldest, oldestPinnedAgeSeconds: age,
             objectCounts: counts, historyEntries: try r.loggedVersions().count)
     }

@@ -213,6 +213,7 @@ public final class Database: Sendable {
         }
         do {
             lock.setWriterPid(lock.pid)
+            try file.refreshSize()
             let root = try newestRoot()
             let pinned = lock.pinnedVersions()
             if let max = configuration.maximumActiveVersions {
