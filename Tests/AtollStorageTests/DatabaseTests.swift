@@ -83,3 +83,21 @@ import Testing
         _ = try r.verify()
     }
 }
+
+@Suite struct DatabaseOpenTests {
+    /// Read-write and read-only opens of one path in one process are two Database instances
+    /// with two lock-file descriptions; both must attach.
+    @Test func sameFileOpenReadWriteAndReadOnlyInOneProcess() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("both.atoll")
+        let rw = try Database.open(DatabaseConfiguration(path: path))
+        let w = try rw.beginWrite()
+        try w.setMetadata("m", [7])
+        try w.commit()
+        let ro = try Database.open(DatabaseConfiguration(path: path, readOnly: true))
+        let r = try ro.beginRead()
+        defer { r.close() }
+        #expect(try r.metadata("m") == [7])
+        #expect(throws: AtollError.self) { _ = try ro.beginWrite() }
+    }
+}

@@ -23,7 +23,7 @@
 //     initLockOffset      exclusive while a process attaches (serializes initialization)
 //     usageLockOffset     shared while a process has the file open; exclusive = sole user
 //     writerLockOffset    exclusive while a process holds the write transaction
-//     livenessOffset+pid  exclusive while process `pid` has the file open. A reader slot whose
+//     livenessOffset+pid  shared while process `pid` has the file open. A reader slot whose
 //                         pid holds no liveness lock belongs to a dead process and is released.
 //
 // Invariants
@@ -122,7 +122,10 @@ final class LockFile: @unchecked Sendable {
             munmap(p, mappedBytes)
             throw fail(AtollError(.fileCorrupted, "the lock file '\(displayPath)' has an unknown layout; it may belong to another version of Atoll still running"))
         }
-        rc = atoll_ofd_lock(fd, 1, 0, Self.livenessOffset + Int64(pid), 1)
+        // Shared, not exclusive: a second attachment in this process (a read-only open beside a
+        // read-write one, a copy being written) takes it too, and so does a descriptor a forked
+        // child inherited for a moment before its exec. Any holder means "alive".
+        rc = atoll_ofd_lock(fd, 0, 0, Self.livenessOffset + Int64(pid), 1)
         guard rc == 0 else {
             munmap(p, mappedBytes)
             throw fail(AtollError.posix("locking", path: displayPath, errno: rc))
