@@ -46,6 +46,13 @@ struct AtollTestHelper {
 
     /// One transaction that increments the counter; with `junk`, also churns rows and blobs.
     static func increment(_ db: Database, junk: Bool, rng: inout SystemRandomNumberGenerator) throws -> Int64 {
+        let (w, v) = try prepareIncrement(db, junk: junk, rng: &rng)
+        try w.commit()
+        return v
+    }
+
+    /// The changes of `increment`, not yet committed; returns the transaction and the new value.
+    static func prepareIncrement(_ db: Database, junk: Bool, rng: inout SystemRandomNumberGenerator) throws -> (WriteTransaction, Int64) {
         let w = try db.beginWrite()
         guard let counter = try w.table(named: "Counter"), let junkTable = try w.table(named: "Junk") else {
             throw AtollError(.schemaMismatch, "helper tables missing")
@@ -68,8 +75,7 @@ struct AtollTestHelper {
                 }
             }
         }
-        try w.commit()
-        return v + 1
+        return (w, v + 1)
     }
 
     /// FNV-1a over every Junk row (id, text, blob, n) and the counter of one snapshot: two
@@ -173,10 +179,21 @@ struct AtollTestHelper {
         do {
             switch args[1] {
             case "commit-loop":
-                // Commits forever; prints each counter value once its commit has returned.
-                let db = try open(path)
+                // Commits forever; prints each counter value once its commit has returned. With a
+                // probe file, publishes where it is (CrashProbe) so the parent can aim its kill.
+                let db = try open(path, durability: args.count > 4 && args[4] == "unsafe" ? .unsafe : .full)
+                let probe = args.count > 3 ? try CrashProbe(path: args[3]) : nil
                 say("ready")
-                while true { say("committed \(try increment(db, junk: true, rng: &rng))") }
+                while true {
+                    probe?.set(phase: CrashProbe.building)
+                    let (w, v) = try prepareIncrement(db, junk: true, rng: &rng)
+                    probe?.set(phase: CrashProbe.committing)
+                    let start = atoll_monotonic_nanoseconds()
+                    try w.commit()
+                    probe?.set(phase: CrashProbe.committed)
+                    probe?.recordCommit(nanoseconds: atoll_monotonic_nanoseconds() - start)
+                    say("committed \(v)")
+                }
             case "increment":
                 let n = Int(args.count > 3 ? args[3] : "100") ?? 100
                 let db = try open(path, durability: .unsafe)
@@ -212,5 +229,35 @@ struct AtollTestHelper {
             say("error \(error)")
             exit(1)
         }
+    }
+}
+
+/// A page shared with the parent test through a file: where the commit loop is, and how long
+/// its commits take.
+///     0  u32  phase (building, committing, committed)
+///     4  u32  mean commit time, microseconds
+///     8  u64  commits
+final class CrashProbe {
+    static let building: UInt32 = 1, committing: UInt32 = 2, committed: UInt32 = 3
+    let base: UnsafeMutableRawPointer
+    private var totalNanoseconds: UInt64 = 0
+    private var commits: UInt64 = 0
+
+    init(path: String) throws {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT, 0o644)
+        guard fd >= 0, ftruncate(fd, 4096) == 0,
+              let p = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED
+        else { throw AtollError(.ioError, "cannot map the probe file \(path)") }
+        close(fd)
+        base = p
+    }
+
+    func set(phase: UInt32) { atoll_atomic_store_u32(base.assumingMemoryBound(to: UInt32.self), phase) }
+
+    func recordCommit(nanoseconds: UInt64) {
+        commits += 1
+        totalNanoseconds += nanoseconds
+        atoll_atomic_store_u32((base + 4).assumingMemoryBound(to: UInt32.self), UInt32(clamping: totalNanoseconds / commits / 1000))
+        atoll_atomic_store_u64((base + 8).assumingMemoryBound(to: UInt64.self), commits)
     }
 }
