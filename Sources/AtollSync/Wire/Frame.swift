@@ -3,7 +3,9 @@
 /// (`Protocol/`); the wire layer (`FrameEncoder`, `FrameDecoder`) only compresses, checksums,
 /// bounds and delimits them.
 public struct Frame: Sendable, Equatable {
-    /// The message kind. The wire layer reserves no values; the protocol defines them all.
+    /// The message kind. Kinds 0x00...0xEF are the sync protocol's; 0xF0...0xFF are reserved for
+    /// the transport's own frames (ping, token, goodbye; see TransportControl.swift), which the
+    /// connection consumes and never delivers.
     public var kind: UInt8
     /// The uncompressed message bytes.
     public var payload: [UInt8]

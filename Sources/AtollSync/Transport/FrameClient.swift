@@ -1,0 +1,173 @@
+public import AtollStorage
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// What a client's connection loop reports (for a session's observable state and error delivery).
+public enum ClientEvent: Sendable, Equatable {
+    /// Attempt number `attempt` (1 after a success or at start) is connecting.
+    case connecting(attempt: Int)
+    /// Connected and admitted; the session runs.
+    case connected(PeerIdentity)
+    /// The connection attempt failed or the connection ended (nil: closed cleanly).
+    case disconnected(AtollError?)
+    /// Waiting this long before the next attempt.
+    case waiting(Duration)
+}
+
+/// A TLS client for one server: single connections (`connect`) or a connection kept up across
+/// failures with capped exponential backoff and jitter (`run`).
+///
+/// The client owns its event loop thread; call `shutdown()` when done with it (after `connect`
+/// and `run` have returned) so no thread outlives it.
+///
+/// ```swift
+/// let client = try FrameClient(host: "127.0.0.1", port: 7450,
+///     tls: .mutualTLS(certificatePath: "node-a.pem", keyPath: "node-a-key.pem", caPath: "ca.pem"))
+/// let task = Task {
+///     await client.run { connection in
+///         try await connection.send(hello)
+///         for try await frame in connection.inbound { ... }
+///     }
+/// }
+/// // ...
+/// task.cancel(); await task.value
+/// try await client.shutdown()
+/// ```
+public final class FrameClient: Sendable {
+    public let host: String
+    public let port: Int
+    private let tls: ClientTLSContext
+    private let configuration: TransportConfiguration
+    private let group: MultiThreadedEventLoopGroup
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Loads and checks the TLS files now, so a bad path fails here rather than at connect time.
+    public init(host: String, port: Int, tls: ClientTLSConfiguration, configuration: TransportConfiguration = TransportConfiguration()) throws {
+        guard (1...65535).contains(port) else {
+            throw AtollError(.invalidArgument, "port \(port) is not between 1 and 65535")
+        }
+        self.host = host
+        self.port = port
+        self.tls = try TLSMaterial.makeClientContext(tls)
+        self.configuration = configuration
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// Connects once, waits until the server has admitted this client, and runs `body` with the
+    /// connection; the connection is closed when `body` returns or throws.
+    ///
+    /// - Throws: `AtollError` with `.connectionFailed` (unreachable, reset), `.authenticationFailed`
+    ///   (certificate or token refused, server certificate not trusted), `.timeout`, or whatever
+    ///   `body` throws.
+    public func connect<Result: Sendable>(_ body: (FrameConnection) async throws -> Result) async throws -> Result {
+        guard !isShutDown.load(ordering: .relaxed) else {
+            throw AtollError(.closed, "the client has been shut down")
+        }
+        let pending = try await open()
+        let peer: PeerIdentity
+        do {
+            peer = try await pending.ready.get()
+        } catch {
+            _ = try? await pending.channel.executeThenClose { _, _ in }
+            throw error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+        }
+        return try await pending.channel.executeThenClose { inbound, outbound in
+            try await body(FrameConnection(peer: peer, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+        }
+    }
+
+    private func open() async throws -> PendingConnection {
+        let tls = self.tls
+        let configuration = self.configuration
+        let serverName = tls.serverName ?? (IPAddressBytes.parse(host) == nil ? host : nil)
+        do {
+            return try await ClientBootstrap(group: group)
+                .connectTimeout(TimeAmount(configuration.connectTimeout))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try ConnectionPipeline.install(
+                            on: channel,
+                            tls: NIOSSLClientHandler(context: tls.context, serverHostname: serverName),
+                            role: .client(token: tls.token),
+                            configuration: configuration)
+                    }
+                }
+        } catch let error as AtollError {
+            throw error
+        } catch let error as ChannelError where error == .connectTimeout(TimeAmount(configuration.connectTimeout)) {
+            throw AtollError(.timeout, "connecting to \(host):\(port) timed out after \(configuration.connectTimeout)")
+        } catch {
+            throw AtollError(.connectionFailed, "cannot connect to \(host):\(port): \(Self.describe(error))")
+        }
+    }
+
+    /// Keeps a connection to the server: connects, runs `session` with each admitted connection,
+    /// and after a failure or a closed connection waits (backoff with jitter) and connects again.
+    /// Returns when the calling task is cancelled or the client is shut down. `session` errors are
+    /// reported as `.disconnected` and followed by a reconnect, like connection errors.
+    public func run(
+        reconnect policy: ReconnectPolicy = ReconnectPolicy(),
+        onEvent: @escaping @Sendable (ClientEvent) -> Void = { _ in },
+        session: @escaping @Sendable (FrameConnection) async throws -> Void
+    ) async {
+        var generator = SystemRandomNumberGenerator()
+        var failures = 0
+        let clock = ContinuousClock()
+        while !Task.isCancelled && !isShutDown.load(ordering: .relaxed) {
+            onEvent(.connecting(attempt: failures + 1))
+            var connectedAt: ContinuousClock.Instant?
+            do {
+                try await connect { connection in
+                    connectedAt = clock.now
+                    onEvent(.connected(connection.peer))
+                    try await session(connection)
+                }
+                onEvent(.disconnected(nil))
+            } catch {
+                if Task.isCancelled { break }
+                let reported = error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+                configuration.logger.info("connection to \(host):\(port) ended: \(reported)")
+                onEvent(.disconnected(reported))
+            }
+            if let connectedAt, clock.now - connectedAt >= policy.stableAfter {
+                failures = 0
+            }
+            failures += 1
+            let delay = policy.delay(afterFailures: failures, using: &generator)
+            onEvent(.waiting(delay))
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                break
+            }
+        }
+    }
+
+    /// Shuts the client's event loop thread down. Call after `connect` and `run` have returned.
+    public func shutdown() async throws {
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        try await group.shutdownGracefully()
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let io = error as? IOError {
+            if io.errnoCode == ECONNREFUSED { return "connection refused (is the server running?)" }
+            return io.description
+        }
+        if let multiple = error as? NIOConnectionError {
+            if let first = multiple.connectionErrors.first { return describe(first.error) }
+            if let dns = multiple.dnsAAAAError ?? multiple.dnsAError { return "cannot resolve host: \(dns)" }
+        }
+        return "\(error)"
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,84 @@
+import AtollStorage
+import NIOCore
+
+/// Moves frames between the byte stream and the pipeline using the sans-IO codec: bytes in,
+/// `Frame`s out; `Frame`s in, bytes out. It knows nothing of what frames mean.
+///
+/// Writes are coalesced until a flush, so a burst of frames becomes one buffer (and one or a few
+/// TLS records). A decoding error is passed on as an error event (the control handler reports it
+/// to the peer and closes); nothing read after it is decoded.
+final class FrameCodecHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = Frame
+    typealias OutboundIn = Frame
+    typealias OutboundOut = ByteBuffer
+
+    private let encoder: FrameEncoder
+    private let decoder: FrameDecoder
+    private var failed = false
+    private var pending: ByteBuffer?
+    private var pendingPromise: EventLoopPromise<Void>?
+
+    init(limits: FrameLimits, compressionLevel: Int32?) throws {
+        encoder = try FrameEncoder(limits: limits, compressionLevel: compressionLevel)
+        decoder = try FrameDecoder(limits: limits)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
+        let buffer = unwrapInboundIn(data)
+        let frames: [Frame]
+        do {
+            frames = try buffer.withUnsafeReadableBytes { try decoder.decode($0) }
+        } catch {
+            failed = true
+            context.fireErrorCaught(error)
+            return
+        }
+        for frame in frames {
+            context.fireChannelRead(wrapInboundOut(frame))
+            // A frame handler may have closed the connection; later frames are not delivered.
+            guard context.channel.isActive else { return }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !failed {
+            do { try decoder.finish() } catch { context.fireErrorCaught(error) }
+        }
+        pendingPromise?.fail(ChannelError.ioOnClosedChannel)
+        pending = nil
+        pendingPromise = nil
+        context.fireChannelInactive()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = unwrapOutboundIn(data)
+        var buffer = pending ?? context.channel.allocator.buffer(capacity: 0)
+        do {
+            try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: FrameEncoder.encodedBytesBound(payloadBytes: frame.payload.count)) {
+                try encoder.encode(frame, into: $0)
+            }
+        } catch {
+            promise?.fail(error)
+            // An oversized payload is refused alone; a compression failure leaves the stream
+            // unusable, so the connection must end.
+            if (error as? AtollError)?.kind != .limitExceeded { context.fireErrorCaught(error) }
+            return
+        }
+        pending = buffer
+        if let promise {
+            if let pendingPromise { pendingPromise.futureResult.cascade(to: promise) } else { pendingPromise = promise }
+        }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if let buffer = pending {
+            let promise = pendingPromise
+            pending = nil
+            pendingPromise = nil
+            context.write(wrapOutboundOut(buffer), promise: promise)
+        }
+        context.flush()
+    }
+}

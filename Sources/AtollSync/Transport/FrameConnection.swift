@@ -1,0 +1,95 @@
+public import AtollStorage
+import NIOCore
+
+/// One authenticated connection carrying frames, handed to the server's connection handler or to
+/// the client's session. Safe to use from any task: several tasks may send at once (frames from
+/// one `send` call stay together and in order).
+///
+/// The connection lives as long as the handler or session it was given to; when that returns, the
+/// connection is closed. Backpressure works both ways: `send` suspends while the peer is not
+/// reading, and a consumer that stops iterating `inbound` makes the transport stop reading.
+///
+/// ```swift
+/// for try await frame in connection.inbound {
+///     try await connection.send(reply(to: frame))
+/// }
+/// ```
+public final class FrameConnection: Sendable {
+    /// Who the peer is (certificate common name or token name, and address).
+    public let peer: PeerIdentity
+    /// Frames from the peer, in order. Ends when the peer closes cleanly; throws an `AtollError`
+    /// when the connection fails (for example `.protocolViolation` for a bad frame, `.timeout`
+    /// for a dead peer, or the error the peer sent in its goodbye).
+    public let inbound: InboundFrames
+    private let outbound: NIOAsyncChannelOutboundWriter<Frame>
+    private let channel: any Channel
+
+    init(peer: PeerIdentity, inbound: NIOAsyncChannelInboundStream<Frame>, outbound: NIOAsyncChannelOutboundWriter<Frame>, channel: any Channel) {
+        self.peer = peer
+        self.inbound = InboundFrames(base: inbound)
+        self.outbound = outbound
+        self.channel = channel
+    }
+
+    /// Queues `frame` for the peer, suspending while the connection's send buffer is full.
+    /// Returning does not mean the peer has received it; acknowledgements are the protocol's job.
+    ///
+    /// - Throws: `AtollError(.closed)` once the connection is closed; `.limitExceeded` never
+    ///   reaches here (an oversized frame fails the connection's write), so check
+    ///   `FrameLimits.payloadBytesMax` before sending large messages.
+    public func send(_ frame: Frame) async throws {
+        do {
+            try await outbound.write(frame)
+        } catch {
+            throw AtollError(.closed, "cannot send: the connection to \(peer.name) is closed")
+        }
+    }
+
+    /// Queues several frames, written together (one flush, coalesced into as few TLS records as
+    /// their size allows).
+    public func send(contentsOf frames: [Frame]) async throws {
+        do {
+            try await outbound.write(contentsOf: frames)
+        } catch {
+            throw AtollError(.closed, "cannot send: the connection to \(peer.name) is closed")
+        }
+    }
+
+    /// Closes the connection. With an error, the peer first receives it (a goodbye frame) so it can
+    /// report why; without one, the close is a clean end of stream. Returns once closed.
+    public func close(error: AtollError? = nil) async {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.triggerUserOutboundEvent(CloseRequest(error: error), promise: promise)
+        _ = try? await promise.futureResult.get()
+        _ = try? await channel.closeFuture.get()
+    }
+
+    /// Whether the connection is still open.
+    public var isOpen: Bool { channel.isActive }
+}
+
+/// The frames a peer sends, as an async sequence. Iterate it from one task.
+public struct InboundFrames: AsyncSequence, Sendable {
+    public typealias Element = Frame
+    let base: NIOAsyncChannelInboundStream<Frame>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: NIOAsyncChannelInboundStream<Frame>.AsyncIterator
+
+        public mutating func next() async throws -> Frame? {
+            do {
+                return try await base.next()
+            } catch let error as AtollError {
+                throw error
+            } catch is CancellationError {
+                throw AtollError(.cancelled, "receiving was cancelled")
+            } catch {
+                throw AtollError(.connectionFailed, "connection error: \(error)")
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
+    }
+}

@@ -1,0 +1,179 @@
+import AtollStorage
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A TLS server that admits peers (mutual TLS or bearer token) and hands each admitted connection
+/// to `handler`, which runs in its own task for as long as it needs the connection.
+///
+/// The listening socket sets `SO_REUSEADDR`, so a server restarted right after a crash binds the
+/// same port at once. Refused peers (bad certificate, no certificate, wrong token, handshake
+/// timeout, over `connectionsMax`) are logged and never reach `handler`.
+///
+/// ```swift
+/// let server = try await FrameServer.start(
+///     host: "127.0.0.1", port: 7450,
+///     tls: .mutualTLS(certificatePath: "relay.pem", keyPath: "relay-key.pem", caPath: "ca.pem")
+/// ) { connection in
+///     for try? await frame in connection.inbound { ... }
+/// }
+/// // ...
+/// await server.shutdown()
+/// ```
+public final class FrameServer: Sendable {
+    /// The port actually bound (useful with port 0).
+    public let port: Int
+    public let host: String
+    private let group: MultiThreadedEventLoopGroup
+    private let serverChannel: any Channel
+    private let runTask: Mutex<Task<Void, Never>?>
+    private let connections: ConnectionCounter
+
+    private init(host: String, port: Int, group: MultiThreadedEventLoopGroup, serverChannel: any Channel, connections: ConnectionCounter) {
+        self.host = host
+        self.port = port
+        self.group = group
+        self.serverChannel = serverChannel
+        self.connections = connections
+        self.runTask = Mutex(nil)
+    }
+
+    /// Binds `host:port` (port 0 picks a free one) and starts accepting.
+    ///
+    /// - Throws: `AtollError(.fileNotFound / .invalidArgument)` for missing or unusable
+    ///   certificate files, `AtollError(.ioError)` if the address cannot be bound (port in use).
+    public static func start(
+        host: String,
+        port: Int,
+        tls: ServerTLSConfiguration,
+        configuration: TransportConfiguration = TransportConfiguration(),
+        threads: Int? = nil,
+        handler: @escaping @Sendable (FrameConnection) async -> Void
+    ) async throws -> FrameServer {
+        let tlsContext = try TLSMaterial.makeServerContext(tls)
+        guard (0...65535).contains(port) else {
+            throw AtollError(.invalidArgument, "port \(port) is not between 0 and 65535")
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads ?? System.coreCount))
+        let counter = ConnectionCounter()
+        let logger = configuration.logger
+        let role = ConnectionControlHandler.Role.server(tokens: tlsContext.tokens)
+        let listener: NIOAsyncChannel<PendingConnection?, Never>
+        do {
+            listener = try await ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelOption(.backlog, value: 256)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .bind(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard counter.admit(max: configuration.connectionsMax) else {
+                            logger.warning("refused connection from \(ConnectionControlHandler.describe(channel.remoteAddress)): \(configuration.connectionsMax) connections already open (connectionsMax)")
+                            channel.close(promise: nil)
+                            return nil
+                        }
+                        channel.closeFuture.whenComplete { _ in counter.release() }
+                        return try ConnectionPipeline.install(
+                            on: channel, tls: NIOSSLServerHandler(context: tlsContext.context), role: role, configuration: configuration)
+                    }
+                }
+        } catch {
+            try? await group.shutdownGracefully()
+            throw AtollError(.ioError, "cannot listen on \(host):\(port): \(Self.describeBindError(error))")
+        }
+        let boundPort = listener.channel.localAddress?.port ?? port
+        let server = FrameServer(host: host, port: boundPort, group: group, serverChannel: listener.channel, connections: counter)
+        let task = Task {
+            await Self.acceptLoop(listener, logger: logger, handler: handler)
+        }
+        server.runTask.withLock { $0 = task }
+        logger.info("listening on \(host):\(boundPort)")
+        return server
+    }
+
+    private static func acceptLoop(
+        _ listener: NIOAsyncChannel<PendingConnection?, Never>, logger: Logger, handler: @escaping @Sendable (FrameConnection) async -> Void
+    ) async {
+        do {
+            try await listener.executeThenClose { inbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await pending in inbound {
+                        guard let pending else { continue }
+                        group.addTask { await serve(pending, handler: handler) }
+                    }
+                }
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.error("the listener failed: \(error)")
+        }
+    }
+
+    private static func serve(_ pending: PendingConnection, handler: @Sendable (FrameConnection) async -> Void) async {
+        let peer: PeerIdentity
+        do {
+            peer = try await pending.ready.get()
+        } catch {
+            // Refused (and logged) by the control handler; make sure the channel is gone.
+            _ = try? await pending.channel.executeThenClose { _, _ in }
+            return
+        }
+        _ = try? await pending.channel.executeThenClose { inbound, outbound in
+            await handler(FrameConnection(peer: peer, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+        }
+    }
+
+    /// Connections currently open (admitted or still authenticating).
+    public var connectionCount: Int { connections.count }
+
+    /// Stops accepting, closes every connection (handlers see their `inbound` end and their task
+    /// cancelled), and shuts the event loop threads down. Idempotent.
+    public func shutdown() async {
+        let task = runTask.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        guard let task else { return }
+        task.cancel()
+        serverChannel.close(promise: nil)
+        await task.value
+        try? await group.shutdownGracefully()
+    }
+
+    private static func describeBindError(_ error: any Error) -> String {
+        if let io = error as? IOError {
+            if io.errnoCode == EADDRINUSE { return "address already in use (another process is listening on this port)" }
+            if io.errnoCode == EACCES { return "permission denied (ports below 1024 need privileges)" }
+            if io.errnoCode == EADDRNOTAVAIL { return "address not available on this machine" }
+            return io.description
+        }
+        if let resolution = error as? SocketAddressError {
+            return "cannot resolve the host (\(resolution))"
+        }
+        return "\(error)"
+    }
+}
+
+/// Counts open connections across event loops.
+final class ConnectionCounter: Sendable {
+    private let open = Atomic<Int>(0)
+
+    func admit(max: Int) -> Bool {
+        while true {
+            let current = open.load(ordering: .relaxed)
+            guard current < max else { return false }
+            if open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
+        }
+    }
+
+    func release() { open.subtract(1, ordering: .relaxed) }
+
+    var count: Int { open.load(ordering: .relaxed) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,87 @@
+public import Logging
+
+/// Connection-level settings shared by `FrameServer` and `FrameClient`.
+public struct TransportConfiguration: Sendable {
+    /// Frame size limits this end enforces on what it receives and sends.
+    public var limits: FrameLimits = .default
+    /// Idle pings and the dead-peer timeout.
+    public var keepalive: KeepalivePolicy = KeepalivePolicy()
+    /// Time allowed from TCP connect to an authenticated connection (TLS handshake plus token).
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// Time allowed for the TCP connect (client only).
+    public var connectTimeout: Duration = .seconds(10)
+    /// Connections a server holds at once; more are closed on accept, and the refusal is logged.
+    public var connectionsMax: Int = 1024
+    /// zstd level for frame bodies; nil for the wire default.
+    public var compressionLevel: Int32? = nil
+    /// Where refusals, disconnections and protocol violations are logged.
+    public var logger: Logger = Logger(label: "atoll.transport")
+
+    public init() {}
+}
+
+/// Keepalive: when nothing has been received for `interval`, send a ping (the peer answers with a
+/// pong); when nothing has been received for `timeout`, the peer is considered dead and the
+/// connection is closed with `AtollError(.timeout, ...)`.
+///
+/// Silence is counted only while this end is reading: a consumer that is slow to take frames
+/// (backpressure) does not make a live peer look dead.
+public struct KeepalivePolicy: Sendable, Equatable {
+    public var interval: Duration
+    public var timeout: Duration
+
+    public init(interval: Duration = .seconds(15), timeout: Duration = .seconds(45)) {
+        self.interval = interval
+        self.timeout = timeout
+    }
+
+    /// No pings and no dead-peer detection (only TCP's own detection of a closed peer).
+    public static let disabled = KeepalivePolicy(interval: .zero, timeout: .zero)
+
+    var isEnabled: Bool { interval > .zero && timeout > .zero }
+}
+
+/// Reconnection after a failed or lost connection: capped exponential backoff with jitter.
+///
+/// The n-th consecutive failure waits `min(delayMax, delayInitial * multiplier^(n-1))`, reduced
+/// by a random fraction of up to `jitter` of itself so that many nodes cut off together do not
+/// reconnect in lockstep. A connection that stays up for `stableAfter` resets the count.
+public struct ReconnectPolicy: Sendable, Equatable {
+    public var delayInitial: Duration = .milliseconds(250)
+    public var delayMax: Duration = .seconds(30)
+    public var multiplier: Double = 2
+    public var jitter: Double = 0.5
+    public var stableAfter: Duration = .seconds(10)
+
+    public init() {}
+
+    public init(delayInitial: Duration, delayMax: Duration, multiplier: Double = 2, jitter: Double = 0.5, stableAfter: Duration = .seconds(10)) {
+        self.delayInitial = delayInitial
+        self.delayMax = delayMax
+        self.multiplier = multiplier
+        self.jitter = jitter
+        self.stableAfter = stableAfter
+    }
+
+    /// The wait before the next attempt after `failures` consecutive failures (1 or more).
+    public func delay(afterFailures failures: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let initial = seconds(delayInitial)
+        let cap = seconds(delayMax)
+        let exponent = Double(max(0, failures - 1))
+        let base = min(cap, initial * pow(max(1, multiplier), min(exponent, 64)))
+        let fraction = max(0, min(1, jitter))
+        let reduction = fraction > 0 ? Double.random(in: 0...fraction, using: &generator) : 0
+        return .nanoseconds(Int64(base * (1 - reduction) * 1e9))
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let (s, attoseconds) = duration.components
+    return Double(s) + Double(attoseconds) * 1e-18
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,128 @@
+import AtollStorage
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOTLS
+import Testing
+@testable import AtollSync
+
+/// The connection handlers without sockets or TLS: bytes in, bytes out, on an EmbeddedChannel.
+@Suite struct ConnectionHandlerTests {
+    struct Harness {
+        let channel: EmbeddedChannel
+        let ready: EventLoopFuture<PeerIdentity>
+        let peerEncoder: FrameEncoder
+        let peerDecoder: FrameDecoder
+        let logs: LogCapture
+
+        init(role: ConnectionControlHandler.Role) throws {
+            logs = LogCapture()
+            channel = EmbeddedChannel()
+            let promise = channel.eventLoop.makePromise(of: PeerIdentity.self)
+            ready = promise.futureResult
+            try channel.pipeline.syncOperations.addHandler(FrameCodecHandler(limits: .default, compressionLevel: nil))
+            try channel.pipeline.syncOperations.addHandler(ConnectionControlHandler(
+                role: role, handshakeTimeout: .seconds(10), logger: logs.logger, ready: promise))
+            peerEncoder = try FrameEncoder()
+            peerDecoder = try FrameDecoder()
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+            channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
+        }
+
+        /// Sends frames as the peer would, as bytes.
+        func peerSends(_ frames: [Frame]) throws {
+            try channel.writeInbound(ByteBuffer(bytes: try peerEncoder.encode(frames)))
+        }
+
+        func peerSendsRaw(_ bytes: [UInt8]) throws {
+            try channel.writeInbound(ByteBuffer(bytes: bytes))
+        }
+
+        /// Everything this end wrote, decoded as the peer would.
+        func peerReceives() throws -> [Frame] {
+            var frames: [Frame] = []
+            while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                frames += try peerDecoder.decode(Array(buffer.readableBytesView))
+            }
+            return frames
+        }
+
+        func delivered() throws -> [Frame] {
+            var frames: [Frame] = []
+            while let frame = try channel.readInbound(as: Frame.self) { frames.append(frame) }
+            return frames
+        }
+    }
+
+    @Test func aServerAdmitsAValidTokenThenPassesProtocolFramesAndAnswersPings() throws {
+        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        try harness.peerSends([Frame(kind: TransportFrameKind.token, payload: Array("secret".utf8))])
+        #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.accepted, payload: [])])
+        #expect(try harness.ready.wait().name == "node-a")
+
+        try harness.peerSends([Frame(kind: 1, payload: [1, 2]), Frame(kind: TransportFrameKind.ping, payload: []), Frame(kind: 2, payload: [3])])
+        #expect(try harness.delivered() == [Frame(kind: 1, payload: [1, 2]), Frame(kind: 2, payload: [3])])
+        #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.pong, payload: [])])
+        #expect(harness.channel.isActive)
+    }
+
+    @Test func aProtocolFrameBeforeTheTokenIsAViolationToldToThePeer() throws {
+        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        try harness.peerSends([Frame(kind: 1, payload: [1])])
+        let sent = try harness.peerReceives()
+        #expect(sent.count == 1)
+        let error = Goodbye.error(from: sent.first?.payload ?? [])
+        #expect(error.kind == .protocolViolation)
+        #expect(error.message.contains("before the connection was authenticated"))
+        #expect(try harness.delivered().isEmpty)
+        #expect(!harness.channel.isActive)
+        #expect(throws: AtollError.self) { try harness.ready.wait() }
+        #expect(harness.logs.contains("refused connection from 127.0.0.1:9"))
+    }
+
+    @Test func garbageBytesCloseTheConnectionWithAClearGoodbye() throws {
+        let harness = try Harness(role: .server(tokens: nil))
+        #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.accepted, payload: [])])
+        #expect(try harness.ready.wait().method == .certificate)
+        try harness.peerSends([Frame(kind: 5, payload: [5])])
+        // A frame with a damaged checksum follows a good one.
+        var bad = try harness.peerEncoder.encode([Frame(kind: 6, payload: Array(repeating: 6, count: 50))])
+        bad[bad.count - 1] ^= 0xFF
+        do {
+            try harness.peerSendsRaw(bad)
+        } catch let error as AtollError {
+            // EmbeddedChannel rethrows the error the pipeline raised.
+            #expect(error.kind == .protocolViolation)
+        }
+        #expect(try harness.delivered() == [Frame(kind: 5, payload: [5])])
+        let goodbye = try harness.peerReceives()
+        #expect(goodbye.count == 1)
+        let message = Goodbye.error(from: goodbye.first?.payload ?? []).message
+        #expect(message.contains("checksum mismatch"))
+        #expect(!harness.channel.isActive)
+    }
+
+    @Test func aGoodbyeFromThePeerBecomesItsError() throws {
+        let harness = try Harness(role: .client(token: nil))
+        try harness.peerSends([Frame(kind: TransportFrameKind.accepted, payload: [])])
+        #expect(try harness.ready.wait().method == .certificate)
+        do {
+            try harness.peerSends([Goodbye.frame(for: AtollError(.schemaMismatch, "realm 'x' has another schema"))])
+            Issue.record("no error raised")
+        } catch let error as AtollError {
+            #expect(error.kind == .schemaMismatch)
+            #expect(error.message == "the peer closed the connection: realm 'x' has another schema")
+        }
+        #expect(!harness.channel.isActive)
+    }
+
+    @Test func goodbyeMessagesAreCappedWithoutSplittingCharacters() {
+        let long = String(repeating: "é", count: 2000)
+        let frame = Goodbye.frame(for: AtollError(.invalidArgument, long))
+        let error = Goodbye.error(from: frame.payload)
+        #expect(error.kind == .invalidArgument)
+        #expect(error.message.hasSuffix("é"))
+        #expect(frame.payload.count < Goodbye.messageBytesMax + 40)
+        #expect(Goodbye.error(from: [200]).kind == .protocolViolation)
+    }
+}
