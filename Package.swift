@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AtollStorage", targets: ["AtollStorage"]),
         .library(name: "AtollQuery", targets: ["AtollQuery"]),
         .library(name: "AtollSync", targets: ["AtollSync"]),
+        .executable(name: "atoll-relay", targets: ["atoll-relay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
@@ -53,6 +55,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The relay server (TLS listener, status endpoint) and its development certificate tool.
+        .executableTarget(
+            name: "atoll-relay",
+            dependencies: [
+                "AtollSync", "AtollStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/atoll-relay",
+            swiftSettings: strict
+        ),
 
         // The README's main job, run locally.
         .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),
@@ -77,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "AtollTransportTests",
             dependencies: [
-                "AtollSync", "AtollStorage", "CZstd",
+                "AtollSync", "AtollStorage", "CZstd", "atoll-relay",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,0 +1,137 @@
+import ArgumentParser
+import AtollStorage
+import AtollSync
+import Dispatch
+import Foundation
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the relay: accept nodes over TLS 1.3 until SIGTERM.",
+        discussion: """
+            Nodes authenticate with certificates issued by --ca (mutual TLS), or, with --tokens, \
+            with a bearer token over server-only TLS. Refused peers are logged on stderr. \
+            Prints one line on stdout when listening. SIGTERM or SIGINT shuts down cleanly (exit 0).
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The relay's own Atoll file.", valueName: "PATH"))
+    var db: String
+
+    @Option(name: .long, help: ArgumentHelp("Address to accept nodes on; port 0 picks a free port.", valueName: "HOST:PORT"))
+    var listen: HostPort
+
+    @Option(name: .long, help: ArgumentHelp("The relay's certificate (PEM).", valueName: "PATH"))
+    var cert: String
+
+    @Option(name: .long, help: ArgumentHelp("The relay's private key (PEM).", valueName: "PATH"))
+    var key: String
+
+    @Option(name: .long, help: ArgumentHelp("The CA that issues node certificates (mutual TLS).", valueName: "PATH"))
+    var ca: String?
+
+    @Option(name: .long, help: ArgumentHelp("Bearer tokens instead of client certificates: lines of 'NAME TOKEN'.", valueName: "PATH"))
+    var tokens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve GET /status (JSON) over plain HTTP on this address.", valueName: "HOST:PORT"))
+    var status: HostPort?
+
+    func validate() throws {
+        guard (ca == nil) != (tokens == nil) else {
+            throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens (bearer tokens)")
+        }
+    }
+
+    func run() async throws {
+        let logger = RelayLogging.logger()
+        let admission: ClientAdmission
+        if let ca {
+            admission = .mutualTLS(caPath: ca)
+        } else {
+            admission = .bearerToken(tokens: try TokenFile.load(tokens ?? ""))
+        }
+        try Self.checkDatabasePath(db)
+        let service: any RelayService = CorelessRelayService()
+        let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
+        // Signals are routed before binding so a SIGTERM during start-up is not lost.
+        let signals = ShutdownSignals()
+        let host = try await RelayHost.start(listen: listen, status: status, tls: tls, service: service, logger: logger)
+        let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
+        print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(ca != nil ? "mutual TLS" : "bearer tokens")), \(statusText)")
+        fflush(nil)
+        logger.notice("relay started; \(service.summary)")
+        let signal = await signals.next()
+        logger.notice("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
+        await host.shutdown()
+        logger.notice("stopped")
+    }
+
+    /// The relay's file must be creatable: its directory has to exist.
+    static func checkDatabasePath(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw AtollError(.invalidArgument, "--db '\(path)' is a directory; give a file path")
+        }
+        guard directory.isEmpty || (FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue) else {
+            throw AtollError(.fileNotFound, "--db '\(path)': directory '\(directory)' does not exist")
+        }
+    }
+}
+
+/// `NAME TOKEN` per line; blank lines and lines starting with '#' are ignored.
+enum TokenFile {
+    static func load(_ path: String) throws -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AtollError(FileManager.default.fileExists(atPath: path) ? .fileAccessDenied : .fileNotFound, "--tokens '\(path)' cannot be read")
+        }
+        var table: [String: String] = [:]
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if fields.isEmpty || fields[0].hasPrefix("#") { continue }
+            guard fields.count == 2 else {
+                throw AtollError(.invalidArgument, "--tokens '\(path)' line \(number + 1): expected 'NAME TOKEN'")
+            }
+            guard table.updateValue(String(fields[0]), forKey: String(fields[1])) == nil else {
+                throw AtollError(.invalidArgument, "--tokens '\(path)' line \(number + 1): the token is already given to another name")
+            }
+        }
+        guard !table.isEmpty else {
+            throw AtollError(.invalidArgument, "--tokens '\(path)' holds no tokens")
+        }
+        return table
+    }
+}
+
+/// SIGTERM and SIGINT, delivered as an async value instead of killing the process.
+final class ShutdownSignals {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        self.stream = stream
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    func next() async -> Int32 {
+        for await number in stream { return number }
+        return SIGTERM
+    }
+}
+
+enum RelayLogging {
+    /// Logs to stderr at info level (ATOLL_LOG_LEVEL=debug|notice|warning|... to change it).
+    static func logger() -> Logger {
+        var logger = Logger(label: "atoll-relay") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = ProcessInfo.processInfo.environment["ATOLL_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return logger
+    }
+}
