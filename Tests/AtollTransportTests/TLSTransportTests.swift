@@ -35,6 +35,32 @@ import Testing
         await server.shutdown()
     }
 
+    @Test func sendRefusesOversizedAndReservedFramesAndTheConnectionStaysUp() async throws {
+        let pki = try TestPKI()
+        var configuration = testConfiguration(LogCapture())
+        configuration.limits = try FrameLimits(payloadBytesMax: 1024)
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: configuration, handler: echo)
+        // By name: the relay's certificate is valid for localhost as well as 127.0.0.1.
+        let client = try FrameClient(host: "localhost", port: server.port, tls: pki.client("node-a"), configuration: configuration)
+        let reply = try await client.connect { connection in
+            await #expect(throws: AtollError(.limitExceeded, "frame payload of 1025 bytes exceeds payloadBytesMax (1024); split the message")) {
+                try await connection.send(Frame(kind: 1, payload: Array(repeating: 0, count: 1025)))
+            }
+            do {
+                try await connection.send(contentsOf: [Frame(kind: 1, payload: [1]), Frame(kind: 0xF0, payload: [])])
+                Issue.record("a reserved kind was sent")
+            } catch let error as AtollError {
+                #expect(error.kind == .invalidArgument)
+            }
+            try await connection.send(Frame(kind: 2, payload: Array(repeating: 7, count: 1024)))
+            var iterator = connection.inbound.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        #expect(reply == Frame(kind: 2, payload: Array(repeating: 7, count: 1024)))
+        try await client.shutdown()
+        await server.shutdown()
+    }
+
     @Test func aNodeWithACertificateFromAnotherCAIsRefusedAndTheRefusalLogged() async throws {
         let pki = try TestPKI()
         let stranger = try TestPKI(nodes: ["intruder"])

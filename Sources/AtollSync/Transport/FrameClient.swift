@@ -75,7 +75,7 @@ public final class FrameClient: Sendable {
             throw error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
         }
         return try await pending.channel.executeThenClose { inbound, outbound in
-            try await body(FrameConnection(peer: peer, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+            try await body(FrameConnection(peer: peer, limits: configuration.limits, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
         }
     }
 

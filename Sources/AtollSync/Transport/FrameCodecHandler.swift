@@ -60,10 +60,12 @@ final class FrameCodecHandler: ChannelDuplexHandler {
                 try encoder.encode(frame, into: $0)
             }
         } catch {
+            // A frame that cannot be sent must not vanish silently (writes through the async
+            // channel carry no promise), and a compression failure leaves the stream unusable:
+            // either way the connection ends with the error. `FrameConnection.send` refuses
+            // oversized payloads before they get here.
             promise?.fail(error)
-            // An oversized payload is refused alone; a compression failure leaves the stream
-            // unusable, so the connection must end.
-            if (error as? AtollError)?.kind != .limitExceeded { context.fireErrorCaught(error) }
+            context.fireErrorCaught(error)
             return
         }
         pending = buffer

@@ -21,11 +21,14 @@ public final class FrameConnection: Sendable {
     /// when the connection fails (for example `.protocolViolation` for a bad frame, `.timeout`
     /// for a dead peer, or the error the peer sent in its goodbye).
     public let inbound: InboundFrames
+    /// The limits this connection enforces; `send` refuses payloads over `payloadBytesMax`.
+    public let limits: FrameLimits
     private let outbound: NIOAsyncChannelOutboundWriter<Frame>
     private let channel: any Channel
 
-    init(peer: PeerIdentity, inbound: NIOAsyncChannelInboundStream<Frame>, outbound: NIOAsyncChannelOutboundWriter<Frame>, channel: any Channel) {
+    init(peer: PeerIdentity, limits: FrameLimits, inbound: NIOAsyncChannelInboundStream<Frame>, outbound: NIOAsyncChannelOutboundWriter<Frame>, channel: any Channel) {
         self.peer = peer
+        self.limits = limits
         self.inbound = InboundFrames(base: inbound)
         self.outbound = outbound
         self.channel = channel
@@ -34,10 +37,11 @@ public final class FrameConnection: Sendable {
     /// Queues `frame` for the peer, suspending while the connection's send buffer is full.
     /// Returning does not mean the peer has received it; acknowledgements are the protocol's job.
     ///
-    /// - Throws: `AtollError(.closed)` once the connection is closed; `.limitExceeded` never
-    ///   reaches here (an oversized frame fails the connection's write), so check
-    ///   `FrameLimits.payloadBytesMax` before sending large messages.
+    /// - Throws: `AtollError(.limitExceeded)` for a payload over `limits.payloadBytesMax` and
+    ///   `.invalidArgument` for a kind reserved for the transport (nothing is sent, the
+    ///   connection stays up); `.closed` once the connection is closed.
     public func send(_ frame: Frame) async throws {
+        try check(frame)
         do {
             try await outbound.write(frame)
         } catch {
@@ -48,10 +52,20 @@ public final class FrameConnection: Sendable {
     /// Queues several frames, written together (one flush, coalesced into as few TLS records as
     /// their size allows).
     public func send(contentsOf frames: [Frame]) async throws {
+        for frame in frames { try check(frame) }
         do {
             try await outbound.write(contentsOf: frames)
         } catch {
             throw AtollError(.closed, "cannot send: the connection to \(peer.name) is closed")
+        }
+    }
+
+    private func check(_ frame: Frame) throws {
+        guard frame.payload.count <= limits.payloadBytesMax else {
+            throw AtollError(.limitExceeded, "frame payload of \(frame.payload.count) bytes exceeds payloadBytesMax (\(limits.payloadBytesMax)); split the message")
+        }
+        guard !frame.isTransportControl else {
+            throw AtollError(.invalidArgument, "frame kind 0x\(String(frame.kind, radix: 16)) is reserved for the transport (protocol kinds are below 0xF0)")
         }
     }
 

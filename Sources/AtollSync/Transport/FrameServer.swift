@@ -85,7 +85,7 @@ public final class FrameServer: Sendable {
         let boundPort = listener.channel.localAddress?.port ?? port
         let server = FrameServer(host: host, port: boundPort, group: group, serverChannel: listener.channel, connections: counter)
         let task = Task {
-            await Self.acceptLoop(listener, logger: logger, handler: handler)
+            await Self.acceptLoop(listener, limits: configuration.limits, logger: logger, handler: handler)
         }
         server.runTask.withLock { $0 = task }
         logger.info("listening on \(host):\(boundPort)")
@@ -93,14 +93,14 @@ public final class FrameServer: Sendable {
     }
 
     private static func acceptLoop(
-        _ listener: NIOAsyncChannel<PendingConnection?, Never>, logger: Logger, handler: @escaping @Sendable (FrameConnection) async -> Void
+        _ listener: NIOAsyncChannel<PendingConnection?, Never>, limits: FrameLimits, logger: Logger, handler: @escaping @Sendable (FrameConnection) async -> Void
     ) async {
         do {
             try await listener.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
                     for try await pending in inbound {
                         guard let pending else { continue }
-                        group.addTask { await serve(pending, handler: handler) }
+                        group.addTask { await serve(pending, limits: limits, handler: handler) }
                     }
                 }
             }
@@ -110,7 +110,7 @@ public final class FrameServer: Sendable {
         }
     }
 
-    private static func serve(_ pending: PendingConnection, handler: @Sendable (FrameConnection) async -> Void) async {
+    private static func serve(_ pending: PendingConnection, limits: FrameLimits, handler: @Sendable (FrameConnection) async -> Void) async {
         let peer: PeerIdentity
         do {
             peer = try await pending.ready.get()
@@ -120,7 +120,7 @@ public final class FrameServer: Sendable {
             return
         }
         _ = try? await pending.channel.executeThenClose { inbound, outbound in
-            await handler(FrameConnection(peer: peer, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+            await handler(FrameConnection(peer: peer, limits: limits, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
         }
     }
 
