@@ -42,4 +42,49 @@ import Testing
         #expect(child.wait() == 0)
         _ = try db.verify()
     }
+
+    func pageCount(_ db: Database) throws -> UInt32 {
+        let r = try db.beginRead()
+        defer { r.close() }
+        return r.rootRecord.pageCount
+    }
+
+    func rewriteAll(_ db: Database, round: Int) throws {
+        let w = try db.beginWrite()
+        let junk = try #require(try w.table(named: "Junk"))
+        let text = String(repeating: Character(UnicodeScalar(UInt8(97 + round % 26))), count: 500)
+        for k in try junk.objectKeys() { try junk.set(k, 1, .string(text)) }
+        try w.commit()
+    }
+
+    /// Space reuse across processes: while another process pins an old version, a steady update
+    /// workload makes the file grow; once that process crashes (SIGKILL, its reader slot still
+    /// set) the next writer releases the slot and the same workload stops growing the file.
+    @Test func fileGrowsWhileAnotherProcessPinsAndStopsAfterThatProcessCrashes() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("pinned.atoll")
+        let reader = try ChildProcess(Self.helper, ["serve", path])
+        #expect(reader.readLine() == "ready")
+        #expect(reader.ask("fill 300 500").hasPrefix("ok "))
+        let db = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe))
+        for round in 0..<3 { try rewriteAll(db, round: round) }
+        let baseline = try pageCount(db)
+
+        let held = reader.ask("hold")
+        #expect(held.hasPrefix("held "))
+        for round in 3..<28 { try rewriteAll(db, round: round) }
+        let grown = try pageCount(db)
+        #expect(grown > baseline * 4, "pinned by another process, the file grows: \(baseline) -> \(grown) pages")
+        #expect(try db.stats().oldestPinnedVersion == UInt64(held.dropFirst(5)))
+
+        reader.kill9()
+        for round in 28..<36 { try rewriteAll(db, round: round) }
+        #expect(try db.stats().oldestPinnedVersion == nil, "the crashed process's reader slot is released")
+        let settled = try pageCount(db)
+        for round in 36..<76 { try rewriteAll(db, round: round) }
+        let final = try pageCount(db)
+        print("pinned by another process: \(baseline) -> \(grown) pages; after its crash: \(settled) -> \(final)")
+        #expect(final <= settled, "after the pinning process died, pages are reused: \(settled) -> \(final)")
+        _ = try db.verify()
+    }
 }

@@ -195,11 +195,16 @@ struct AtollTestHelper {
                     say("committed \(v)")
                 }
             case "increment":
+                // N read-modify-write commits of the counter, started by a "go" line; reports every
+                // value it wrote, so the parent can check that no two writers wrote the same one.
                 let n = Int(args.count > 3 ? args[3] : "100") ?? 100
                 let db = try open(path, durability: .unsafe)
                 say("ready")
-                for _ in 0..<n { _ = try increment(db, junk: false, rng: &rng) }
-                say("done")
+                guard readLine() == "go" else { exit(3) }
+                var values: [Int64] = []
+                values.reserveCapacity(n)
+                for _ in 0..<n { values.append(try increment(db, junk: false, rng: &rng)) }
+                say("done " + values.map(String.init).joined(separator: ","))
             case "hold-reader":
                 // Holds one snapshot; prints its counter on every stdin line; "refresh" takes a new one.
                 let db = try open(path, durability: .unsafe)
@@ -214,13 +219,17 @@ struct AtollTestHelper {
             case "serve":
                 try serve(try open(path, durability: args.count > 3 && args[3] == "full" ? .full : .unsafe))
             case "wait-commit":
+                // N rounds: "waiting", then sleep until a commit; "woke T" with T the monotonic
+                // clock (shared by every process) in nanoseconds when it woke.
+                let rounds = Int(args.count > 3 ? args[3] : "1") ?? 1
                 let db = try open(path, durability: .unsafe)
-                let seen = db.commitSequence
-                say("ready")
-                let start = atoll_monotonic_nanoseconds()
-                let now = db.waitForCommit(after: seen, timeoutMilliseconds: 10_000)
-                let elapsed = (atoll_monotonic_nanoseconds() - start) / 1000
-                say(now != seen ? "woke \(elapsed)" : "timeout")
+                for _ in 0..<rounds {
+                    let seen = db.commitSequence
+                    say("waiting")
+                    let now = db.waitForCommit(after: seen, timeoutMilliseconds: 10_000)
+                    let woke = atoll_monotonic_nanoseconds()
+                    say(now != seen ? "woke \(woke)" : "timeout")
+                }
             default:
                 FileHandle.standardError.write("unknown command \(args[1])\n".data(using: .utf8) ?? Data())
                 exit(2)
