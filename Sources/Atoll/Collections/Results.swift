@@ -25,13 +25,13 @@ public struct SortDescriptor: Sendable, Hashable {
 /// Sendable: live results stop the program when used off their realm's thread (they never race
 /// silently); frozen results read an immutable version and lock their caches.
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible, @unchecked Sendable {
-    let core: ResultsCore
+    let core: ResultsCore<ClassBinding>
 
     init(realm: Realm, binding: ClassBinding) {
         core = ResultsCore(realm: realm, binding: binding, source: .table, query: nil)
     }
 
-    init(core: ResultsCore) { self.core = core }
+    init(core: ResultsCore<ClassBinding>) { self.core = core }
 
     public var realm: Realm? { core.realm }
     public var isFrozen: Bool { core.realm.isFrozen }
@@ -219,8 +219,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 }
 
-extension ResultsCore.Source {
-    var thawed: ResultsCore.Source { self }
+extension ResultsSource {
+    var thawed: ResultsSource { self }
 }
 
 /// Ordering of stored scalars for min/max.
@@ -243,7 +243,7 @@ enum StorageOrdering {
 
 /// Makes the objects of `Results` one at a time.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
-    let core: ResultsCore
+    let core: ResultsCore<ClassBinding>
     let keys: [ObjectKey]
     let table: Table?
     let leaves: [LeafRef]
@@ -251,14 +251,14 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     var leafIndex = 0
     var row = 0
 
-    init(core: ResultsCore, keys: [ObjectKey]) {
+    init(core: ResultsCore<ClassBinding>, keys: [ObjectKey]) {
         self.core = core
         self.keys = keys
         table = nil
         leaves = []
     }
 
-    init(core: ResultsCore, table: Table, leaves: [LeafRef]) {
+    init(core: ResultsCore<ClassBinding>, table: Table, leaves: [LeafRef]) {
         self.core = core
         keys = []
         self.table = table

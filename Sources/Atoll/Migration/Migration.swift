@@ -9,17 +9,24 @@ public final class Migration {
     /// moved aside under a temporary name).
     var oldColumns: [String: [String: String]]
     let newSpecs: [String: TableSpec]
-    var error: AtollError?
 
     init(transaction: WriteTransaction, oldColumns: [String: [String: String]], newSpecs: [String: TableSpec]) {
         self.transaction = transaction
-        context = DynamicContext(transaction)
+        let errors = MigrationErrors()
+        // The subscript setter ignores failures in a migration, so one block can serve every old
+        // version (setting a property a later schema dropped does nothing); `setValue` throws.
+        context = DynamicContext(transaction, reportError: { _ in })
+        self.errors = errors
         self.oldColumns = oldColumns
         self.newSpecs = newSpecs
     }
 
+    /// Failures of non-throwing calls, thrown when the migration block returns.
+    private let errors: MigrationErrors
+    var error: AtollError? { errors.first }
+
     private func record(_ e: any Error) {
-        if error == nil { error = e as? AtollError ?? AtollError(.invalidArgument, "\(e)") }
+        errors.record(e as? AtollError ?? AtollError(.invalidArgument, "\(e)"))
     }
 
     /// Calls `block` for every object of a class with its old and new views.
@@ -44,8 +51,7 @@ public final class Migration {
             let pk = t.spec.primaryKey.map { value[$0] }
             let key: ObjectKey
             if let pkIndex = t.spec.primaryKeyIndex, let given = pk {
-                let probe = DynamicObject(context: context, tableKey: t.key, key: ObjectKey(0))
-                key = try t.create(primaryKey: try probe.storageValue(given, t.spec.columns[pkIndex]))
+                key = try t.create(primaryKey: try DynamicValues.scalar(given, column: t.spec.columns[pkIndex], className: typeName))
             } else {
                 key = try t.create()
             }
@@ -97,6 +103,12 @@ public final class Migration {
             oldColumns[typeName]?[oldName] = newName
         } catch { record(error) }
     }
+}
+
+/// The first failure of a migration's non-throwing calls.
+final class MigrationErrors {
+    private(set) var first: AtollError?
+    func record(_ e: AtollError) { if first == nil { first = e } }
 }
 
 /// Applies a schema change: adds new columns (moving type-changed ones aside), runs the

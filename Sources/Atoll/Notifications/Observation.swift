@@ -29,15 +29,18 @@ extension ResultsCore {
         if !summary.isComplete { return true }
         guard let columns = summary.tables[binding.tableKey]?.modified[key] else { return false }
         guard let keyPaths else { return true }
+        let transaction = realm.transaction
         let watched = Set(keyPaths.compactMap { path -> Int? in
-            let first = String(path.split(separator: ".").first ?? "")
-            return binding.schema.index(of: first).map { binding.columns[$0] }
+            binding.column(ofProperty: String(path.split(separator: ".").first ?? ""), in: transaction)
         })
         return !columns.isDisjoint(with: watched)
     }
 
+}
+
+extension ResultsCore where Class == ClassBinding {
     /// The same results in another realm of the same database.
-    func rebased(on other: Realm) throws -> ResultsCore {
+    func rebased(on other: Realm) throws -> ResultsCore<ClassBinding> {
         let b = try other.binding(for: binding.schema.objectType)
         let newSource: Source
         switch source {

@@ -36,24 +36,22 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
 
 enum ThreadSafePayload {
     case object(type: Object.Type, key: ObjectKey)
-    case results(type: Object.Type, core: ResultsCore.Description)
+    case results(type: Object.Type, core: ResultsDescription)
 }
 
 protocol ResultsDescribable {
     var threadSafeDescription: ThreadSafePayload? { get }
 }
 
-extension ResultsCore {
-    /// What identifies results independently of a realm instance.
-    struct Description {
-        let source: Source
-        let query: BoundQuery?
-    }
+/// What identifies results independently of a realm instance.
+struct ResultsDescription {
+    let source: ResultsSource
+    let query: BoundQuery?
 }
 
 extension Results: ResultsDescribable {
     var threadSafeDescription: ThreadSafePayload? {
-        .results(type: Element.self, core: ResultsCore.Description(source: core.source, query: core.query))
+        .results(type: Element.self, core: ResultsDescription(source: core.source, query: core.query))
     }
 }
 
@@ -77,9 +75,9 @@ extension Realm {
 }
 
 protocol ResultsInitializable {
-    static func make(_ core: ResultsCore) -> Self
+    static func make(_ core: ResultsCore<ClassBinding>) -> Self
 }
 
 extension Results: ResultsInitializable {
-    static func make(_ core: ResultsCore) -> Results<Element> { Results(core: core) }
+    static func make(_ core: ResultsCore<ClassBinding>) -> Results<Element> { Results(core: core) }
 }

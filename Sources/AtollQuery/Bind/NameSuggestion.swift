@@ -1,7 +1,7 @@
 /// "Did you mean …?" for misspelled property and class names.
-enum NameSuggestion {
+package enum NameSuggestion {
     /// The candidate closest to `name` within a small edit distance, if any.
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    package static func closest(to name: String, among candidates: [String]) -> String? {
         let target = Array(name.lowercased().unicodeScalars)
         let allowed = target.count <= 3 ? 1 : target.count <= 8 ? 2 : 3
         var best: (name: String, distance: Int)?

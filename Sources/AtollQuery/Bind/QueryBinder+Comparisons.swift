@@ -226,6 +226,10 @@ extension BindingSession {
             }
             return value
         default:
+            if constant.argumentName != nil,
+               let converted = schema.convertArgument(value, toType: left.type, objectClassName: left.objectClassName) {
+                return converted
+            }
             throw mismatch
         }
     }

@@ -10,6 +10,19 @@
 public protocol QuerySchemaProvider {
     /// The class called `name`, or nil if there is none.
     func queryClass(named name: String) -> QueryClassSchema?
+
+    /// An argument whose type does not match the property it is compared with, converted by the
+    /// provider, or nil to reject it (the default: "cannot compare ...").
+    ///
+    /// The dynamic API and the `atoll` tool use this to accept arguments written as they are in
+    /// data files: a link compared with the target's primary-key value (`owner == $0` with
+    /// `"ali"`), a UUID or ObjectId as its string form. Literals in the query text are never
+    /// passed here.
+    func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) -> QueryValue?
+}
+
+extension QuerySchemaProvider {
+    public func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) -> QueryValue? { nil }
 }
 
 /// A fixed set of classes: the simplest ``QuerySchemaProvider``.

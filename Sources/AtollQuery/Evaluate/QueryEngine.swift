@@ -21,8 +21,15 @@ public struct QueryEngine {
     }
 
     /// Parses and binds a predicate (with optional SORT/DISTINCT/LIMIT) for `className`.
-    public func bind(_ predicate: String, on className: String, arguments: [Any] = []) throws -> BoundQuery {
-        try BoundQuery(predicate, on: className, schema: QuerySchema(transaction: transaction), arguments: arguments)
+    ///
+    /// - Parameter dataFileArguments: also accept arguments written as in data files (a link
+    ///   compared with the target's primary key, UUIDs and ObjectIds as strings); see
+    ///   ``DataFileArgumentSchema``.
+    public func bind(_ predicate: String, on className: String, arguments: [Any] = [], dataFileArguments: Bool = false) throws -> BoundQuery {
+        if dataFileArguments {
+            return try BoundQuery(predicate, on: className, schema: DataFileArgumentSchema(transaction: transaction), arguments: arguments)
+        }
+        return try BoundQuery(predicate, on: className, schema: QuerySchema(transaction: transaction), arguments: arguments)
     }
 
     private func table(of className: String) throws -> Table {

@@ -39,6 +39,8 @@ public struct AtollError: Error, Sendable, Equatable, CustomStringConvertible {
         case objectNotFound
         case invalidatedObject
         case invalidQuery
+        /// A schema file, data file or argument is malformed or names something that does not exist.
+        case invalidInput
         case wrongThread
         // Encryption
         case invalidKey

@@ -1,0 +1,194 @@
+import Foundation
+public import AtollStorage
+
+/// Where dynamic objects read and write: a realm (its current version, or its open write), or
+/// the one transaction of a migration.
+final class DynamicContext {
+    enum Owner {
+        case realm(Realm)
+        case transaction(Transaction)
+    }
+
+    let owner: Owner
+    /// Receives failures of the non-throwing subscript setter.
+    let reportError: (AtollError) -> Void
+
+    /// Objects of a realm: a failed subscript assignment makes the enclosing write throw.
+    init(realm: Realm) {
+        owner = .realm(realm)
+        reportError = { error in
+            guard realm.isInWriteTransaction else {
+                preconditionFailure("a DynamicObject was changed outside a write transaction (realm.write { ... }): \(error.message)")
+            }
+            realm.recordError(error)
+        }
+    }
+
+    /// Objects of a migration: failures are recorded by the migration.
+    init(_ transaction: Transaction, reportError: @escaping (AtollError) -> Void) {
+        owner = .transaction(transaction)
+        self.reportError = reportError
+    }
+
+    var transaction: Transaction {
+        switch owner {
+        case .realm(let r): r.transaction
+        case .transaction(let t): t
+        }
+    }
+
+    var realm: Realm? { if case .realm(let r) = owner { r } else { nil } }
+
+    /// Throws unless the caller may read (the realm's thread).
+    func checkRead() throws {
+        try realm?.checkThread()
+    }
+
+    /// Throws unless the caller may write (the realm's thread, inside a write transaction).
+    func checkWrite() throws {
+        guard let realm else { return }
+        try realm.checkThread()
+        guard realm.isInWriteTransaction else {
+            throw AtollError(.invalidTransaction, "objects can only be changed inside a write transaction (realm.write { ... })")
+        }
+    }
+}
+
+/// An object of a class known only at run time: values by property name.
+///
+/// ```swift
+/// let realm = try Realm(configuration: config, dynamicSchema: schema)
+/// for dog in try realm.dynamicObjects("Dog").filter("age > 2") {
+///     print(dog["name"] as? String ?? "", (dog["owner"] as? DynamicObject)?["name"] ?? "nil")
+/// }
+/// try realm.write { try realm.dynamicObjects("Dog").first?.setValue(4, forProperty: "age") }
+/// ```
+///
+/// Values are Swift values: `Bool`, `Int`, `Float`, `Double`, `String`, `Data`, `Date`, `UUID`,
+/// `ObjectId`, nil; a link is a `DynamicObject`, a list an array. A link may be set to a
+/// `DynamicObject`, nil, a dictionary (a new object, or with the target's primary key an
+/// existing one updated), or the primary-key value of an existing target.
+///
+/// Objects of a realm follow its version, like managed `Object`s: reads see the realm's
+/// current version, and they must be used on the realm's thread. In migrations they are the
+/// objects of `Migration.enumerateObjects`.
+public final class DynamicObject: CustomStringConvertible {
+    let context: DynamicContext
+    let tableKey: TableKey
+    /// The object's key in its table (stable while it exists).
+    public let key: ObjectKey
+    /// Maps a property name of this view to the name of its column in the table (nil: absent).
+    /// nil for the identity (the object as stored).
+    let columnName: ((String) -> String?)?
+
+    init(context: DynamicContext, tableKey: TableKey, key: ObjectKey, columnName: ((String) -> String?)? = nil) {
+        self.context = context
+        self.tableKey = tableKey
+        self.key = key
+        self.columnName = columnName
+    }
+
+    var table: Table {
+        get throws { try context.transaction.table(tableKey) }
+    }
+
+    /// The class name.
+    public var className: String { (try? table.name) ?? "" }
+
+    /// The realm the object belongs to (nil in a migration).
+    public var realm: Realm? { context.realm }
+
+    /// True once the object has been deleted (or its class removed).
+    public var isInvalidated: Bool { ((try? table.contains(key)) ?? false) == false }
+
+    /// The names of the stored properties (linking objects and internal columns left out).
+    public var propertyNames: [String] {
+        guard let spec = try? table.spec else { return [] }
+        return spec.columns.map(\.name).filter { !DynamicSchema.isInternal($0) }
+    }
+
+    /// The primary-key value (nil when the class has none).
+    public var primaryKey: Any? {
+        guard let t = try? table, let pk = t.spec.primaryKey else { return nil }
+        return try? value(forProperty: pk)
+    }
+
+    private func column(_ name: String) throws -> (Table, Int) {
+        try context.checkRead()
+        let t = try table
+        guard try t.contains(key) else {
+            throw AtollError(.invalidatedObject, "this '\(t.name)' object has been deleted")
+        }
+        guard !DynamicSchema.isInternal(name), let stored = columnName.map({ $0(name) }) ?? name, let c = t.columnIndex(named: stored) else {
+            let names = t.spec.columns.map(\.name).filter { !DynamicSchema.isInternal($0) }
+            let suggestion = NameSuggestion.closest(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw AtollError(.invalidArgument, "'\(t.name)' has no property '\(name)'\(suggestion)")
+        }
+        return (t, c)
+    }
+
+    /// The value of a property (nil for nil, an unknown property or a deleted object).
+    public subscript(property: String) -> Any? {
+        get { try? value(forProperty: property) }
+        set {
+            do { try setValue(newValue, forProperty: property) } catch {
+                context.reportError(error as? AtollError ?? AtollError(.invalidArgument, "\(error)"))
+            }
+        }
+    }
+
+    /// The value of a property; throws for an unknown property or a deleted object.
+    public func value(forProperty property: String) throws -> Any? {
+        let (t, c) = try column(property)
+        let col = t.spec.columns[c]
+        if col.isList {
+            return try t.listValues(key, c).map { swiftValue($0, col) }
+        }
+        return swiftValue(try t.value(key, c), col)
+    }
+
+    private func swiftValue(_ v: StorageValue, _ col: ColumnSpec) -> Any? {
+        if case .link(let k) = v {
+            guard let target = col.linkTarget, let tk = context.transaction.tableKey(named: target) else { return nil }
+            return DynamicObject(context: context, tableKey: tk, key: k)
+        }
+        return DynamicValues.swiftValue(v)
+    }
+
+    /// Sets a property (inside a write transaction for objects of a realm). Throws for an
+    /// unknown property, a value of the wrong type, or nil for a required property.
+    public func setValue(_ value: Any?, forProperty property: String) throws {
+        try context.checkWrite()
+        let (t, c) = try column(property)
+        var writer = DynamicWriter(context: context, update: .modified)
+        do {
+            try writer.set(value, table: t, key: key, column: c, onlyIfChanged: false)
+        } catch let e as AtollError {
+            // A half-applied change (e.g. a list partly converted) must not be committed.
+            if let realm = context.realm { realm.recordError(e) }
+            throw e
+        }
+    }
+
+    public var description: String {
+        guard let t = try? table else { return "DynamicObject(invalidated)" }
+        guard (try? t.contains(key)) == true else { return "\(t.name)(deleted)" }
+        let parts = t.spec.columns.filter { !DynamicSchema.isInternal($0.name) }.map { c -> String in
+            let v = (try? value(forProperty: c.name)).flatMap { $0 }
+            if let o = v as? DynamicObject { return "\(c.name): \(o.className)(\(o.primaryKey.map { "\($0)" } ?? "#\(o.key.rawValue)"))" }
+            return "\(c.name): \(v.map { "\($0)" } ?? "nil")"
+        }
+        return "\(t.name) { \(parts.joined(separator: ", ")) }"
+    }
+}
+
+extension DynamicObject: Equatable {
+    /// The same object of the same database (not necessarily the same instance or version).
+    public static func == (a: DynamicObject, b: DynamicObject) -> Bool {
+        a.key == b.key && a.tableKey == b.tableKey && a.context.transaction.database === b.context.transaction.database
+    }
+}
+
+public typealias MigrationObject = DynamicObject
+
+import AtollQuery

@@ -1,0 +1,166 @@
+import Foundation
+import AtollStorage
+import AtollQuery
+
+/// Stored values as the Swift values the dynamic API returns.
+enum DynamicValues {
+    /// A stored scalar as a Swift value (links are resolved by the caller).
+    static func swiftValue(_ v: StorageValue) -> Any? {
+        switch v {
+        case .null, .link: nil
+        case .bool(let b): b
+        case .int(let i): Int(truncatingIfNeeded: i)
+        case .float(let f): f
+        case .double(let d): d
+        case .string(let s): s
+        case .binary(let b): Data(b)
+        case .timestamp(let t): Date(t)
+        case .uuid(let u): u
+        case .objectId(let o): o
+        }
+    }
+
+    /// The stored value of a scalar column from a Swift value, with errors naming the property.
+    static func scalar(_ value: Any?, column col: ColumnSpec, className: String) throws -> StorageValue {
+        guard let value = flattenOptional(value) else {
+            guard col.isNullable else {
+                throw AtollError(.requiredValueMissing, "property '\(className).\(col.name)' is required; nil is not allowed")
+            }
+            return .null
+        }
+        guard let v = ValueConversion.scalar(value, type: col.type) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for \(col.type) property '\(className).\(col.name)'")
+        }
+        try checkRange(v, column: col, className: className)
+        return v
+    }
+
+    static func checkRange(_ v: StorageValue, column col: ColumnSpec, className: String) throws {
+        if case .int(let i) = v, col.intBits < 64 {
+            let lo = -(Int64(1) << (col.intBits - 1)), hi = (Int64(1) << (col.intBits - 1)) - 1
+            guard i >= lo && i <= hi else {
+                throw AtollError(.typeMismatch, "\(i) does not fit the \(col.intBits)-bit property '\(className).\(col.name)'")
+            }
+        }
+    }
+}
+
+/// Writes dynamic values (dictionaries, arrays, `DynamicObject`s, primary keys) to tables:
+/// `Realm.dynamicCreate`, `DynamicObject.setValue` and migrations.
+struct DynamicWriter {
+    let context: DynamicContext
+    let update: Realm.UpdatePolicy
+
+    var transaction: Transaction { context.transaction }
+
+    /// The object to write for `primaryKey`: with `.error`, a new one (failing when the key
+    /// exists); with `.modified`/`.all`, the existing one if there is one. Classes without a
+    /// primary key always get a new object. Returns the key and whether it is new.
+    static func row(in table: Table, primaryKey: StorageValue?, update: Realm.UpdatePolicy) throws -> (key: ObjectKey, isNew: Bool) {
+        guard table.spec.primaryKey != nil, let primaryKey else { return (try table.create(), true) }
+        if update == .error {
+            do {
+                return (try table.create(primaryKey: primaryKey), true)
+            } catch let e as AtollError where e.kind == .primaryKeyExists {
+                throw AtollError(.primaryKeyExists, "an object of class '\(table.name)' with primary key \(InterchangeText.describe(primaryKey)) already exists; update it with the update mode 'modified' or 'all'")
+            }
+        }
+        if let existing = try table.find(primaryKey: primaryKey) { return (existing, false) }
+        return (try table.create(primaryKey: primaryKey), true)
+    }
+
+    /// Creates (or, with an update policy and an existing primary key, updates) an object of
+    /// `table` from property values. Properties not given keep their value on an update; on a
+    /// new object, optional ones are nil and lists empty, and required ones are an error.
+    mutating func create(in table: Table, values: [String: Any?]) throws -> ObjectKey {
+        let spec = table.spec
+        for name in values.keys where spec.columnIndex(named: name) == nil || DynamicSchema.isInternal(name) {
+            let isLinking = spec.linkingObjects.contains { $0.name == name }
+            let suggestion = NameSuggestion.closest(to: name, among: spec.columns.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+            throw AtollError(.invalidArgument, isLinking ? "'\(spec.name).\(name)' is a linking objects property; it is computed and cannot be set"
+                                                         : "'\(spec.name)' has no property '\(name)'\(suggestion)")
+        }
+        var primaryKey: StorageValue?
+        if let pk = spec.primaryKeyIndex {
+            guard let given = values[spec.columns[pk].name] else {
+                throw AtollError(.primaryKeyMissing, "a '\(spec.name)' needs a value for its primary key '\(spec.columns[pk].name)'")
+            }
+            primaryKey = try DynamicValues.scalar(given, column: spec.columns[pk], className: spec.name)
+        }
+        let (key, isNew) = try Self.row(in: table, primaryKey: primaryKey, update: update)
+        for (c, col) in spec.columns.enumerated() where c != spec.primaryKeyIndex && !DynamicSchema.isInternal(col.name) {
+            if let given = values[col.name] {
+                try set(given, table: table, key: key, column: c, onlyIfChanged: !isNew && update == .modified)
+            } else if isNew && !col.isNullable && !col.isList && col.type != .link {
+                throw AtollError(.requiredValueMissing, "a new '\(spec.name)' needs a value for its required property '\(col.name)'")
+            }
+        }
+        return key
+    }
+
+    /// Sets one column of an object from a dynamic value.
+    mutating func set(_ value: Any?, table: Table, key: ObjectKey, column c: Int, onlyIfChanged: Bool) throws {
+        let col = table.spec.columns[c]
+        if col.isList {
+            let values = try listValues(value, column: col, className: table.name)
+            if onlyIfChanged, try table.listValues(key, c) == values { return }
+            try table.setList(key, c, values)
+            return
+        }
+        let stored = col.type == .link ? try linkValue(value, column: col, className: table.name)
+                                       : try DynamicValues.scalar(value, column: col, className: table.name)
+        if onlyIfChanged, try table.value(key, c) == stored { return }
+        try table.set(key, c, stored)
+    }
+
+    private mutating func listValues(_ value: Any?, column col: ColumnSpec, className: String) throws -> [StorageValue] {
+        guard let value = flattenOptional(value) else { return [] }
+        guard let items = ObjectWriter.array(value) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(className).\(col.name)'; pass an array")
+        }
+        var element = col
+        element.isList = false
+        return try items.map { item in
+            if col.type == .link {
+                guard flattenOptional(item) != nil else { throw AtollError(.requiredValueMissing, "list '\(className).\(col.name)' cannot hold nil objects") }
+                return try linkValue(item, column: element, className: className)
+            }
+            return try DynamicValues.scalar(item, column: element, className: className)
+        }
+    }
+
+    /// A link from a `DynamicObject`, a managed `Object`, a dictionary (created), the target's
+    /// primary-key value, or nil.
+    private mutating func linkValue(_ value: Any?, column col: ColumnSpec, className: String) throws -> StorageValue {
+        guard let value = flattenOptional(value) else { return .null }
+        let targetName = col.linkTarget ?? ""
+        guard let target = try transaction.table(named: targetName) else {
+            throw AtollError(.schemaMismatch, "'\(className).\(col.name)' links to '\(targetName)', which does not exist")
+        }
+        let mismatch = { (what: String) in
+            AtollError(.typeMismatch, "'\(className).\(col.name)' links to '\(targetName)' objects, not \(what)")
+        }
+        if let o = value as? DynamicObject {
+            guard o.context.transaction.database === transaction.database else {
+                throw AtollError(.invalidArgument, "the '\(o.className)' object belongs to another realm; pass its values as a dictionary to copy it")
+            }
+            guard o.tableKey == target.key else { throw mismatch("'\(o.className)' objects") }
+            guard try target.contains(o.key) else { throw AtollError(.invalidatedObject, "the '\(targetName)' object has been deleted") }
+            return .link(o.key)
+        }
+        if let o = value as? Object, let m = o._managed {
+            guard m.schema.className == targetName, m.realm.database === transaction.database else { throw mismatch("this '\(m.schema.className)' object") }
+            return .link(m.key)
+        }
+        if let dict = value as? [String: Any?] { return .link(try create(in: target, values: dict)) }
+        if let dict = value as? [String: Any] { return .link(try create(in: target, values: dict.mapValues { Optional($0) })) }
+        guard let pkIndex = target.spec.primaryKeyIndex else {
+            throw mismatch("\(ValueConversion.describe(value)) ('\(targetName)' has no primary key to refer by; pass an object or a dictionary)")
+        }
+        let pk = try DynamicValues.scalar(value, column: target.spec.columns[pkIndex], className: targetName)
+        guard let found = try target.find(primaryKey: pk) else {
+            throw AtollError(.objectNotFound, "'\(className).\(col.name)': no '\(targetName)' object has primary key \(InterchangeText.describe(pk))")
+        }
+        return .link(found)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import AtollStorage
+
+// Values in data files (`atoll import`, `dump`, `query`): the one place that decides how each
+// stored type reads from and prints to JSON.
+//
+// | type     | JSON                                                                 |
+// |----------|----------------------------------------------------------------------|
+// | bool     | true / false                                                         |
+// | int      | an integer (a number with a fraction or exponent must be integral)   |
+// | float    | a number (rounded once from the decimal text); "NaN", "Infinity", "-Infinity" |
+// | double   | a number; "NaN", "Infinity", "-Infinity"                             |
+// | string   | a string                                                             |
+// | data     | a base64 string (standard alphabet, padded)                          |
+// | date     | an ISO-8601 string, up to 9 fractional digits (ISO8601Timestamp)     |
+// | uuid     | a string such as "5e4f3a1c-8b6d-4c1f-9a3e-2b7c6d5e4f3a" (lower case when printed) |
+// | objectId | a string of 24 hexadecimal digits                                    |
+// | link     | the target's primary-key value, or a nested object                  |
+// | list     | an array of the above                                                |
+// | nil      | null                                                                 |
+
+enum InterchangeText {
+    /// A scalar as it reads in a data file, for messages.
+    static func describe(_ v: StorageValue) -> String {
+        var out = JSONOutput()
+        InterchangeValue.appendScalar(v, to: &out)
+        return out.text
+    }
+}
+
+enum InterchangeValue {
+    /// Appends a stored scalar (not a link) as JSON.
+    static func appendScalar(_ v: StorageValue, to out: inout JSONOutput) {
+        switch v {
+        case .null: out.raw("null")
+        case .bool(let b): out.raw(b ? "true" : "false")
+        case .int(let i): out.int(i)
+        case .float(let f): out.float(f)
+        case .double(let d): out.double(d)
+        case .string(let s): out.string(s)
+        case .binary(let b): out.string(Data(b).base64EncodedString())
+        case .timestamp(let t): out.string(ISO8601Timestamp.format(t))
+        case .uuid(let u): out.string(u.uuidString.lowercased())
+        case .objectId(let o): out.string(o.description)
+        case .link(let k): out.int(Int64(bitPattern: k.rawValue))
+        }
+    }
+
+    /// Why a JSON value cannot be stored in a column; the caller adds where.
+    struct Mismatch: Error {
+        let message: String
+    }
+
+    /// The stored value of a JSON value for a scalar column type (`type` never `.link`).
+    static func scalar(_ node: JSONNode, type: ColumnType, intBits: UInt8 = 64) -> Result<StorageValue, Mismatch> {
+        func expected(_ what: String) -> Result<StorageValue, Mismatch> {
+            .failure(Mismatch(message: "expected \(what), found \(node.typeName)"))
+        }
+        switch (type, node.value) {
+        case (_, .null):
+            return .success(.null)
+        case (.bool, .bool(let b)):
+            return .success(.bool(b))
+        case (.bool, _):
+            return expected("true or false")
+        case (.int, .number(let text)):
+            let value: Int64
+            if let i = Int64(text) {
+                value = i
+            } else if let d = Double(text), d.rounded() == d, d >= -9.223_372_036_854_775_808e18, d < 9.223_372_036_854_775_808e18 {
+                value = Int64(d)
+            } else if text.allSatisfy({ $0.isNumber || $0 == "-" }) {
+                return .failure(Mismatch(message: "\(text) is out of the range of a 64-bit integer"))
+            } else {
+                return .failure(Mismatch(message: "expected an integer, found \(text)"))
+            }
+            if intBits < 64 {
+                let lo = -(Int64(1) << (intBits - 1)), hi = (Int64(1) << (intBits - 1)) - 1
+                guard value >= lo && value <= hi else { return .failure(Mismatch(message: "\(value) does not fit this \(intBits)-bit integer property")) }
+            }
+            return .success(.int(value))
+        case (.int, _):
+            return expected("an integer")
+        case (.float, .number(let text)):
+            guard let f = Float(text), f.isFinite else { return .failure(Mismatch(message: "\(text) is out of the range of a float")) }
+            return .success(.float(f))
+        case (.double, .number(let text)):
+            guard let d = Double(text), d.isFinite else { return .failure(Mismatch(message: "\(text) is out of the range of a double")) }
+            return .success(.double(d))
+        case (.float, .string(let s)), (.double, .string(let s)):
+            let special: Double
+            switch s {
+            case "NaN": special = .nan
+            case "Infinity": special = .infinity
+            case "-Infinity": special = -.infinity
+            default: return .failure(Mismatch(message: "expected a number, found the string \"\(s)\" (the only strings allowed are \"NaN\", \"Infinity\" and \"-Infinity\")"))
+            }
+            return .success(type == .float ? .float(Float(special)) : .double(special))
+        case (.float, _), (.double, _):
+            return expected("a number")
+        case (.string, .string(let s)):
+            return .success(.string(s))
+        case (.string, _):
+            return expected("a string")
+        case (.binary, .string(let s)):
+            guard let d = Data(base64Encoded: s) else { return .failure(Mismatch(message: "\"\(s.prefix(40))\" is not valid base64")) }
+            return .success(.binary([UInt8](d)))
+        case (.binary, _):
+            return expected("a base64 string")
+        case (.timestamp, .string(let s)):
+            switch ISO8601Timestamp.parse(s) {
+            case .success(let t): return .success(.timestamp(t))
+            case .failure(let e): return .failure(Mismatch(message: "\"\(s)\": \(e.message)"))
+            }
+        case (.timestamp, _):
+            return expected("an ISO-8601 date string")
+        case (.uuid, .string(let s)):
+            guard let u = UUID(uuidString: s) else { return .failure(Mismatch(message: "\"\(s)\" is not a UUID such as \"5e4f3a1c-8b6d-4c1f-9a3e-2b7c6d5e4f3a\"")) }
+            return .success(.uuid(u))
+        case (.uuid, _):
+            return expected("a UUID string")
+        case (.objectId, .string(let s)):
+            guard let o = try? ObjectId(string: s) else { return .failure(Mismatch(message: "\"\(s)\" is not an ObjectId (24 hexadecimal digits)")) }
+            return .success(.objectId(o))
+        case (.objectId, _):
+            return expected("an ObjectId string")
+        case (.link, _):
+            return expected("a link")
+        }
+    }
+}
