@@ -54,6 +54,21 @@ public struct Persisted<Value: PersistableValue> {
         self.options = options
     }
 
+    /// For declarations without a default: the type's default (a new id for `ObjectId` and
+    /// `UUID`, the current time for `Date`, as in RealmSwift), made only when it is used.
+    @inlinable
+    init(typeDefaultWith options: PersistedOptions) {
+        let context = InitContext.current
+        if context.managedCreation > 0 {
+            rawIndex = Int32(context.managedSlots)
+            context.managedSlots += 1
+        } else {
+            rawIndex = Int32(context.count)
+            context.push(Value._atollDefault())
+        }
+        self.options = options
+    }
+
     @inlinable
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, options: PersistedOptions())
@@ -61,7 +76,7 @@ public struct Persisted<Value: PersistableValue> {
 
     @inlinable
     public init() {
-        self.init(value: Value._atollDefault(), options: PersistedOptions())
+        self.init(typeDefaultWith: PersistedOptions())
     }
 
     /// `primaryKey`: the object's unique key. `indexed`: keep a search index.
@@ -72,7 +87,7 @@ public struct Persisted<Value: PersistableValue> {
 
     @inlinable
     public init(primaryKey: Bool = false, indexed: Bool = false) {
-        self.init(value: Value._atollDefault(), options: PersistedOptions(primaryKey: primaryKey, indexed: indexed))
+        self.init(typeDefaultWith: PersistedOptions(primaryKey: primaryKey, indexed: indexed))
     }
 
     @inlinable
@@ -96,7 +111,7 @@ extension Persisted where Value: _LinkingObjectsProtocol {
     /// An inverse relationship: the objects whose `originProperty` links to this one.
     @inlinable
     public init(originProperty: String) {
-        self.init(value: Value._atollDefault(), options: PersistedOptions(originProperty: originProperty))
+        self.init(typeDefaultWith: PersistedOptions(originProperty: originProperty))
     }
 }
 

@@ -136,7 +136,7 @@ extension Data: RealmCollectionValue {
 
 extension Date: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.timestamp) }
-    public static func _atollDefault() -> Date { Date(timeIntervalSince1970: 0) }
+    public static func _atollDefault() -> Date { Date() }
     public static func _atollGet(_ a: _ManagedAccess) -> Date { Date(a.table.timestamp(a.row, a.column)) }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Date? { if case .timestamp(let t) = v { Date(t) } else { nil } }
     public var _atollStorageValue: StorageValue? { .timestamp(Timestamp(self)) }
@@ -144,7 +144,7 @@ extension Date: RealmCollectionValue {
 
 extension UUID: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.uuid) }
-    public static func _atollDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    public static func _atollDefault() -> UUID { UUID() }
     public static func _atollGet(_ a: _ManagedAccess) -> UUID { a.table.uuid(a.row, a.column) }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> UUID? { if case .uuid(let u) = v { u } else { nil } }
     public var _atollStorageValue: StorageValue? { .uuid(self) }
@@ -152,7 +152,7 @@ extension UUID: RealmCollectionValue {
 
 extension ObjectId: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.objectId) }
-    public static func _atollDefault() -> ObjectId { ObjectId.zeroValue }
+    public static func _atollDefault() -> ObjectId { ObjectId() }
     public static func _atollGet(_ a: _ManagedAccess) -> ObjectId { a.table.objectId(a.row, a.column) }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> ObjectId? { if case .objectId(let o) = v { o } else { nil } }
     public var _atollStorageValue: StorageValue? { .objectId(self) }
@@ -195,8 +195,4 @@ extension Timestamp {
         let ns = ((interval - seconds) * 1e9).rounded()
         self.init(seconds: Int64(seconds), nanoseconds: Int32(min(ns, 999_999_999)))
     }
-}
-
-extension ObjectId {
-    static var zeroValue: ObjectId { .zero }
 }
