@@ -192,16 +192,6 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return T(values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) } / Double(values.count))
     }
 
-    // MARK: key-value coding
-
-    /// The value of `key` for every object.
-    public func value(forKey key: String) -> [Any?] { map { $0.value(forKey: key) } }
-
-    /// Sets `key` on every object (inside a write transaction).
-    public func setValue(_ value: Any?, forKey key: String) {
-        for o in Array(self) { o.setValue(value, forKey: key) }
-    }
-
     // MARK: freezing
 
     /// An immutable snapshot of these results, usable from any thread.

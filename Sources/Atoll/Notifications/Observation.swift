@@ -205,10 +205,17 @@ extension Object {
                 block(.deleted)
                 return
             }
-            if summary.isComplete, !summary.schemaChanged, summary.tables[m.binding.tableKey]?.modified[m.key] == nil { return }
+            let exact = summary.isComplete && !summary.schemaChanged
+            let written = exact ? summary.tables[m.binding.tableKey]?.modified[m.key] : nil
+            if exact, written == nil { return }
             let now = me.snapshotValues(watched)
             var changes: [PropertyChange] = []
-            for i in watched where last[i] != now[i] {
+            for i in watched {
+                // As in Realm, a property is changed when the commit wrote it (so `.all`
+                // updates report every property, `.modified` only those that differ); without
+                // the logs, values are compared.
+                let changed = written.map { $0.contains(m.binding.columns[i]) } ?? (last[i] != now[i])
+                guard changed else { continue }
                 let p = schema.properties[i]
                 changes.append(PropertyChange(name: p.name, oldValue: Self.swiftValues(last[i], p, realm), newValue: Self.swiftValues(now[i], p, realm)))
             }

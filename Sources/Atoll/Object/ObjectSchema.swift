@@ -12,6 +12,8 @@ public struct PropertyInfo: @unchecked Sendable, CustomStringConvertible {
     public let isIgnored: Bool
     /// For `LinkingObjects`: the property of the origin class that links here.
     public let originProperty: String?
+    /// Whether the declaration gives a default value (`@Persisted var name = ""`).
+    public let hasDeclaredDefault: Bool
     /// The Swift type of the property (for dynamic conversions).
     let valueType: any PersistableValue.Type
 
@@ -21,6 +23,14 @@ public struct PropertyInfo: @unchecked Sendable, CustomStringConvertible {
     /// The linked class for links, lists of links and linking objects.
     public var objectClassName: String? { type.objectType?.className() }
     var isStored: Bool { !isIgnored && !isLinkingObjects }
+
+    /// Whether a new object made from a dictionary, array or JSON must be given a value for
+    /// this property: it is a required scalar whose declaration has no default. Identifiers
+    /// (`ObjectId`, `UUID`) default to a new one instead.
+    var needsValueOnCreate: Bool {
+        guard isStored, !type.isOptional, !hasDeclaredDefault, case .scalar(let t) = type.kind else { return false }
+        return t != .objectId && t != .uuid
+    }
 
     public var description: String { "\(name): \(valueType)" }
 
@@ -78,7 +88,8 @@ public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
             let t = wrapper.valueType._atollType
             let isPK = wrapper.isPrimaryKey || declaredPrimaryKey == name
             properties.append(PropertyInfo(name: name, type: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
-                                           isIgnored: ignored.contains(name), originProperty: wrapper.originProperty, valueType: wrapper.valueType))
+                                           isIgnored: ignored.contains(name), originProperty: wrapper.originProperty,
+                                           hasDeclaredDefault: wrapper.hasDeclaredDefault, valueType: wrapper.valueType))
         }
         self.properties = properties
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })

@@ -23,12 +23,16 @@ public struct Persisted<Value: PersistableValue> {
         @usableFromInline var primaryKey = false
         @usableFromInline var indexed = false
         @usableFromInline var originProperty: String?
+        /// Whether the declaration gives a default (`= value`): creating an object from a
+        /// dictionary or JSON without a value for a required property needs one.
+        @usableFromInline var hasDeclaredDefault = false
 
         @usableFromInline
-        init(primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+        init(primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil, hasDeclaredDefault: Bool = false) {
             self.primaryKey = primaryKey
             self.indexed = indexed
             self.originProperty = originProperty
+            self.hasDeclaredDefault = hasDeclaredDefault
         }
     }
 
@@ -71,7 +75,7 @@ public struct Persisted<Value: PersistableValue> {
 
     @inlinable
     public init(wrappedValue: Value) {
-        self.init(value: wrappedValue, options: PersistedOptions())
+        self.init(value: wrappedValue, options: PersistedOptions(hasDeclaredDefault: true))
     }
 
     @inlinable
@@ -82,7 +86,7 @@ public struct Persisted<Value: PersistableValue> {
     /// `primaryKey`: the object's unique key. `indexed`: keep a search index.
     @inlinable
     public init(wrappedValue: Value, primaryKey: Bool = false, indexed: Bool = false) {
-        self.init(value: wrappedValue, options: PersistedOptions(primaryKey: primaryKey, indexed: indexed))
+        self.init(value: wrappedValue, options: PersistedOptions(primaryKey: primaryKey, indexed: indexed, hasDeclaredDefault: true))
     }
 
     @inlinable
@@ -121,6 +125,7 @@ protocol PersistedProperty {
     var isPrimaryKey: Bool { get }
     var isIndexed: Bool { get }
     var originProperty: String? { get }
+    var hasDeclaredDefault: Bool { get }
     var valueType: any PersistableValue.Type { get }
 }
 
@@ -128,5 +133,6 @@ extension Persisted: PersistedProperty {
     var isPrimaryKey: Bool { options.primaryKey }
     var isIndexed: Bool { options.indexed }
     var originProperty: String? { options.originProperty }
+    var hasDeclaredDefault: Bool { options.hasDeclaredDefault }
     var valueType: any PersistableValue.Type { Value.self }
 }

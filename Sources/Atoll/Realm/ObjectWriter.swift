@@ -22,6 +22,17 @@ struct ObjectWriter {
     let update: Realm.UpdatePolicy
     private var added: [ObjectIdentifier: ObjectKey] = [:]
     private var addedObjects: [(Object, ClassBinding, ObjectKey)] = []
+    /// Objects of other realms copied by `create(_:value:)`, by source identity, so a copied
+    /// graph with cycles is copied once.
+    private var copies: [CopySource: ObjectKey] = [:]
+    /// Inside `create(_:value:)`: objects of other realms are copied (`add` refuses them).
+    private var createDepth = 0
+
+    private struct CopySource: Hashable {
+        let database: ObjectIdentifier
+        let table: TableKey
+        let key: ObjectKey
+    }
 
     init(realm: Realm, transaction: WriteTransaction, update: Realm.UpdatePolicy) {
         self.realm = realm
@@ -114,6 +125,8 @@ struct ObjectWriter {
     /// Creates (or with an update policy, updates) an object from a dictionary, an array of
     /// values in property order, or another object. Returns its key.
     mutating func create(_ type: Object.Type, value: Any?) throws -> ObjectKey {
+        createDepth += 1
+        defer { createDepth -= 1 }
         let binding = try realm.binding(for: type)
         let schema = binding.schema
         let table = try realm.table(binding)
@@ -121,19 +134,30 @@ struct ObjectWriter {
         var pkValue: Any?? = nil
         if let pk = schema.primaryKeyProperty, let i = schema.index(of: pk.name), let v = given[i] { pkValue = .some(v) }
         if schema.primaryKeyProperty != nil, pkValue == nil, let defaultPK = schema.primaryKeyProperty, let i = schema.index(of: defaultPK.name) {
-            // A missing primary key takes the class's default (as RealmSwift does).
+            // A missing primary key takes the class's default (as RealmSwift does) when the
+            // declaration has one.
+            if defaultPK.needsValueOnCreate { throw Self.missingValue(defaultPK, schema) }
             pkValue = .some(Self.defaults(of: type)[i])
         }
         let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
+        if let source = (flattenOptional(value) as? Object)?._managed, source.realm.database !== realm.database {
+            // Registered before the properties are copied, so links back to it find the copy.
+            copies[CopySource(database: ObjectIdentifier(source.realm.database), table: source.binding.tableKey, key: source.key)] = key
+        }
         let defaults = isNew ? Self.defaults(of: type) : []
         for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
             if let v = given[i] {
                 try setProperty(p, index: i, of: key, binding: binding, to: v, onlyIfChanged: !isNew && update == .modified)
             } else if isNew {
+                if p.needsValueOnCreate { throw Self.missingValue(p, schema) }
                 try setProperty(p, index: i, of: key, binding: binding, to: defaults[i], onlyIfChanged: false)
             }
         }
         return key
+    }
+
+    private static func missingValue(_ p: PropertyInfo, _ schema: ObjectSchema) -> AtollError {
+        AtollError(.requiredValueMissing, "property '\(schema.className).\(p.name)' is required and has no default value; give it a value (or declare a default in the model)")
     }
 
     /// Default values of a class's properties (from a fresh unmanaged instance).
@@ -216,6 +240,12 @@ struct ObjectWriter {
         if let object = value as? Object {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
+            }
+            if let m = object._managed, m.realm.database !== realm.database, createDepth > 0 {
+                // An object of another realm: `create(_:value:)` copies it with what it links to.
+                let source = CopySource(database: ObjectIdentifier(m.realm.database), table: m.binding.tableKey, key: m.key)
+                if let copied = copies[source] { return .link(copied) }
+                return .link(try create(target, value: object))
             }
             return .link(try add(object))
         }

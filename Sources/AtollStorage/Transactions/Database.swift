@@ -18,6 +18,9 @@ public final class Database: Sendable {
     /// Serializes write transactions between threads of this process (the lock file's writer
     /// lock serializes processes, but not threads sharing one open file description).
     let writerGate = DispatchSemaphore(value: 1)
+    /// The thread holding `writerGate`, so a second write on that thread fails instead of
+    /// waiting for itself forever.
+    private let writerThread = Mutex<pthread_t?>(nil)
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
@@ -204,10 +207,16 @@ public final class Database: Sendable {
     /// Starts the write transaction, waiting for other writers (threads and processes).
     public func beginWrite() throws -> WriteTransaction {
         guard !configuration.readOnly else { throw AtollError(.readOnly, "'\(displayName)' is open read-only") }
+        let me = pthread_self()
+        if writerThread.withLock({ $0.map { pthread_equal($0, me) != 0 } ?? false }) {
+            throw AtollError(.invalidTransaction, "this thread already has a write transaction open on '\(displayName)'; write transactions cannot nest (commit or cancel the first one)")
+        }
         writerGate.wait()
+        writerThread.withLock { $0 = me }
         do {
             try lock.lockWriter()
         } catch {
+            writerThread.withLock { $0 = nil }
             writerGate.signal()
             throw error
         }
@@ -237,6 +246,7 @@ public final class Database: Sendable {
     func releaseWriter() {
         lock.setWriterPid(0)
         lock.unlockWriter()
+        writerThread.withLock { $0 = nil }
         writerGate.signal()
     }
 
