@@ -21,7 +21,12 @@ final class Counter: Object {
         p.executableURL = helper
         p.arguments = args
         p.standardOutput = FileHandle.nullDevice
+        // `increment` waits for a "go" line before it writes.
+        let input = Pipe()
+        p.standardInput = input
         try p.run()
+        input.fileHandleForWriting.write(Data("go\n".utf8))
+        try input.fileHandleForWriting.close()
         p.waitUntilExit()
         return p.terminationStatus
     }
