@@ -66,6 +66,27 @@ import Testing
         #expect(harness.channel.isActive)
     }
 
+    @Test func aLargeFrameBeforeAdmissionIsRefusedFromItsHeader() throws {
+        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        var rng = SeededGenerator(seed: 9)
+        let big = try harness.peerEncoder.encode([Frame(kind: TransportFrameKind.token, payload: randomBytes(100_000, &rng))])
+        try harness.peerSendsRaw(Array(big.prefix(FrameHeader.bytes)))
+        let goodbye = Goodbye.error(from: try harness.peerReceives().first?.payload ?? [])
+        #expect(goodbye.kind == .protocolViolation)
+        #expect(goodbye.message.contains("over the limit of \(FrameLimits.admission.frameBytesMax) (frameBytesMax)"), "\(goodbye)")
+        #expect(!harness.channel.isActive)
+        #expect(throws: AtollError.self) { try harness.ready.wait() }
+    }
+
+    @Test func fullSizeFramesFollowingTheTokenInTheSameReadAreAccepted() throws {
+        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        var rng = SeededGenerator(seed: 10)
+        let large = Frame(kind: 1, payload: randomBytes(200_000, &rng))
+        try harness.peerSends([Frame(kind: TransportFrameKind.token, payload: Array("secret".utf8)), large])
+        #expect(try harness.ready.wait().name == "node-a")
+        #expect(try harness.delivered() == [large])
+    }
+
     @Test func aProtocolFrameBeforeTheTokenIsAViolationToldToThePeer() throws {
         let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
         try harness.peerSends([Frame(kind: 1, payload: [1])])

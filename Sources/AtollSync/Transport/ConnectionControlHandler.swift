@@ -9,6 +9,9 @@ struct CloseRequest: Sendable {
     var error: AtollError?
 }
 
+/// Tells the codec the peer is admitted, so full-size frames may follow.
+struct PeerAdmitted: Sendable {}
+
 /// The transport's own part of a connection: admission (certificate or token), the `accepted`
 /// handshake, keepalive pings, goodbyes, and turning every failure into one clear `AtollError`.
 /// Transport frames (kinds 0xF0...0xFF) stop here; protocol frames pass through untouched once
@@ -109,10 +112,11 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
 
     private func accept(_ context: ChannelHandlerContext, _ peer: PeerIdentity) {
         context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.accepted, payload: [])), promise: nil)
-        becomeReady(peer)
+        becomeReady(context, peer)
     }
 
-    private func becomeReady(_ peer: PeerIdentity) {
+    private func becomeReady(_ context: ChannelHandlerContext, _ peer: PeerIdentity) {
+        context.triggerUserOutboundEvent(PeerAdmitted(), promise: nil)
         state = .ready
         handshakeTimer?.cancel()
         handshakeTimer = nil
@@ -143,7 +147,7 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
             }
             accept(context, PeerIdentity(name: name, method: .token, address: remoteAddress))
         case (TransportFrameKind.accepted, .authenticating, .client):
-            becomeReady(PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress))
+            becomeReady(context, PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress))
         default:
             if state != .closed {
                 fail(context, AtollError(.protocolViolation, "unexpected transport frame of kind 0x\(String(frame.kind, radix: 16)) while \(state)"), tellPeer: true)

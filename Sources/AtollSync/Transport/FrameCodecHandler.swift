@@ -4,6 +4,10 @@ import NIOCore
 /// Moves frames between the byte stream and the pipeline using the sans-IO codec: bytes in,
 /// `Frame`s out; `Frame`s in, bytes out. It knows nothing of what frames mean.
 ///
+/// Until the control handler reports the peer admitted (`PeerAdmitted`), received frames are held
+/// to `FrameLimits.admission`: only small transport frames are legitimate then, and an
+/// unauthenticated peer must not make the connection buffer a full-size frame.
+///
 /// Writes are coalesced until a flush, so a burst of frames becomes one buffer (and one or a few
 /// TLS records). A decoding error is passed on as an error event (the control handler reports it
 /// to the peer and closes); nothing read after it is decoded.
@@ -19,27 +23,40 @@ final class FrameCodecHandler: ChannelDuplexHandler {
     private var pending: ByteBuffer?
     private var pendingPromise: EventLoopPromise<Void>?
 
+    private let limits: FrameLimits
+
     init(limits: FrameLimits, compressionLevel: Int32?) throws {
+        self.limits = limits
         encoder = try FrameEncoder(limits: limits, compressionLevel: compressionLevel)
-        decoder = try FrameDecoder(limits: limits)
+        decoder = try FrameDecoder(limits: FrameLimits.admission.payloadBytesMax < limits.payloadBytesMax ? .admission : limits)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         let buffer = unwrapInboundIn(data)
-        let frames: [Frame]
         do {
-            frames = try buffer.withUnsafeReadableBytes { try decoder.decode($0) }
+            try buffer.withUnsafeReadableBytes { bytes in
+                // Each frame is delivered before the next header is read, so admission (which
+                // raises the limits) applies to the frames that follow it in the same read.
+                try decoder.decode(bytes) { frame in
+                    context.fireChannelRead(wrapInboundOut(frame))
+                    // A frame handler may have closed the connection; later frames are dropped.
+                    return context.channel.isActive
+                }
+            }
         } catch {
             failed = true
             context.fireErrorCaught(error)
+        }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if event is PeerAdmitted {
+            decoder.limits = limits
+            promise?.succeed()
             return
         }
-        for frame in frames {
-            context.fireChannelRead(wrapInboundOut(frame))
-            // A frame handler may have closed the connection; later frames are not delivered.
-            guard context.channel.isActive else { return }
-        }
+        context.triggerUserOutboundEvent(event, promise: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -16,7 +16,10 @@ import AtollStorage
 /// for frame in try decoder.decode(chunk) { handle(frame) }
 /// ```
 public final class FrameDecoder {
-    public let limits: FrameLimits
+    /// The limits every header parsed from now on is checked against. Lowering or raising them
+    /// mid-stream is allowed (the transport keeps them small until the peer is authenticated);
+    /// a header already accepted keeps the limits it was checked under.
+    public var limits: FrameLimits
     private let decompressor: ZstdDecompressor
     /// Bytes of an incomplete frame. It grows only with bytes actually received, never by a size a
     /// peer declared, so a peer that announces a large frame and stalls holds only what it sent.
@@ -46,12 +49,14 @@ public final class FrameDecoder {
     /// Consumes `chunk` and returns the frames it completed, in order.
     public func decode(_ chunk: UnsafeRawBufferPointer) throws -> [Frame] {
         var frames: [Frame] = []
-        try decode(chunk) { frames.append($0) }
+        try decode(chunk) { frames.append($0); return true }
         return frames
     }
 
-    /// Consumes `chunk`, calling `onFrame` for each frame it completes, in order.
-    public func decode(_ chunk: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Void) throws {
+    /// Consumes `chunk`, calling `onFrame` for each frame it completes, in order, before the next
+    /// frame's header is read (so `onFrame` may change `limits` for what follows). When `onFrame`
+    /// returns false, the rest of the chunk is dropped (the connection is going away).
+    public func decode(_ chunk: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Bool) throws {
         if let failure { throw failure }
         do {
             try consume(chunk, onFrame)
@@ -62,7 +67,7 @@ public final class FrameDecoder {
         }
     }
 
-    private func consume(_ chunk: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Void) throws {
+    private func consume(_ chunk: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Bool) throws {
         guard let chunkBase = chunk.baseAddress else { return }
         var offset = 0
         let end = chunk.count
@@ -73,8 +78,9 @@ public final class FrameDecoder {
                 if available >= FrameHeader.bytes {
                     let header = try FrameHeader.parse(chunkBase + offset, limits: limits)
                     if available >= header.frameBytes {
-                        onFrame(try decodeFrame(chunkBase + offset, header))
+                        let frame = try decodeFrame(chunkBase + offset, header)
                         offset += header.frameBytes
+                        guard onFrame(frame) else { return }
                         continue
                     }
                     pendingHeader = header
@@ -89,7 +95,8 @@ public final class FrameDecoder {
                 offset += take
                 guard pending.count == FrameHeader.bytes else { return }
                 pendingHeader = try pending.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> FrameHeader in
-                    try FrameHeader.parse(bytes.baseAddress!, limits: limits)
+                    guard let base = bytes.baseAddress else { throw AtollError(.protocolViolation, "empty frame header") }
+                    return try FrameHeader.parse(base, limits: limits)
                 }
             }
             guard let header = pendingHeader else { return }
@@ -98,11 +105,12 @@ public final class FrameDecoder {
             offset += take
             guard pending.count == header.frameBytes else { return }
             let frame = try pending.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws -> Frame in
-                try decodeFrame(bytes.baseAddress!, header)
+                guard let base = bytes.baseAddress else { throw AtollError(.protocolViolation, "empty frame") }
+                return try decodeFrame(base, header)
             }
             pendingHeader = nil
             pending.removeAll(keepingCapacity: pending.capacity <= FrameDecoder.pendingCapacityKept)
-            onFrame(frame)
+            guard onFrame(frame) else { return }
         }
     }
 

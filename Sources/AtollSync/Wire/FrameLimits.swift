@@ -22,6 +22,10 @@ public struct FrameLimits: Sendable, Equatable {
 
     public static let `default` = FrameLimits(uncheckedPayloadBytesMax: payloadBytesMaxDefault)
 
+    /// What a connection accepts before its peer is authenticated: room for a token or a goodbye
+    /// (a few KiB), nothing like a data frame.
+    public static let admission = FrameLimits(uncheckedPayloadBytesMax: 8 << 10)
+
     /// Limits for payloads up to `payloadBytesMax`; `frameBytesMax` defaults to the largest frame
     /// such a payload can compress to (incompressible data grows slightly).
     public init(payloadBytesMax: Int = payloadBytesMaxDefault, frameBytesMax: Int? = nil) throws(AtollError) {
