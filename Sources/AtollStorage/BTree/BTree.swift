@@ -215,11 +215,10 @@ enum BTree {
                     pp.setU32(12, newRight)
                     BTreeNode.removeCell(pp, at: pc - 1)
                 }
-            } else if !BTreeNode.isLeaf(p) && BTreeNode.count(p) == 0 {
-                // An inner node with a single child: link the child in its place.
-                try BTreeNode.setChild(pp, idx, BTreeNode.rightChild(p))
-                a.free(node)
             } else if BTreeNode.usedBytes(p) < BTreeNode.pageBytes / 4 {
+                // Includes an inner node left with a single child: it is merged into a sibling
+                // when they fit, and otherwise kept. Linking the child in its place would put
+                // leaves at different depths; only the root may shrink the tree's height.
                 try mergeIfPossible(parent: parent, childIndex: idx, allocator: a)
             }
             nodeIsGone = false

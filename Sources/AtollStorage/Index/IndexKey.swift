@@ -15,11 +15,11 @@ import struct Foundation.UUID
 // Because the encoding is prefix-free, the index entries of one value are exactly the entries
 // whose key starts with the value's encoding.
 
-enum IndexKey {
-    static let stringPrefixBytesMax = 384
+package enum IndexKey {
+    package static let stringPrefixBytesMax = 384
 
     /// The encoded key and whether it is a prefix key (needs confirmation against the row).
-    static func encode(_ value: StorageValue) -> (bytes: [UInt8], isPrefix: Bool) {
+    package static func encode(_ value: StorageValue) -> (bytes: [UInt8], isPrefix: Bool) {
         var w = ByteWriter(capacity: 24)
         var isPrefix = false
         switch value {

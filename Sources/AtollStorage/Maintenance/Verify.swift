@@ -82,6 +82,10 @@ extension Transaction {
             }
             tables.append((t.name, rows))
         }
+        for name in try internalTreeNames() {
+            context = "internal tree '\(name)'"
+            _ = try bt.verify(root: try internalTreeRoot(name), name: context)
+        }
         context = "history"
         let history = try bt.verify(root: root.historyRoot, name: "history")
         context = "free list"

@@ -4,7 +4,10 @@ import Glibc
 
 // writeCopy: a compacted copy of one version in a new file. Rows are appended in key order, so
 // leaves and index pages come out full and the copy has no free pages; table and object keys
-// are kept, so links stay valid. History is not copied (the copy starts a new history).
+// are kept, so links stay valid. Internal trees (sync metadata) are copied entry by entry. The
+// history is not copied, except the logs sync still needs (versions >= the root record's
+// syncHistoryRetainedFrom): those are local changes not yet turned into changesets, and a
+// compaction must not lose them. The copy's own commit stores no log.
 
 extension Transaction {
     /// Writes a compacted copy of this version to a new file at `path` (which must not exist).
@@ -20,6 +23,16 @@ extension Transaction {
             for (name, value) in try allMetadata() { try w.setMetadata(name, value) }
             for key in tableKeys { try w.table(key).copyRows(from: try table(key)) }
             for key in tableKeys { try w.table(key).copyBacklinks(from: try table(key)) }
+            for name in try internalTreeNames() {
+                try forEachInternalEntry(name, from: []) { k, v in
+                    try w.putInternal(name, key: k, value: v)
+                    return true
+                }
+            }
+            if root.syncHistoryRetainedFrom != 0 {
+                try w.copySyncHistory(from: self)
+            }
+            w.discardsLog = true
             try w.commit()
             // A copy has no free space: drop the growth reserve at its end.
             try target.file.shrink(to: Int(try target.newestRoot().pageCount) * FileFormat.pageSize)

@@ -22,30 +22,30 @@ extension UnsafeMutableRawPointer {
 }
 
 /// Appends binary values to a growable byte array.
-struct ByteWriter {
-    var bytes: [UInt8]
+package struct ByteWriter {
+    package var bytes: [UInt8]
 
-    init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u32BigEndian(_ v: UInt32) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u64BigEndian(_ v: UInt64) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
-    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
-    mutating func f32(_ v: Float) { u32(v.bitPattern) }
-    mutating func f64(_ v: Double) { u64(v.bitPattern) }
-    mutating func append(_ other: some Collection<UInt8>) { bytes.append(contentsOf: other) }
-    mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u32BigEndian(_ v: UInt32) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u64BigEndian(_ v: UInt64) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    package mutating func f32(_ v: Float) { u32(v.bitPattern) }
+    package mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    package mutating func append(_ other: some Collection<UInt8>) { bytes.append(contentsOf: other) }
+    package mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
 
     /// Unsigned LEB128.
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -55,15 +55,15 @@ struct ByteWriter {
     }
 
     /// Signed values zigzag-encoded, then LEB128.
-    mutating func zigzag(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+    package mutating func zigzag(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
 
     /// A length-prefixed byte string.
-    mutating func blob(_ data: some Collection<UInt8>) {
+    package mutating func blob(_ data: some Collection<UInt8>) {
         varint(UInt64(data.count))
         bytes.append(contentsOf: data)
     }
 
-    mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { utf8 in
             varint(UInt64(utf8.count))
@@ -74,20 +74,20 @@ struct ByteWriter {
 
 /// Reads binary values from a byte buffer, with bounds checks that throw instead of trapping:
 /// everything read from a file or the network goes through a reader like this.
-struct ByteReader {
-    let base: UnsafeRawPointer?
-    let count: Int
-    var offset: Int = 0
-    let context: String
+package struct ByteReader {
+    package let base: UnsafeRawPointer?
+    package let count: Int
+    package var offset: Int = 0
+    package let context: String
 
-    init(_ buffer: UnsafeRawBufferPointer, context: String) {
+    package init(_ buffer: UnsafeRawBufferPointer, context: String) {
         base = buffer.baseAddress
         count = buffer.count
         self.context = context
     }
 
-    var remaining: Int { count - offset }
-    var isAtEnd: Bool { offset >= count }
+    package var remaining: Int { count - offset }
+    package var isAtEnd: Bool { offset >= count }
 
     private func fail(_ what: String) -> AtollError {
         AtollError.corrupted("\(context): \(what) at byte \(offset) of \(count)")
@@ -101,17 +101,17 @@ struct ByteReader {
         return p
     }
 
-    mutating func u8() throws -> UInt8 { try take(1).u8(0) }
-    mutating func u16() throws -> UInt16 { try take(2).u16(0) }
-    mutating func u32() throws -> UInt32 { try take(4).u32(0) }
-    mutating func u64() throws -> UInt64 { try take(8).u64(0) }
-    mutating func u32BigEndian() throws -> UInt32 { UInt32(bigEndian: try take(4).loadUnaligned(as: UInt32.self)) }
-    mutating func u64BigEndian() throws -> UInt64 { UInt64(bigEndian: try take(8).loadUnaligned(as: UInt64.self)) }
-    mutating func i64() throws -> Int64 { Int64(bitPattern: try u64()) }
-    mutating func f32() throws -> Float { Float(bitPattern: try u32()) }
-    mutating func f64() throws -> Double { Double(bitPattern: try u64()) }
+    package mutating func u8() throws -> UInt8 { try take(1).u8(0) }
+    package mutating func u16() throws -> UInt16 { try take(2).u16(0) }
+    package mutating func u32() throws -> UInt32 { try take(4).u32(0) }
+    package mutating func u64() throws -> UInt64 { try take(8).u64(0) }
+    package mutating func u32BigEndian() throws -> UInt32 { UInt32(bigEndian: try take(4).loadUnaligned(as: UInt32.self)) }
+    package mutating func u64BigEndian() throws -> UInt64 { UInt64(bigEndian: try take(8).loadUnaligned(as: UInt64.self)) }
+    package mutating func i64() throws -> Int64 { Int64(bitPattern: try u64()) }
+    package mutating func f32() throws -> Float { Float(bitPattern: try u32()) }
+    package mutating func f64() throws -> Double { Double(bitPattern: try u64()) }
 
-    mutating func varint() throws -> UInt64 {
+    package mutating func varint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -124,29 +124,29 @@ struct ByteReader {
         }
     }
 
-    mutating func zigzag() throws -> Int64 {
+    package mutating func zigzag() throws -> Int64 {
         let v = try varint()
         return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
     }
 
     /// A varint that must fit in Int and not exceed `limit`.
-    mutating func length(max limit: Int) throws -> Int {
+    package mutating func length(max limit: Int) throws -> Int {
         let v = try varint()
         guard v <= UInt64(limit) else { throw fail("length \(v) exceeds \(limit)") }
         return Int(v)
     }
 
-    mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
+    package mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
         let p = try take(n)
         return UnsafeRawBufferPointer(start: p, count: n)
     }
 
-    mutating func blob(max limit: Int = Int(Int32.max)) throws -> [UInt8] {
+    package mutating func blob(max limit: Int = Int(Int32.max)) throws -> [UInt8] {
         let n = try length(max: limit)
         return Array(try bytes(n))
     }
 
-    mutating func string(max limit: Int = Int(Int32.max)) throws -> String {
+    package mutating func string(max limit: Int = Int(Int32.max)) throws -> String {
         let n = try length(max: limit)
         let b = try bytes(n)
         return String(decoding: b, as: UTF8.self)

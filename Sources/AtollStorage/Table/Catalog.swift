@@ -2,7 +2,8 @@
 //
 //     0x01 ++ u32 BE table id   -> table spec     (changes only with the schema)
 //     0x02 ++ u32 BE table id   -> table roots    (changes with every write to the table)
-//     0x03 ++ UTF-8 name        -> metadata value (schema version, sync identity, ...)
+//     0x03 ++ UTF-8 name        -> metadata value (schema version, ...)
+//     0x04 ++ UTF-8 name        -> u32 root page of an internal tree (InternalTrees.swift)
 //
 // Table spec:  varint format (1), string name, u8 flags (bit 0 embedded), string primary key
 //              ("" for none), varint column count, per column: string name, u8 type, u8 flags

@@ -15,6 +15,9 @@ public class Transaction {
     var schema: SchemaSnapshot
     let snapshotSpace: PageSpace
     var openTables: [TableKey: Table] = [:]
+    /// Roots of the internal trees used so far (InternalTrees.swift); a write transaction's
+    /// changed roots until commit.
+    var internalRoots: [String: PageNumber] = [:]
     /// Set for write transactions.
     final let allocator: PageAllocator?
     public internal(set) var isClosed = false

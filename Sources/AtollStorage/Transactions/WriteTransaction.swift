@@ -13,6 +13,10 @@ public final class WriteTransaction: Transaction {
     private var metadataChanges: [String: [UInt8]?] = [:]
     private var schemaChanged = false
     private var syncRetainedFrom: UInt64?
+    /// Internal trees changed by this transaction (their roots go into the catalog at commit).
+    var changedInternalTrees: Set<String> = []
+    /// When set, commit stores no transaction log (copies of a file are not user changes).
+    var discardsLog = false
     /// Incremented by every change; object accessors cache row positions per value.
     package private(set) var mutationCount: UInt64 = 0
     /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
@@ -239,7 +243,10 @@ public final class WriteTransaction: Transaction {
         }
         guard let allocator else { return version }
         let anyTableChanged = openTables.values.contains { $0.isChanged }
-        guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil else { return version }
+        guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil || !changedInternalTrees.isEmpty else {
+            return version
+        }
+        if discardsLog { log = TransactionLogWriter() }
 
         // Link targets must exist once every table of the transaction is known.
         for spec in schema.specs.values {
@@ -277,6 +284,7 @@ public final class WriteTransaction: Transaction {
                 _ = try k.withUnsafeBytes { try BTree.delete(root: &catalog, key: $0, allocator: allocator) }
             }
         }
+        try saveInternalTreeRoots(into: &catalog, allocator: allocator)
         next.catalogRoot = catalog
         if schemaChanged { next.schemaGeneration = root.schemaGeneration + 1 }
 
@@ -317,6 +325,18 @@ public final class WriteTransaction: Transaction {
                     try CatalogKey.roots(key).withUnsafeBytes { k in try bytes.withUnsafeBytes { try BTree.put(root: &catalog, key: k, value: $0, allocator: allocator) } }
                 }
             }
+            for name in try internalTreeNames(catalogRoot: catalog) {
+                let old = try internalTreeRoot(name)
+                let moved = try relocator.relocateBTree(old)
+                if moved != old {
+                    internalRoots[name] = moved
+                    var w = ByteWriter(capacity: 4)
+                    w.u32(moved)
+                    try Self.internalTreeCatalogKey(name).withUnsafeBytes { k in
+                        try w.bytes.withUnsafeBytes { try BTree.put(root: &catalog, key: k, value: $0, allocator: allocator) }
+                    }
+                }
+            }
             catalog = try relocator.relocateBTree(catalog)
             next.catalogRoot = catalog
             next.historyRoot = try relocator.relocateBTree(next.historyRoot)
@@ -347,6 +367,21 @@ public final class WriteTransaction: Transaction {
             try? database.file.shrink(to: Int(next.pageCount) * FileFormat.pageSize)
         }
         return newVersion
+    }
+
+    /// Copies the logs that sync still needs from `source` (another file's version) and keeps
+    /// them retained: used by writeCopy, so compaction never drops unsynced local changes.
+    func copySyncHistory(from source: Transaction) throws {
+        guard let allocator else { return }
+        let from = source.root.syncHistoryRetainedFrom
+        var history = root.historyRoot
+        for v in try source.loggedVersions(after: from - 1) {
+            guard let bytes = try source.log(of: v) else { continue }
+            var k = ByteWriter(); k.u64BigEndian(v)
+            try k.bytes.withUnsafeBytes { kb in try bytes.withUnsafeBytes { try BTree.put(root: &history, key: kb, value: $0, allocator: allocator) } }
+        }
+        root.historyRoot = history
+        syncRetainedFrom = from
     }
 
     /// Pages written by the last commit (for statistics and benchmarks).

@@ -63,7 +63,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the value may be stored in a column of `type` (null checked separately).
-    func matches(_ type: ColumnType) -> Bool {
+    package func matches(_ type: ColumnType) -> Bool {
         switch (self, type) {
         case (.null, _): true
         case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
@@ -73,7 +73,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "bool"
@@ -93,12 +93,12 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
 // MARK: binary encoding (transaction log, lists in sync payloads)
 
 extension StorageValue {
-    enum Tag: UInt8 {
+    package enum Tag: UInt8 {
         case null = 0, boolFalse = 1, boolTrue = 2, int = 3, float = 4, double = 5, string = 6, binary = 7,
              timestamp = 8, uuid = 9, objectId = 10, link = 11
     }
 
-    func encode(into w: inout ByteWriter) {
+    package func encode(into w: inout ByteWriter) {
         switch self {
         case .null: w.u8(Tag.null.rawValue)
         case .bool(let b): w.u8(b ? Tag.boolTrue.rawValue : Tag.boolFalse.rawValue)
@@ -116,7 +116,7 @@ extension StorageValue {
         }
     }
 
-    static func decode(from r: inout ByteReader) throws -> StorageValue {
+    package static func decode(from r: inout ByteReader) throws -> StorageValue {
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else { throw AtollError.corrupted("unknown value tag \(raw)") }
         switch tag {
