@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AtollQuery", targets: ["AtollQuery"]),
         .library(name: "AtollSync", targets: ["AtollSync"]),
         .executable(name: "atoll-relay", targets: ["atoll-relay"]),
+        .executable(name: "atoll", targets: ["atoll"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
@@ -70,6 +71,17 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The command-line tool: import, query, dump, schema, stats, verify, compact, log, watch.
+        .executableTarget(
+            name: "atoll",
+            dependencies: [
+                "Atoll", "AtollStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/atoll",
+            swiftSettings: strict
+        ),
+
         // The README's main job, run locally.
         .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),
 
@@ -102,6 +114,11 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AtollCLITests",
+            dependencies: ["atoll", "Atoll"],
             swiftSettings: strict
         ),
         .testTarget(

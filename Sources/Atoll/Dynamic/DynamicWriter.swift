@@ -62,7 +62,7 @@ struct DynamicWriter {
             do {
                 return (try table.create(primaryKey: primaryKey), true)
             } catch let e as AtollError where e.kind == .primaryKeyExists {
-                throw AtollError(.primaryKeyExists, "an object of class '\(table.name)' with primary key \(InterchangeText.describe(primaryKey)) already exists; update it with the update mode 'modified' or 'all'")
+                throw AtollError(.primaryKeyExists, "an object of class '\(table.name)' with primary key \(InterchangeText.describe(primaryKey)) already exists")
             }
         }
         if let existing = try table.find(primaryKey: primaryKey) { return (existing, false) }

@@ -1,5 +1,6 @@
 import AtollStorage
 import AtollQuery
+public import Dispatch
 
 extension Realm {
     /// Opens a realm for the dynamic API: classes and properties by name, with a schema known
@@ -16,10 +17,13 @@ extension Realm {
     /// let realm = try Realm(configuration: .init(fileURL: url), dynamicSchema: schema)
     /// try realm.write { try realm.dynamicCreate("Dog", value: ["id": 1, "name": "Rex"]) }
     /// ```
-    public convenience init(configuration: Configuration, dynamicSchema: DynamicSchema?) throws {
+    ///
+    /// - Parameter queue: confine the realm to this queue (it then refreshes itself and delivers
+    ///   notifications there when others commit); nil: the current thread.
+    public convenience init(configuration: Configuration, dynamicSchema: DynamicSchema?, queue: DispatchQueue? = nil) throws {
         var c = configuration
         if c.objectTypes == nil { c.objectTypes = [] }
-        try self.init(configuration: c, queue: nil)
+        try self.init(configuration: c, queue: queue)
         if let dynamicSchema { try applySchema(dynamicSchema) }
     }
 
@@ -136,6 +140,9 @@ extension Realm {
             return DynamicObject(context: context, tableKey: t.key, key: key)
         } catch let e as AtollError {
             recordError(e)
+            if e.kind == .primaryKeyExists && update == .error {
+                throw AtollError(e.kind, e.message + "; pass update: .modified or .all to update it")
+            }
             throw e
         }
     }

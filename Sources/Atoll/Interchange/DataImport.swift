@@ -58,6 +58,11 @@ public struct ImportSummary: Sendable {
     public var created = 0
     /// Existing objects updated (`.modified`/`.all`).
     public var updated = 0
+
+    public init(created: Int = 0, updated: Int = 0) {
+        self.created = created
+        self.updated = updated
+    }
 }
 
 extension Realm {

@@ -1,5 +1,5 @@
 import Foundation
-import AtollStorage
+public import AtollStorage
 
 // Values in data files (`atoll import`, `dump`, `query`): the one place that decides how each
 // stored type reads from and prints to JSON.
@@ -18,6 +18,12 @@ import AtollStorage
 // | link     | the target's primary-key value, or a nested object                  |
 // | list     | an array of the above                                                |
 // | nil      | null                                                                 |
+
+extension StorageValue {
+    /// The value as it reads in a data file (a link as its raw object key), for tools such as
+    /// `atoll log`.
+    public var dataFileText: String { InterchangeText.describe(self) }
+}
 
 enum InterchangeText {
     /// A scalar as it reads in a data file, for messages.

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Atoll
+
+/// `atoll delete DBPATH TYPE 'PREDICATE' [--arg JSON]...`
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete the objects of a class that match a predicate, in one transaction, and print how many.",
+        discussion: "Links to deleted objects become null and lists drop them."
+    )
+
+    @Argument(help: "The database file.")
+    var dbpath: String
+
+    @OptionGroup var query: QueryOptions
+
+    func run() throws {
+        let out = Output()
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: false)
+        let count = try realm.write {
+            let matching = try query.results(in: realm)
+            let count = matching.count
+            try realm.delete(matching)
+            return count
+        }
+        try out.line("\(count)")
+    }
+}

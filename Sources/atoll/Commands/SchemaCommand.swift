@@ -1,0 +1,18 @@
+import ArgumentParser
+import Atoll
+
+/// `atoll schema DBPATH`
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the schema in the JSON notation 'import --schema' reads."
+    )
+
+    @Argument(help: "The database file.")
+    var dbpath: String
+
+    func run() throws {
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true)
+        try Output().write(realm.dynamicSchema.json)
+    }
+}
