@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one run of the `atoll` executable did.
+struct CLIResult: CustomStringConvertible {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+
+    /// The stderr lines (an error is exactly one).
+    var errorLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+}
+
+/// Runs the built `atoll` executable (next to the test bundle) in a scratch directory.
+final class CLISandbox: @unchecked Sendable {
+    // Sendable: a test uses its sandbox from one task; the directory is its own.
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "atoll-cli-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    static var executable: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("atoll")
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file(name)))
+        return name
+    }
+
+    func read(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: file(name)))) }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
+
+    /// Runs `atoll args...` in the sandbox and waits for it.
+    @discardableResult
+    func atoll(_ args: String...) throws -> CLIResult { try run(args) }
+
+    func run(_ args: [String]) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: path)
+        let outName = file(".stdout-\(UUID().uuidString)"), errName = file(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outName, contents: nil)
+        _ = FileManager.default.createFile(atPath: errName, contents: nil)
+        defer {
+            unlink(outName)
+            unlink(errName)
+        }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outName))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errName))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return CLIResult(status: process.terminationStatus,
+                         stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outName)), as: UTF8.self),
+                         stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errName)), as: UTF8.self))
+    }
+
+    /// Starts `atoll args...` with stdout on a pipe, for commands that keep running (`watch`).
+    func start(_ args: String...) throws -> RunningCLI {
+        try RunningCLI(args, directory: path)
+    }
+}
+
+/// A running `atoll` process whose stdout is read line by line; killed when released.
+final class RunningCLI {
+    let process = Process()
+    private let stdoutPipe = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(_ args: [String], directory: String) throws {
+        process.executableURL = CLISandbox.executable
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = stdoutPipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The next line of output, or nil at its end or after `timeout` seconds.
+    func readLine(timeout: Double = 20) -> String? {
+        let fd = stdoutPipe.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeFirst(nl + 1)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Sends a signal and waits for the exit status.
+    func stop(_ signal: Int32 = SIGINT) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
