@@ -54,16 +54,21 @@ import Testing
         }
     }
 
-    @Test func aServerAdmitsAValidTokenThenPassesProtocolFramesAndAnswersPings() throws {
+    @Test func aServerAdmitsAValidTokenThenPassesProtocolFramesAndConsumesHeartbeats() throws {
         let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
         try harness.peerSends([Frame(kind: TransportFrameKind.token, payload: Array("secret".utf8))])
         #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.accepted, payload: [])])
         #expect(try harness.ready.wait().name == "node-a")
 
-        try harness.peerSends([Frame(kind: 1, payload: [1, 2]), Frame(kind: TransportFrameKind.ping, payload: []), Frame(kind: 2, payload: [3])])
+        try harness.peerSends([Frame(kind: 1, payload: [1, 2]), Frame(kind: TransportFrameKind.heartbeat, payload: []), Frame(kind: 2, payload: [3])])
         #expect(try harness.delivered() == [Frame(kind: 1, payload: [1, 2]), Frame(kind: 2, payload: [3])])
-        #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.pong, payload: [])])
+        #expect(try harness.peerReceives().isEmpty)
         #expect(harness.channel.isActive)
+
+        // A reserved transport kind is a violation (raised to the application, told to the peer).
+        #expect(throws: AtollError.self) { try harness.peerSends([Frame(kind: 0xF1, payload: [])]) }
+        #expect(Goodbye.error(from: try harness.peerReceives().first?.payload ?? []).kind == .protocolViolation)
+        #expect(!harness.channel.isActive)
     }
 
     @Test func aLargeFrameBeforeAdmissionIsRefusedFromItsHeader() throws {

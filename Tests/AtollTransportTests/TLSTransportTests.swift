@@ -212,14 +212,14 @@ import Testing
     @Test func keepaliveDetectsADeadPeer() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
-        let keepalive = KeepalivePolicy(interval: .milliseconds(100), timeout: .milliseconds(400))
+        let keepalive = KeepalivePolicy(interval: .milliseconds(200), timeout: .seconds(1))
         let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs, keepalive: keepalive), handler: echo)
         let proxy = try await FreezableProxy.start(to: server.port)
         let client = try FrameClient(host: "127.0.0.1", port: proxy.port, tls: pki.client("node-a"), configuration: testConfiguration(logs, keepalive: keepalive))
         let clock = ContinuousClock()
         let outcome: Result<Void, AtollError> = try await client.connect { connection in
-            // Idle but alive: pings and pongs keep the connection up well past the timeout.
-            try await Task.sleep(for: .milliseconds(700))
+            // Idle but alive: heartbeats keep the connection up well past the timeout.
+            try await Task.sleep(for: .milliseconds(1600))
             #expect(connection.isOpen)
             proxy.freeze()
             let frozenAt = clock.now
@@ -228,7 +228,7 @@ import Testing
                 return .success(())
             } catch let error as AtollError {
                 let detectedAfter = clock.now - frozenAt
-                #expect(detectedAfter < .seconds(2), "dead peer detected after \(detectedAfter)")
+                #expect(detectedAfter < .seconds(4), "dead peer detected after \(detectedAfter)")
                 return .failure(error)
             }
         }
@@ -240,6 +240,41 @@ import Testing
         #expect(error.message.contains("keepalive"))
         try await client.shutdown()
         await proxy.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func aSlowConsumerUnderAHeavyStreamIsNotTakenForDead() async throws {
+        let pki = try TestPKI()
+        let logs = LogCapture()
+        let keepalive = KeepalivePolicy(interval: .milliseconds(200), timeout: .seconds(1))
+        var rng = SeededGenerator(seed: 11)
+        let chunk = randomBytes(64 << 10, &rng)  // incompressible: the stream really fills the buffers
+        let frameCount = 384                     // 24 MiB, far more than the socket buffers hold
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs, keepalive: keepalive)) { connection in
+            do {
+                for i in 0..<frameCount { try await connection.send(Frame(kind: UInt8(i % 200), payload: chunk)) }
+                var iterator = connection.inbound.makeAsyncIterator()
+                _ = try await iterator.next()  // the client's "done"
+            } catch {
+                Issue.record("server side failed: \(error) \(logs.all)")
+            }
+        }
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: testConfiguration(logs, keepalive: keepalive))
+        let received = try await client.connect { connection in
+            // Stall well past the keepalive timeout while the server is blocked writing.
+            try await Task.sleep(for: .milliseconds(2500))
+            var count = 0
+            for try await frame in connection.inbound {
+                #expect(frame.payload == chunk)
+                count += 1
+                if count == frameCount { break }
+            }
+            try await connection.send(Frame(kind: 1, payload: []))
+            return count
+        }
+        #expect(received == frameCount)
+        #expect(!logs.contains("keepalive timeout"), "\(logs.all)")
+        try await client.shutdown()
         await server.shutdown()
     }
 

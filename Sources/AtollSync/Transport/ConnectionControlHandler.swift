@@ -13,7 +13,7 @@ struct CloseRequest: Sendable {
 struct PeerAdmitted: Sendable {}
 
 /// The transport's own part of a connection: admission (certificate or token), the `accepted`
-/// handshake, keepalive pings, goodbyes, and turning every failure into one clear `AtollError`.
+/// handshake, heartbeats, goodbyes, and turning every failure into one clear `AtollError`.
 /// Transport frames (kinds 0xF0...0xFF) stop here; protocol frames pass through untouched once
 /// the connection is ready, and not before.
 final class ConnectionControlHandler: ChannelDuplexHandler {
@@ -82,8 +82,8 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         }
         if let keepalive = event as? KeepaliveHandler.Event {
             switch keepalive {
-            case .pingDue:
-                if state == .ready { context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.ping, payload: [])), promise: nil) }
+            case .heartbeatDue:
+                if state == .ready { context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.heartbeat, payload: [])), promise: nil) }
             case .peerSilent(let silence):
                 fail(context, AtollError(.timeout, "no data from the peer for \(silence) (keepalive timeout); presumed dead"), tellPeer: false)
             }
@@ -134,9 +134,7 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
             return
         }
         switch (frame.kind, state, role) {
-        case (TransportFrameKind.ping, .ready, _):
-            context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.pong, payload: [])), promise: nil)
-        case (TransportFrameKind.pong, .ready, _):
+        case (TransportFrameKind.heartbeat, .ready, _):
             break
         case (TransportFrameKind.goodbye, _, _):
             fail(context, Goodbye.error(from: frame.payload), tellPeer: false)

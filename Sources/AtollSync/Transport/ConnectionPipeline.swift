@@ -10,6 +10,7 @@ struct PendingConnection: Sendable {
 }
 
 enum ConnectionPipeline {
+
     /// Installs, on the channel's event loop: TLS, keepalive, the frame codec, the transport's
     /// control handler, and the async channel the application uses. Handlers only move frames;
     /// what frames mean is the protocol's business.

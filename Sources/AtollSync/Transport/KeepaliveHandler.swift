@@ -1,11 +1,15 @@
 import NIOCore
 
-/// Watches the byte stream for silence and tells the control handler when to ping and when the
-/// peer must be presumed dead. It sits right above TLS so that any received bytes count, including
-/// the middle of a large frame still in transit.
+/// Heartbeats and dead-peer detection, at the byte level right above TLS.
 ///
-/// Silence is counted only while a read is outstanding: when the application stops reading
-/// (backpressure), NIO stops issuing reads and the clock restarts when reading resumes.
+/// Each side sends a heartbeat when it has sent nothing for the keepalive interval, from a timer on
+/// its event loop: a live peer therefore produces bytes at least every interval whatever its
+/// application is doing, and the heartbeats travel against the direction of any bulk transfer, so
+/// a slow consumer's heartbeats are not queued behind the data it is slow to consume (a ping/pong
+/// exchange would be). Each side presumes the peer dead when it has received nothing for the
+/// timeout, counting only while it is reading: when its own application applies backpressure, NIO
+/// stops issuing reads, and the clock restarts when reading resumes. Any received bytes count,
+/// including the middle of a large frame still in transit.
 final class KeepaliveHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -13,15 +17,15 @@ final class KeepaliveHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     enum Event {
-        /// Nothing received for the ping interval: send a ping.
-        case pingDue
-        /// Nothing received for the timeout.
+        /// Nothing sent for the interval: send a heartbeat.
+        case heartbeatDue
+        /// Nothing received for the timeout while reading.
         case peerSilent(Duration)
     }
 
     private let policy: KeepalivePolicy
     private var lastHeard = NIODeadline.now()
-    private var lastPingRequest = NIODeadline.distantPast
+    private var lastSent = NIODeadline.now()
     private var reading = false
     private var timer: Scheduled<Void>?
 
@@ -67,14 +71,20 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         context.read()
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        lastSent = .now()
+        context.write(data, promise: promise)
+    }
+
     private func start(_ context: ChannelHandlerContext) {
         guard policy.isEnabled, timer == nil else { return }
         lastHeard = .now()
+        lastSent = .now()
         schedule(context)
     }
 
     private func schedule(_ context: ChannelHandlerContext) {
-        // Checking four times per interval bounds detection lateness to a quarter interval.
+        // Checking four times per interval bounds lateness to a quarter interval.
         let period = TimeAmount(policy.interval / 4)
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: period) { [self] in
             guard timer != nil, context.channel.isActive else { return }
@@ -84,15 +94,17 @@ final class KeepaliveHandler: ChannelDuplexHandler {
     }
 
     private func tick(_ context: ChannelHandlerContext) {
-        guard reading else { return }
         let now = NIODeadline.now()
-        let silence = now - lastHeard
-        if silence >= TimeAmount(policy.timeout) {
+        if reading, now - lastHeard >= TimeAmount(policy.timeout) {
             timer = nil
-            context.fireUserInboundEventTriggered(Event.peerSilent(Duration(silence)))
-        } else if silence >= TimeAmount(policy.interval), now - lastPingRequest >= TimeAmount(policy.interval) {
-            lastPingRequest = now
-            context.fireUserInboundEventTriggered(Event.pingDue)
+            context.fireUserInboundEventTriggered(Event.peerSilent(Duration(now - lastHeard)))
+            return
+        }
+        // When not writable the peer is not draining what is queued; a heartbeat would only queue
+        // behind it.
+        if now - lastSent >= TimeAmount(policy.interval), context.channel.isWritable {
+            lastSent = now
+            context.fireUserInboundEventTriggered(Event.heartbeatDue)
         }
     }
 }

@@ -4,7 +4,7 @@ public import Logging
 public struct TransportConfiguration: Sendable {
     /// Frame size limits this end enforces on what it receives and sends.
     public var limits: FrameLimits = .default
-    /// Idle pings and the dead-peer timeout.
+    /// Heartbeats and the dead-peer timeout.
     public var keepalive: KeepalivePolicy = KeepalivePolicy()
     /// Time allowed from TCP connect to an authenticated connection (TLS handshake plus token).
     public var handshakeTimeout: Duration = .seconds(10)
@@ -20,12 +20,13 @@ public struct TransportConfiguration: Sendable {
     public init() {}
 }
 
-/// Keepalive: when nothing has been received for `interval`, send a ping (the peer answers with a
-/// pong); when nothing has been received for `timeout`, the peer is considered dead and the
-/// connection is closed with `AtollError(.timeout, ...)`.
+/// Keepalive: each side sends a heartbeat when it has sent nothing for `interval`, and presumes
+/// the peer dead, closing with `AtollError(.timeout, ...)`, when it has received nothing for
+/// `timeout` while reading.
 ///
-/// Silence is counted only while this end is reading: a consumer that is slow to take frames
-/// (backpressure) does not make a live peer look dead.
+/// Heartbeats come from the peer's event loop, not its application, and flow even while the
+/// application is busy; a side whose own application stops reading (backpressure) does not count
+/// silence. `timeout` should be several intervals, to absorb delays in scheduling and the network.
 public struct KeepalivePolicy: Sendable, Equatable {
     public var interval: Duration
     public var timeout: Duration
@@ -35,7 +36,7 @@ public struct KeepalivePolicy: Sendable, Equatable {
         self.timeout = timeout
     }
 
-    /// No pings and no dead-peer detection (only TCP's own detection of a closed peer).
+    /// No heartbeats and no dead-peer detection (only TCP's own detection of a closed peer).
     public static let disabled = KeepalivePolicy(interval: .zero, timeout: .zero)
 
     var isEnabled: Bool { interval > .zero && timeout > .zero }

@@ -3,21 +3,21 @@ import AtollStorage
 // Frame kinds 0xF0...0xFF belong to the transport and never reach the protocol: the connection
 // handlers consume them. The sync protocol's kinds are 0x00...0xEF.
 //
-//   kind  name      direction         payload
-//   0xF0  ping      either            empty; the peer answers with pong
-//   0xF1  pong      either            empty
-//   0xF2  token     client -> server  bearer token, UTF-8 (token mode only; the first frame)
-//   0xF3  accepted  server -> client  empty; the server has authenticated the client
-//   0xF4  goodbye   either            why the sender is closing: u8 n, n bytes of AtollError.Kind
-//                                     raw value, then the message in UTF-8 (at most 1 KiB)
+//   kind  name       direction         payload
+//   0xF0  heartbeat  either            empty; sent after an interval with nothing else sent
+//   0xF2  token      client -> server  bearer token, UTF-8 (token mode only; the first frame)
+//   0xF3  accepted   server -> client  empty; the server has authenticated the client
+//   0xF4  goodbye    either            why the sender is closing: u8 n, n bytes of AtollError.Kind
+//                                      raw value, then the message in UTF-8 (at most 1 KiB)
+//
+// 0xF1 and 0xF5...0xFF are reserved; receiving one is a protocol violation.
 //
 // A connection is usable ("ready") on the client once `accepted` arrives and on the server once it
 // is sent; before that, any other frame is a protocol violation.
 
 enum TransportFrameKind {
     static let first: UInt8 = 0xF0
-    static let ping: UInt8 = 0xF0
-    static let pong: UInt8 = 0xF1
+    static let heartbeat: UInt8 = 0xF0
     static let token: UInt8 = 0xF2
     static let accepted: UInt8 = 0xF3
     static let goodbye: UInt8 = 0xF4
