@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AtollStorage
 
@@ -67,7 +68,14 @@ import Testing
         #expect(freeCount == Int(root.freePageCount))
     }
 
-    @Test(arguments: [1, 2, 3, 4])
+    /// `ATOLL_PROPERTY_SEEDS` runs more seeds (default 4).
+    static let seeds: [UInt64] = Array(1...UInt64(max(1, ProcessInfo.processInfo.environment["ATOLL_PROPERTY_SEEDS"].flatMap(Int.init) ?? 4)))
+
+    /// After every put and delete: the key reads back as the model says and the tree's
+    /// invariants hold (order within and across nodes, bounds, equal leaf depth, cells inside
+    /// the heap, blob references) with as many entries as the model. After every transaction:
+    /// point lookups, a full ordered scan, and the file's space accounting.
+    @Test(arguments: seeds)
     func randomOperationsMatchDictionary(seed: UInt64) throws {
         var rng = Rng(state: seed)
         let file = try MappedFile(anonymousNamed: "btree-test")
@@ -84,11 +92,13 @@ import Testing
                     let k = randomKey(&rng), v = randomValue(&rng)
                     try k.withUnsafeBytes { kb in try v.withUnsafeBytes { vb in try BTree.put(root: &treeRoot, key: kb, value: vb, allocator: a) } }
                     model[k] = v
+                    try checkStep(treeRoot, a.space, key: k, model)
                 } else {
                     var k = randomKey(&rng)
                     if roll < 90, let existing = model.keys.randomElement(using: &rng) { k = existing }
                     let existed = try k.withUnsafeBytes { try BTree.delete(root: &treeRoot, key: $0, allocator: a) }
                     #expect(existed == (model.removeValue(forKey: k) != nil))
+                    try checkStep(treeRoot, a.space, key: k, model)
                 }
             }
             // Point lookups and a full ordered scan agree with the model.
@@ -113,6 +123,13 @@ import Testing
             try checkSpace(file: file, root: root, treeRoots: [treeRoot])
             version += 1
         }
+    }
+
+    func checkStep(_ root: PageNumber, _ space: PageSpace, key: [UInt8], _ model: [[UInt8]: [UInt8]]) throws {
+        let got = try key.withUnsafeBytes { try BTree.get(root: root, key: $0, space: space).map { Array($0) } }
+        #expect(got == model[key])
+        let summary = try BTreeVerifier(space: space).verify(root: root, name: "tree")
+        #expect(summary.entries == model.count)
     }
 
     @Test func deletingEverythingEmptiesTheTreeAndFreesItsPages() throws {
