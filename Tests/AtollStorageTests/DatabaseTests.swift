@@ -100,4 +100,34 @@ import Testing
         #expect(try r.metadata("m") == [7])
         #expect(throws: AtollError.self) { _ = try ro.beginWrite() }
     }
+
+    /// A process opening a file that another process is creating (it holds the writer lock and
+    /// has written only part of the header) waits for the creator instead of failing.
+    @Test func openWaitsForAFileBeingCreatedByAnotherWriter() throws {
+        let dir = TemporaryDirectory()
+        let source = dir.file("source.atoll")
+        do {
+            let db = try Database.open(DatabaseConfiguration(path: source))
+            let w = try db.beginWrite()
+            try w.setMetadata("made", [1])
+            try w.commit()
+        }
+        let complete = try Data(contentsOf: URL(fileURLWithPath: source))
+        let path = dir.file("creating.atoll")
+        let creator = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+        try creator.lockWriter()
+        try complete.prefix(8).write(to: URL(fileURLWithPath: path)) // the magic, nothing else yet
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            usleep(150_000)
+            try? complete.write(to: URL(fileURLWithPath: path))
+            creator.unlockWriter()
+            finished.signal()
+        }
+        let db = try Database.open(DatabaseConfiguration(path: path))
+        finished.wait()
+        let r = try db.beginRead()
+        defer { r.close() }
+        #expect(try r.metadata("made") == [1])
+    }
 }

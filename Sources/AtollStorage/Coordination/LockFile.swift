@@ -200,6 +200,21 @@ final class LockFile: @unchecked Sendable {
 
     func unlockWriter() { _ = atoll_ofd_unlock(fd, Self.writerLockOffset, 1) }
 
+    /// Waits until no process holds the writer lock (taking and releasing it), polling for at
+    /// most `timeoutMilliseconds`. False on timeout or error.
+    func waitForWriterToFinish(timeoutMilliseconds: Int) -> Bool {
+        for _ in 0...max(0, timeoutMilliseconds) {
+            switch Result(catching: { try tryLockWriter() }) {
+            case .success(true):
+                unlockWriter()
+                return true
+            case .success(false): usleep(1000)
+            case .failure: return false
+            }
+        }
+        return false
+    }
+
     /// Whether process `pid` still has the database open (holds its liveness lock).
     func isProcessAlive(_ other: UInt32) -> Bool {
         if other == pid { return true }

@@ -94,15 +94,22 @@ public final class Database: Sendable {
             guard !configuration.readOnly else { throw AtollError.corrupted("'\(displayName)' is empty") }
             try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability)
         }
-        let base = try file.mapping(covering: FileHeader.byteCount)
-        let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: displayName)
+        let header: FileHeader
+        let root: RootRecord
+        do {
+            (header, root) = try Self.readHeaderAndRoot(file: file, path: displayName)
+        } catch let error as AtollError where error.kind == .notAnAtollFile || error.kind == .fileCorrupted {
+            // Another process may be creating this file right now: it grows the file, then writes
+            // the header and the first root record, all under the writer lock. Wait for that
+            // lock (bounded: this thread may hold it through another instance) and look again.
+            guard lock.waitForWriterToFinish(timeoutMilliseconds: 2_000) else { throw error }
+            try file.refreshSize()
+            (header, root) = try Self.readHeaderAndRoot(file: file, path: displayName)
+        }
         if header.flags & 1 != 0 {
             throw AtollError(.fileEncrypted, "'\(displayName)' is encrypted; open it with its encryption key")
         }
         fileId = header.fileId
-        guard let root = RootRecord.newest(in: base) else {
-            throw AtollError.corrupted("neither root slot of '\(displayName)' is valid")
-        }
         guard Int(root.pageCount) * FileFormat.pageSize <= file.fileSizeBytes else {
             throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(root.pageCount) pages, the file has \(file.fileSizeBytes / FileFormat.pageSize)")
         }
@@ -115,13 +122,24 @@ public final class Database: Sendable {
         }
     }
 
+    private static func readHeaderAndRoot(file: MappedFile, path: String) throws -> (FileHeader, RootRecord) {
+        let base = try file.mapping(covering: FileHeader.byteCount)
+        let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: path)
+        guard let root = RootRecord.newest(in: base) else {
+            throw AtollError.corrupted("neither root slot of '\(path)' is valid")
+        }
+        return (header, root)
+    }
+
     /// Writes the header and the first (empty) version of a new file, under the writer lock so
     /// two processes creating the same file at once cannot both initialize it.
     private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability,
                                           initialVersion: UInt64 = 1) throws {
         try lock.lockWriter()
         defer { lock.unlockWriter() }
-        if file.fileSizeBytes > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
+        // Another process may have created it since this one looked (a grown file whose header
+        // is still zero was left by a creator that crashed: initialize it).
+        if try file.refreshSize() > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
         let base = try file.grow(toAtLeast: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
         var header = FileHeader()
         header.creationNanos = UInt64(Clock.realtimeNanoseconds())
