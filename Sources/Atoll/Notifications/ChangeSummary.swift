@@ -31,7 +31,7 @@ struct ChangeSummary {
 
     mutating func add(_ i: LogInstruction) {
         switch i {
-        case .addTable, .removeTable, .addColumn, .removeColumn, .renameColumn, .setIndexed:
+        case .addTable, .removeTable, .addColumn, .removeColumn, .renameColumn, .setIndexed, .setPrimaryKey:
             schemaChanged = true
         case .createObject(let t, let k, _):
             var c = tables[t, default: TableChanges()]

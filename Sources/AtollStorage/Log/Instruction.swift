@@ -17,6 +17,8 @@ public enum LogInstruction: Equatable, Sendable, CustomStringConvertible {
     case removeColumn(TableKey, column: Int, name: String)
     case renameColumn(TableKey, column: Int, from: String, to: String)
     case setIndexed(TableKey, column: Int, Bool)
+    /// The table's primary key property ("" for none); only while the table is empty.
+    case setPrimaryKey(TableKey, name: String)
     case createObject(TableKey, ObjectKey, primaryKey: StorageValue)
     case eraseObject(TableKey, ObjectKey, primaryKey: StorageValue)
     /// `implicit`: made by the engine (a link nullified because its target was deleted).
@@ -32,7 +34,7 @@ public enum LogInstruction: Equatable, Sendable, CustomStringConvertible {
     case setMetadata(name: String, value: [UInt8])
 
     enum Op: UInt8 {
-        case addTable = 1, removeTable, addColumn, removeColumn, renameColumn, setIndexed
+        case addTable = 1, removeTable, addColumn, removeColumn, renameColumn, setIndexed, setPrimaryKey
         case createObject = 10, eraseObject, set, setImplicit, addInteger
         case listInsert = 20, listSet, listErase, listEraseImplicit, listMove, listClear
         case clearTable = 30, setMetadata
@@ -42,7 +44,7 @@ public enum LogInstruction: Equatable, Sendable, CustomStringConvertible {
     public var table: TableKey? {
         switch self {
         case .addTable(let t, _), .removeTable(let t, _), .addColumn(let t, _, _), .removeColumn(let t, _, _),
-             .renameColumn(let t, _, _, _), .setIndexed(let t, _, _), .createObject(let t, _, _), .eraseObject(let t, _, _),
+             .renameColumn(let t, _, _, _), .setIndexed(let t, _, _), .setPrimaryKey(let t, _), .createObject(let t, _, _), .eraseObject(let t, _, _),
              .set(let t, _, _, _, _), .addInteger(let t, _, _, _), .listInsert(let t, _, _, _, _), .listSet(let t, _, _, _, _),
              .listErase(let t, _, _, _, _), .listMove(let t, _, _, _, _), .listClear(let t, _, _), .clearTable(let t):
             return t
@@ -58,6 +60,7 @@ public enum LogInstruction: Equatable, Sendable, CustomStringConvertible {
         case .removeColumn(let t, let c, let n): "RemoveColumn \(t.rawValue) #\(c) \(n)"
         case .renameColumn(let t, let c, let a, let b): "RenameColumn \(t.rawValue) #\(c) \(a) -> \(b)"
         case .setIndexed(let t, let c, let on): "SetIndexed \(t.rawValue) #\(c) \(on)"
+        case .setPrimaryKey(let t, let name): "SetPrimaryKey \(t.rawValue) \(name.isEmpty ? "none" : name)"
         case .createObject(let t, let k, let pk): "CreateObject \(t.rawValue) \(k.rawValue) pk=\(pk)"
         case .eraseObject(let t, let k, let pk): "EraseObject \(t.rawValue) \(k.rawValue) pk=\(pk)"
         case .set(let t, let k, let c, let v, let implicit): "Set\(implicit ? "(implicit)" : "") \(t.rawValue) \(k.rawValue) #\(c) = \(v)"
@@ -97,6 +100,7 @@ struct TransactionLogWriter {
         case .removeColumn(let t, let c, let n): op(.removeColumn, t); writer.varint(UInt64(c)); writer.string(n)
         case .renameColumn(let t, let c, let a, let b): op(.renameColumn, t); writer.varint(UInt64(c)); writer.string(a); writer.string(b)
         case .setIndexed(let t, let c, let on): op(.setIndexed, t); writer.varint(UInt64(c)); writer.u8(on ? 1 : 0)
+        case .setPrimaryKey(let t, let name): op(.setPrimaryKey, t); writer.string(name)
         case .createObject(let t, let k, let pk): op(.createObject, t); writer.varint(k.rawValue); pk.encode(into: &writer)
         case .eraseObject(let t, let k, let pk): op(.eraseObject, t); writer.varint(k.rawValue); pk.encode(into: &writer)
         case .set(let t, let k, let c, let v, let implicit):
@@ -173,6 +177,7 @@ public struct TransactionLogReader: Sequence, IteratorProtocol {
         case .removeColumn: return .removeColumn(t, column: try column(), name: try r.string(max: 1024))
         case .renameColumn: return .renameColumn(t, column: try column(), from: try r.string(max: 1024), to: try r.string(max: 1024))
         case .setIndexed: return .setIndexed(t, column: try column(), try r.u8() != 0)
+        case .setPrimaryKey: return .setPrimaryKey(t, name: try r.string(max: 1024))
         case .createObject: return .createObject(t, try object(), primaryKey: try StorageValue.decode(from: &r))
         case .eraseObject: return .eraseObject(t, try object(), primaryKey: try StorageValue.decode(from: &r))
         case .set, .setImplicit:

@@ -198,6 +198,7 @@ public final class WriteTransaction: Transaction {
         }
         try table.rebuild(to: spec, sources: Array(0..<spec.columns.count).map { Optional($0) })
         try commitSpec(table)
+        log.append(.setPrimaryKey(tableKey, name: name ?? ""))
         noteMutation()
     }
 

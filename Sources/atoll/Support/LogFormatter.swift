@@ -44,6 +44,7 @@ struct LogFormatter {
         case .removeColumn(let t, _, let name): return "RemoveProperty \(tableName(t)).\(name)"
         case .renameColumn(let t, _, let from, let to): return "RenameProperty \(tableName(t)).\(from) -> \(to)"
         case .setIndexed(let t, let c, let on): return "\(on ? "AddIndex" : "RemoveIndex") \(tableName(t)).\(column(t, c))"
+        case .setPrimaryKey(let t, let name): return "SetPrimaryKey \(tableName(t)) \(name.isEmpty ? "(none)" : name)"
         case .createObject(let t, let k, let pk): return "Create \(tableName(t)) \(pk.isNull ? "#\(k.rawValue)" : pk.dataFileText)"
         case .eraseObject(let t, let k, let pk): return "Delete \(tableName(t)) \(pk.isNull ? "#\(k.rawValue)" : pk.dataFileText)"
         case .set(let t, let k, let c, let v, let implicit):
