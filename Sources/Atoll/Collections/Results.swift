@@ -194,23 +194,27 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: freezing
 
-    /// An immutable snapshot of these results, usable from any thread.
+    /// An immutable snapshot of these results at the realm's current version, usable from any
+    /// thread: the same query, evaluated on a frozen realm.
+    ///
+    /// ```swift
+    /// let snapshot = realm.objects(Dog.self).filter("age < 2").freeze()
+    /// Task.detached { print(snapshot.count) }
+    /// ```
     public func freeze() -> Results<Element> {
         if isFrozen { return self }
         let frozenRealm = core.realm.freeze()
-        guard let b = try? frozenRealm.binding(for: Element.self) else { return self }
-        return Results(core: ResultsCore(realm: frozenRealm, binding: b, source: .keys(core.keys()), query: nil))
+        guard let rebased = try? core.rebased(on: frozenRealm) else { return self }
+        return Results(core: rebased)
     }
 
-    /// Live results for a frozen one, in the calling thread's realm.
+    /// Live results for a frozen one: the same query in a realm of the calling thread, at the
+    /// newest version. Nil when the realm cannot be opened. Live results return themselves.
     public func thaw() -> Results<Element>? {
-        guard isFrozen, let live = try? Realm(configuration: core.realm.configuration), let b = try? live.binding(for: Element.self) else { return self }
-        return Results(core: ResultsCore(realm: live, binding: b, source: core.source.thawed, query: core.query))
+        guard isFrozen else { return self }
+        guard let live = try? Realm(configuration: core.realm.configuration), let rebased = try? core.rebased(on: live) else { return nil }
+        return Results(core: rebased)
     }
-}
-
-extension ResultsSource {
-    var thawed: ResultsSource { self }
 }
 
 /// Ordering of stored scalars for min/max.
