@@ -99,6 +99,7 @@ final class ResultsCore<Class: ResultsClass> {
 
     private func computeKeys() -> [ObjectKey] {
         if isFresh, let cached { return cached }
+        if !realm.isFrozen { realm.queryEvaluations &+= 1 }
         let keys: [ObjectKey]
         do {
             let table = try realm.transaction.table(binding.tableKey)

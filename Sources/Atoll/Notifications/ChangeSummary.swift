@@ -10,7 +10,26 @@ struct ChangeSummary {
         var cleared = false
     }
 
+    /// One list property of one object.
+    struct ListSlot: Hashable {
+        let table: TableKey
+        let object: ObjectKey
+        let column: Int
+    }
+
+    /// A change of a list, by position, in log order.
+    enum ListOperation: Equatable {
+        case insert(Int)
+        case set(Int)
+        case erase(Int)
+        case move(from: Int, to: Int)
+        case clear
+    }
+
     var tables: [TableKey: TableChanges] = [:]
+    /// The operations on each changed list, in order (for list notifications with exact
+    /// positions, duplicates included).
+    var lists: [ListSlot: [ListOperation]] = [:]
     var schemaChanged = false
     /// False when some log was not available: treat everything as possibly changed.
     var isComplete = true
@@ -18,6 +37,9 @@ struct ChangeSummary {
     var isEmpty: Bool { tables.isEmpty && !schemaChanged && isComplete }
 
     func touches(_ table: TableKey) -> Bool { !isComplete || schemaChanged || tables[table] != nil }
+
+    /// Whether the summary is exact: logs complete and no schema change renumbering columns.
+    var isExact: Bool { isComplete && !schemaChanged }
 
     mutating func add(log bytes: [UInt8]) {
         var reader = TransactionLogReader(bytes)
@@ -27,6 +49,11 @@ struct ChangeSummary {
 
     private mutating func modify(_ t: TableKey, _ k: ObjectKey, _ c: Int) {
         tables[t, default: TableChanges()].modified[k, default: []].insert(c)
+    }
+
+    private mutating func list(_ t: TableKey, _ k: ObjectKey, _ c: Int, _ op: ListOperation) {
+        modify(t, k, c)
+        lists[ListSlot(table: t, object: k, column: c), default: []].append(op)
     }
 
     mutating func add(_ i: LogInstruction) {
@@ -42,10 +69,18 @@ struct ChangeSummary {
             if c.inserted.remove(k) == nil { c.deleted.insert(k) }
             c.modified[k] = nil
             tables[t] = c
-        case .set(let t, let k, let col, _, _), .addInteger(let t, let k, let col, _), .listInsert(let t, let k, let col, _, _),
-             .listSet(let t, let k, let col, _, _), .listErase(let t, let k, let col, _, _), .listMove(let t, let k, let col, _, _),
-             .listClear(let t, let k, let col):
+        case .set(let t, let k, let col, _, _), .addInteger(let t, let k, let col, _):
             modify(t, k, col)
+        case .listInsert(let t, let k, let col, let index, _):
+            list(t, k, col, .insert(index))
+        case .listSet(let t, let k, let col, let index, _):
+            list(t, k, col, .set(index))
+        case .listErase(let t, let k, let col, let index, _):
+            list(t, k, col, .erase(index))
+        case .listMove(let t, let k, let col, let from, let to):
+            list(t, k, col, .move(from: from, to: to))
+        case .listClear(let t, let k, let col):
+            list(t, k, col, .clear)
         case .clearTable(let t):
             tables[t, default: TableChanges()].cleared = true
         case .setMetadata:
@@ -67,5 +102,42 @@ struct ChangeSummary {
             summary.add(log: log)
         }
         return summary
+    }
+}
+
+/// The index changes of a list from the operations of the log: positions exact even with
+/// duplicates, as Realm reports them (a moved element is a deletion and an insertion).
+enum ListChangeBuilder {
+    /// `oldCount` elements before; returns nil when the operations do not fit the list (the
+    /// caller then compares contents instead).
+    static func changes(oldCount: Int, operations: [ChangeSummary.ListOperation])
+        -> (deletions: [Int], insertions: [Int], modifiedOld: Set<Int>, survivors: [Int])?
+    {
+        // Each position holds the element's old index, or -1 for an element inserted since.
+        var tags = Array(0..<oldCount)
+        var modifiedOld = Set<Int>()
+        for op in operations {
+            switch op {
+            case .insert(let i):
+                guard i >= 0, i <= tags.count else { return nil }
+                tags.insert(-1, at: i)
+            case .set(let i):
+                guard i >= 0, i < tags.count else { return nil }
+                if tags[i] >= 0 { modifiedOld.insert(tags[i]) }
+            case .erase(let i):
+                guard i >= 0, i < tags.count else { return nil }
+                tags.remove(at: i)
+            case .move(let from, let to):
+                guard from >= 0, from < tags.count, to >= 0, to < tags.count else { return nil }
+                tags.remove(at: from)
+                tags.insert(-1, at: to)
+            case .clear:
+                tags.removeAll()
+            }
+        }
+        let kept = Set(tags.filter { $0 >= 0 })
+        let deletions = (0..<oldCount).filter { !kept.contains($0) }
+        let insertions = tags.indices.filter { tags[$0] < 0 }
+        return (deletions, insertions, modifiedOld.intersection(kept), tags)
     }
 }

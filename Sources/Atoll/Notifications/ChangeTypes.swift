@@ -1,25 +1,45 @@
 import Foundation
+import Synchronization
 
-/// A registration for notifications; keep it while you want them. `invalidate()` stops delivery.
-public final class NotificationToken: @unchecked Sendable {
-    // Sendable: the cancel action runs at most once, guarded by the lock.
-    private let lock = NSLock()
-    private var cancel: (() -> Void)?
+/// A registration for notifications: keep it while you want them, call `invalidate()` to stop.
+///
+/// ```swift
+/// let token = realm.objects(Dog.self).observe { change in print(change) }
+/// // ...
+/// token.invalidate()
+/// ```
+/// `invalidate()` may be called from any thread. Once it returns, the block is not called
+/// again (a call already running on the observing thread finishes).
+public final class NotificationToken: Sendable {
+    let flag: ObservationFlag
+    /// Releases what the registration keeps alive elsewhere (a realm on a delivery queue).
+    private let cleanup: Mutex<(@Sendable () -> Void)?>
 
-    init(_ cancel: @escaping () -> Void) { self.cancel = cancel }
+    init(flag: ObservationFlag = ObservationFlag(), cleanup: (@Sendable () -> Void)? = nil) {
+        self.flag = flag
+        self.cleanup = Mutex(cleanup)
+    }
 
+    /// Stops delivery. Calling it again does nothing.
     public func invalidate() {
-        lock.lock()
-        let c = cancel
-        cancel = nil
-        lock.unlock()
+        flag.cancel()
+        let c = cleanup.withLock { c -> (@Sendable () -> Void)? in
+            let taken = c
+            c = nil
+            return taken
+        }
         c?()
     }
 
-    var isInvalidated: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return cancel == nil
-    }
+    var isInvalidated: Bool { flag.isCancelled }
+}
+
+/// The cancellation state of one registration, shared by its token (any thread) and its
+/// observer entry (the realm's thread), which checks it before every call.
+final class ObservationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 }
 
 /// A change of a live collection (Results, List, LinkingObjects).

@@ -35,6 +35,8 @@ public final class Realm {
     /// When true (and the realm has a dispatch queue), commits by other threads or processes
     /// refresh the realm and deliver notifications on its queue.
     public var autorefresh = true
+    /// Evaluations of live collections' queries (see `_queryEvaluationCount`).
+    var queryEvaluations = 0
     var coordinator: RealmCoordinator?
     /// A failure of `beginWrite()` (which cannot throw), reported by `commitWrite()`.
     var startupError: AtollError?
@@ -328,4 +330,10 @@ public final class Realm {
         if encryptionKey != nil { throw AtollError(.invalidArgument, "encrypted copies are not supported by this build of Atoll") }
         try transaction.writeCopy(to: fileURL.path)
     }
+}
+
+extension Realm {
+    /// How many times the queries of this realm's live collections were evaluated: lets tests
+    /// check that a commit to an unrelated table re-runs nothing.
+    @_spi(AtollTesting) public var _queryEvaluationCount: Int { queryEvaluations }
 }

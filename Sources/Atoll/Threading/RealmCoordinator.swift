@@ -3,19 +3,24 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One per open database in the process: a background thread sleeps on the lock file's commit
-/// futex and, when any thread or process commits, asks every queue-confined Realm with
-/// `autorefresh` to refresh on its queue (which delivers its notifications).
-final class RealmCoordinator: @unchecked Sendable {
-    // Sendable: `realms` is guarded by `lock`; each Realm is only touched on its own queue.
+/// One per open database in the process while queue-confined realms use it: a background
+/// thread sleeps on the lock file's commit futex and, when any thread or process commits, asks
+/// every queue-confined Realm with `autorefresh` to refresh on its queue (which delivers its
+/// notifications). The thread ends, and the coordinator is forgotten, when its last realm goes.
+final class RealmCoordinator: Sendable {
+    private struct State {
+        var realms: [ObjectIdentifier: (realm: WeakRealm, queue: DispatchQueue)] = [:]
+        var running = false
+    }
+
     private let database: Database
-    private let lock = NSLock()
-    private var realms: [ObjectIdentifier: (weak: WeakRealm, queue: DispatchQueue)] = [:]
-    private var running = false
+    private let state = Mutex(State())
 
     private static let coordinators = Mutex<[ObjectIdentifier: RealmCoordinator]>([:])
 
-    struct WeakRealm { weak var realm: Realm? }
+    /// Sendable: the coordinator thread only tests the weak reference for nil; the Realm itself
+    /// is used only on its own queue (see `refresh(_:on:)`).
+    struct WeakRealm: @unchecked Sendable { weak var realm: Realm? }
 
     private init(database: Database) { self.database = database }
 
@@ -29,48 +34,57 @@ final class RealmCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Starts watching for `realm`. A commit made between the realm's open and now is caught
+    /// by comparing versions once registered.
     func register(_ realm: Realm) {
         guard let queue = realm.confinement.queue else { return }
-        lock.lock()
-        realms[ObjectIdentifier(realm)] = (WeakRealm(realm: realm), queue)
-        let start = !running
-        running = true
-        lock.unlock()
+        let entry = (realm: WeakRealm(realm: realm), queue: queue)
+        let seen = database.commitSequence
+        let start = state.withLock { s -> Bool in
+            s.realms[ObjectIdentifier(realm)] = entry
+            defer { s.running = true }
+            return !s.running
+        }
         if start {
-            let thread = Thread { [self] in watch() }
+            // The sequence is read before the thread starts, so no commit falls in between.
+            let thread = Thread { [self] in watch(from: seen) }
             thread.name = "atoll-coordinator"
             thread.start()
         }
+        if database.latestVersion != realm.version { Self.refresh(entry.realm, on: queue) }
     }
 
     func unregister(_ realm: Realm) {
-        lock.lock()
-        realms[ObjectIdentifier(realm)] = nil
-        lock.unlock()
+        state.withLock { _ = $0.realms.removeValue(forKey: ObjectIdentifier(realm)) }
     }
 
-    private func watch() {
-        var seen = database.commitSequence
+    private static func refresh(_ target: WeakRealm, on queue: DispatchQueue) {
+        queue.async {
+            guard let realm = target.realm, realm.autorefresh, !realm.isInWriteTransaction else { return }
+            realm.refresh()
+        }
+    }
+
+    private func watch(from start: UInt32) {
+        var seen = start
         while true {
-            let now = database.waitForCommit(after: seen, timeoutMilliseconds: 500)
-            lock.lock()
-            realms = realms.filter { $0.value.weak.realm != nil }
-            if realms.isEmpty {
-                running = false
-                lock.unlock()
+            let now = database.waitForCommit(after: seen, timeoutMilliseconds: 200)
+            let targets: [(realm: WeakRealm, queue: DispatchQueue)]? = state.withLock { s in
+                s.realms = s.realms.filter { $0.value.realm.realm != nil }
+                if s.realms.isEmpty {
+                    s.running = false
+                    return nil
+                }
+                return Array(s.realms.values)
+            }
+            guard let targets else {
+                let id = ObjectIdentifier(database)
+                Self.coordinators.withLock { map in if map[id] === self, state.withLock({ !$0.running }) { map[id] = nil } }
                 return
             }
-            let targets = Array(realms.values)
-            lock.unlock()
             guard now != seen else { continue }
             seen = now
-            for target in targets {
-                let handoff = QueueHandoff(target.weak)
-                target.queue.async {
-                    guard let realm = handoff.value.realm, realm.autorefresh, !realm.isInWriteTransaction else { return }
-                    realm.refresh()
-                }
-            }
+            for target in targets { Self.refresh(target.realm, on: target.queue) }
         }
     }
 }

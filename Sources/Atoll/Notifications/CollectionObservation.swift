@@ -1,0 +1,127 @@
+import AtollStorage
+public import Dispatch
+
+extension List {
+    /// Calls `block` with `.initial`, then `.update` after every commit that changes the list:
+    /// positions in the list (duplicates included) of inserted, deleted and replaced elements,
+    /// and, for a list of objects, of listed objects that changed (limited to `keyPaths` when
+    /// given). A moved element is a deletion and an insertion. Deleting the list's object
+    /// reports every element as deleted.
+    ///
+    /// ```swift
+    /// let token = person.dogs.observe { change in
+    ///     if case .update(_, let deletions, let insertions, let modifications) = change { ... }
+    /// }
+    /// ```
+    /// - `queue`: deliver on this queue (the list is resolved in a realm confined to it); nil:
+    ///   on this realm's thread when it refreshes.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken
+    {
+        guard let m = managed else { atollProgrammerError("only managed lists can be observed; add the object to a realm first") }
+        m.realm.verifyThread()
+        if let queue {
+            return m.realm.observeOnQueue(queue, source: m, { realm, m in
+                Managed(realm: realm, owner: try realm.binding(for: m.owner.schema.objectType), key: m.key, column: m.column)
+            }, onError: { block(.error($0)) }) { m, flag in
+                List(managed: m).observe(keyPaths: keyPaths, flag: flag, block)
+            }
+        }
+        return observe(keyPaths: keyPaths, flag: ObservationFlag(), block)
+    }
+
+    func observe(keyPaths: [String]?, flag: ObservationFlag, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        guard let m = managed else { atollProgrammerError("only managed lists can be observed") }
+        let realm = m.realm
+        realm.requireNoWriteForObserving()
+        let ownerTable = m.owner.tableKey
+        let slot = ChangeSummary.ListSlot(table: ownerTable, object: m.key, column: m.column)
+        let targetName = realm.transaction.spec(of: ownerTable)?.columns[m.column].linkTarget
+        let paths = keyPaths.map(ChangeSummary.components)
+        func current() -> [StorageValue]? {
+            guard let t = try? realm.transaction.table(ownerTable), (try? t.contains(m.key)) == true else { return nil }
+            return (try? t.listValues(m.key, m.column)) ?? []
+        }
+        func dependencies() -> Set<TableKey> {
+            var tables: Set<TableKey> = [ownerTable]
+            if let name = targetName, let target = realm.transaction.tableKey(named: name) { tables.formUnion(realm.dependencyClosure(of: target)) }
+            return tables
+        }
+        var previous = current() ?? []
+        var dependsOn = dependencies()
+        var ownerDeleted = false
+        realm.observers.add(flag: flag) { realm, summary, notify in
+            guard !ownerDeleted else { return }
+            if summary.schemaChanged { dependsOn = dependencies() }
+            guard !summary.isComplete || summary.schemaChanged || dependsOn.contains(where: { summary.touches($0) }) else { return }
+            guard let now = current() else {
+                ownerDeleted = true
+                let deletions = Array(previous.indices)
+                previous = []
+                if notify, !deletions.isEmpty { block(.update(self, deletions: deletions, insertions: [], modifications: [])) }
+                return
+            }
+            let target = targetName.flatMap { realm.transaction.tableKey(named: $0) }
+            func elementChanged(_ v: StorageValue) -> Bool {
+                guard let target, case .link(let k) = v else { return false }
+                return summary.objectChanged(target, k, keyPaths: paths, in: realm.transaction)
+            }
+            var change: (deletions: [Int], insertions: [Int], modifications: [Int])?
+            if summary.isExact {
+                let operations = summary.lists[slot] ?? []
+                if operations.isEmpty {
+                    if previous.count == now.count { change = ([], [], now.indices.filter { elementChanged(now[$0]) }) }
+                } else if let c = ListChangeBuilder.changes(oldCount: previous.count, operations: operations), c.survivors.count == now.count {
+                    let modifications = now.indices.filter { p in
+                        let old = c.survivors[p]
+                        return old >= 0 && (c.modifiedOld.contains(old) || elementChanged(now[p]))
+                    }
+                    change = (c.deletions, c.insertions, modifications)
+                }
+            }
+            if change == nil {
+                // Without exact logs: compare contents (objects by key, values by equality).
+                if targetName != nil {
+                    let keys = { (values: [StorageValue]) in values.map { v -> ObjectKey in if case .link(let k) = v { k } else { ObjectKey(0) } } }
+                    change = CollectionDiff.compute(old: keys(previous), new: keys(now)) { _ in !summary.isComplete }
+                } else {
+                    change = previous == now ? ([], [], []) : (Array(previous.indices), Array(now.indices), [])
+                }
+            }
+            previous = now
+            guard notify, let change, !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty) else { return }
+            block(.update(self, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+        }
+        block(.initial(self))
+        return NotificationToken(flag: flag)
+    }
+}
+
+extension LinkingObjects {
+    /// Calls `block` with `.initial`, then `.update` with exact indices after every commit that
+    /// changes which objects link here, or changes one of them (limited to `keyPaths`).
+    /// `queue`: deliver on this queue; nil: on this realm's thread when it refreshes.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken
+    {
+        guard let core = results?.core else { atollProgrammerError("only linking objects of managed objects can be observed") }
+        core.realm.verifyThread()
+        if let queue {
+            return core.realm.observeOnQueue(queue, source: core, { realm, core in try core.rebased(on: realm) }, onError: { block(.error($0)) }) { core, flag in
+                LinkingObjects(results: Results(core: core)).observe(keyPaths: keyPaths, flag: flag, block)
+            }
+        }
+        return observe(keyPaths: keyPaths, flag: ObservationFlag(), block)
+    }
+
+    func observe(keyPaths: [String]?, flag: ObservationFlag, _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
+        guard let core = results?.core else { atollProgrammerError("only linking objects of managed objects can be observed") }
+        return core.realm.observeCollection(
+            tables: { core.dependencies() },
+            keys: { core.keys() },
+            modifiedColumns: { summary, key in core.isModified(key, in: summary, keyPaths: keyPaths) },
+            flag: flag,
+            onChange: { d, i, m in block(.update(self, deletions: d, insertions: i, modifications: m)) },
+            onInitial: { block(.initial(self)) })
+    }
+}

@@ -1,0 +1,99 @@
+import AtollStorage
+public import Dispatch
+
+extension Object {
+    /// Calls `block` after every commit that changes this object: `.change` with the changed
+    /// properties (their old and new values), or `.deleted` once it is deleted. A property is
+    /// changed when a commit wrote it, as in Realm: an `.all` update reports every property,
+    /// `.modified` only those whose values differ. `keyPaths` limits the properties watched.
+    ///
+    /// ```swift
+    /// let token = dog.observe(keyPaths: ["name"]) { (change: ObjectChange<Dog>) in
+    ///     if case .change(_, let properties) = change { print(properties) }
+    /// }
+    /// ```
+    /// - `queue`: deliver on this queue (the object is resolved in a realm confined to it);
+    ///   nil: on this realm's thread when it refreshes.
+    public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                                   _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken
+    {
+        guard let m = _managed, self is T else { atollProgrammerError("only managed objects can be observed; add the object to a realm first") }
+        m.realm.verifyThread()
+        if let queue {
+            let type = Swift.type(of: self)
+            return m.realm.observeOnQueue(queue, source: self, { realm, object in
+                guard let m = object._managed else { return object }
+                let b = try realm.binding(for: type)
+                return realm.makeObject(type, key: m.key, binding: b)
+            }, onError: { block(.error($0)) }) { object, flag in
+                object.observe(keyPaths: keyPaths, flag: flag, block)
+            }
+        }
+        return observe(keyPaths: keyPaths, flag: ObservationFlag(), block)
+    }
+
+    func observe<T: Object>(keyPaths: [String]?, flag: ObservationFlag, _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        guard let m = _managed, let me = self as? T else { atollProgrammerError("only managed objects can be observed") }
+        let realm = m.realm
+        realm.requireNoWriteForObserving()
+        let schema = m.schema
+        let watched: [Int] = schema.properties.indices.filter { i in
+            let p = schema.properties[i]
+            guard p.isStored else { return false }
+            guard let keyPaths else { return true }
+            return keyPaths.contains { $0 == p.name || $0.hasPrefix(p.name + ".") }
+        }
+        if (try? realm.table(m.binding).contains(m.key)) != true {
+            // Deleted before it could be observed.
+            block(.deleted)
+            return NotificationToken(flag: flag)
+        }
+        var last = snapshotValues(watched)
+        var deleted = false
+        realm.observers.add(flag: flag) { realm, summary, notify in
+            guard !deleted, summary.touches(m.binding.tableKey) else { return }
+            guard (try? realm.table(m.binding).contains(m.key)) == true else {
+                deleted = true
+                if notify { block(.deleted) }
+                return
+            }
+            let written = summary.isExact ? summary.tables[m.binding.tableKey]?.modified[m.key] : nil
+            if summary.isExact, written == nil { return }
+            let now = me.snapshotValues(watched)
+            var changes: [PropertyChange] = []
+            for i in watched {
+                // With the logs, a property is changed when the commit wrote it; without, when
+                // its value differs.
+                let changed = written.map { $0.contains(m.binding.columns[i]) } ?? (last[i] != now[i])
+                guard changed else { continue }
+                let p = schema.properties[i]
+                changes.append(PropertyChange(name: p.name, oldValue: Self.swiftValues(last[i], p, realm), newValue: Self.swiftValues(now[i], p, realm)))
+            }
+            last = now
+            if notify, !changes.isEmpty { block(.change(me, changes)) }
+        }
+        return NotificationToken(flag: flag)
+    }
+
+    /// Stored values of the given properties (lists as their element arrays).
+    func snapshotValues(_ indices: [Int]) -> [Int: [StorageValue]] {
+        guard let m = _managed, let (table, row) = m.locate() else { return [:] }
+        var result: [Int: [StorageValue]] = [:]
+        for i in indices {
+            let column = m.binding.columns[i]
+            guard column >= 0 else { continue }
+            if m.schema.properties[i].isList {
+                result[i] = (try? table.list(row, column).values) ?? []
+            } else {
+                result[i] = [(try? table.value(row, column)) ?? .null]
+            }
+        }
+        return result
+    }
+
+    static func swiftValues(_ stored: [StorageValue]?, _ p: PropertyInfo, _ realm: Realm) -> Any? {
+        guard let stored else { return nil }
+        if p.isList { return stored.map { ValueConversion.swiftValue($0, property: p, realm: realm) } }
+        return stored.first.flatMap { ValueConversion.swiftValue($0, property: p, realm: realm) }
+    }
+}
