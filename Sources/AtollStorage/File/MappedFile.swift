@@ -31,11 +31,13 @@ final class MappedFile: Sendable {
     let isWritable: Bool
 
     private let state: Mutex<MapStateBox>
+    /// The smallest address-space reservation (tests make it small to exercise remapping).
+    let reservationBytesMin: Int
 
     static let minimumReservationBytes = 1 << 30
 
     /// Opens (or creates) a file-backed map. `create`: create the file when missing.
-    init(path: String, writable: Bool, create: Bool) throws {
+    init(path: String, writable: Bool, create: Bool, reservationBytesMin: Int = MappedFile.minimumReservationBytes) throws {
         var flags = O_CLOEXEC | (writable ? O_RDWR : O_RDONLY)
         if create { flags |= O_CREAT }
         let fd = open(path, flags, 0o644)
@@ -44,9 +46,10 @@ final class MappedFile: Sendable {
         self.path = path
         self.isAnonymous = false
         self.isWritable = writable
+        self.reservationBytesMin = reservationBytesMin
         do {
             let size = try Self.size(of: fd, path: path)
-            let box = try Self.map(fd: fd, fileSize: size, writable: writable, path: path)
+            let box = try Self.map(fd: fd, fileSize: size, writable: writable, path: path, reservationBytesMin: reservationBytesMin)
             state = Mutex(box)
         } catch {
             close(fd)
@@ -62,8 +65,9 @@ final class MappedFile: Sendable {
         self.path = name
         self.isAnonymous = true
         self.isWritable = true
+        self.reservationBytesMin = Self.minimumReservationBytes
         do {
-            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name))
+            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: Self.minimumReservationBytes))
         } catch {
             close(fd)
             throw error
@@ -84,14 +88,14 @@ final class MappedFile: Sendable {
         return Int(st.st_size)
     }
 
-    private static func reservation(for fileSize: Int) -> Int {
-        var r = minimumReservationBytes
+    private static func reservation(for fileSize: Int, minimum: Int) -> Int {
+        var r = minimum
         while r < fileSize * 4 { r *= 2 }
         return r
     }
 
-    private static func map(fd: Int32, fileSize: Int, writable: Bool, path: String) throws -> MapStateBox {
-        let reserved = reservation(for: fileSize)
+    private static func map(fd: Int32, fileSize: Int, writable: Bool, path: String, reservationBytesMin: Int) throws -> MapStateBox {
+        let reserved = reservation(for: fileSize, minimum: reservationBytesMin)
         let prot = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
         guard let p = mmap(nil, reserved, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             throw AtollError.posix("mapping", path: path, errno: errno)
@@ -166,7 +170,7 @@ final class MappedFile: Sendable {
     }
 
     private func remap(_ box: inout MapStateBox, toCover bytes: Int) throws {
-        let reserved = Self.reservation(for: bytes)
+        let reserved = Self.reservation(for: bytes, minimum: reservationBytesMin)
         let prot = isWritable ? (PROT_READ | PROT_WRITE) : PROT_READ
         guard let p = mmap(nil, reserved, prot, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             throw AtollError.posix("remapping", path: path, errno: errno)

@@ -84,7 +84,8 @@ public final class Database: Sendable {
                 }
             }
             lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
-            file = try MappedFile(path: path, writable: !configuration.readOnly, create: !exists)
+            file = try MappedFile(path: path, writable: !configuration.readOnly, create: !exists,
+                                  reservationBytesMin: configuration.mappingReservationBytesMin)
         } else {
             displayName = "memory:\(configuration.inMemoryIdentifier ?? "")"
             lock = try LockFile(path: nil)

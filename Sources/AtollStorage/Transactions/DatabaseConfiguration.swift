@@ -25,6 +25,9 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// Keep the transaction logs of at least this many recent commits in the history, beyond
     /// what readers and sync need (for `atoll log` and auditing).
     public var historyRetainedVersions: Int
+    /// The smallest address-space reservation of the file's mapping (tests shrink it so that
+    /// growth crosses reservations and remaps under live snapshots).
+    var mappingReservationBytesMin = MappedFile.minimumReservationBytes
 
     public init(path: String, durability: Durability = .full, readOnly: Bool = false, createIfMissing: Bool = true,
                 maximumActiveVersions: Int? = nil, historyRetainedVersions: Int = 0)
