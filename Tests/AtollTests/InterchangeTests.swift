@@ -134,4 +134,26 @@ import Testing
         let dump = try realm.dumpJSON(canonical: true)
         for d in dates { #expect(dump.contains("\"born\":\"\(d)\""), "\(d)") }
     }
+
+    @Test func jsonReaderHandlesEscapesAndRejectsWhatIsNotJSON() throws {
+        let realm = try openRealm()
+        try load(realm, #"{"Person": [{"name": "\u00e9\ud83d\ude00\n\"x\"", "score": 1e2}]}"#)
+        #expect(try realm.dynamicObject(ofType: "Person", forPrimaryKey: "é😀\n\"x\"")?["score"] as? Double == 100)
+        func parseError(_ bytes: [UInt8]) -> String {
+            do {
+                _ = try ImportDocument(jsonBytes: bytes, sourceName: "d.json")
+                return "no error"
+            } catch let e as AtollError {
+                return e.message
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(parseError(Array("{\"a\": [\"ok\", \"".utf8) + [0xC3, 0x28] + Array("\"]}".utf8)) == "d.json:1:15: the file is not valid UTF-8")
+        #expect(parseError(Array(String(repeating: "[", count: 600).utf8)).contains("nested more than 512 levels"))
+        #expect(parseError(Array("{\"a\": [01]}".utf8)) == "d.json:1:8: numbers cannot have leading zeros")
+        #expect(parseError(Array("{\"a\": [NaN]}".utf8)).contains("NaN and Infinity are written as the strings"))
+        #expect(parseError(Array("{\"a\": \"\\ud800\"}".utf8)).contains("unpaired surrogate"))
+        #expect(parseError(Array("{\"a\": []} x".utf8)) == "d.json:1:11: unexpected 'x' after the JSON value")
+    }
 }

@@ -51,7 +51,7 @@ struct ImportCommand: ParsableCommand {
         let out = Output()
         let schemaBytes = try DatabaseAccess.readFile(schema, what: "schema file")
         let dynamicSchema = try DynamicSchema(jsonBytes: schemaBytes, sourceName: schema)
-        let progress = ProgressBar.forTerminal(label: "importing \((data ?? "") as NSString).lastPathComponent")
+        let progress = ProgressBar.forTerminal(label: "importing " + ((data ?? "") as NSString).lastPathComponent)
         defer { progress?.finish() }
         var document: ImportDocument?
         if let data {
@@ -90,12 +90,14 @@ struct ImportCommand: ParsableCommand {
         return try realm.write {
             try realm.applySchema(schema)
             guard let document else { return ImportSummary() }
-            return try realm.importObjects(document, update: update?.policy ?? .error) { p in
+            let summary = try realm.importObjects(document, update: update?.policy ?? .error) { p in
                 switch p.phase {
                 case .creating: progress?.update("creating objects", completed: p.completed, total: p.total)
                 case .linking: progress?.update("setting links", completed: p.completed, total: p.total)
                 }
             }
+            progress?.update("committing", completed: 1, total: 1)
+            return summary
         }
     }
 }
