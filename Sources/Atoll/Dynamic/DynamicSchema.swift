@@ -12,17 +12,9 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
     /// The realm-js name of a value type (`"int"`, `"objectId"`...), or the class name.
     public var description: String {
         switch self {
-        case .bool: "bool"
-        case .int: "int"
-        case .float: "float"
-        case .double: "double"
-        case .string: "string"
-        case .data: "data"
-        case .date: "date"
-        case .uuid: "uuid"
-        case .objectId: "objectId"
         case .object(let name): name
         case .linkingObjects(let name, let property): "linkingObjects(\(name).\(property))"
+        default: columnType?.description ?? ""
         }
     }
 
