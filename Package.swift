@@ -122,6 +122,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "AtollSyncTests",
+            dependencies: ["AtollSync", "AtollStorage", "AtollTestHelper"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "AtollQueryTests",
             dependencies: ["AtollQuery", "AtollStorage"],
             swiftSettings: strict

@@ -78,7 +78,7 @@ extension AtollError {
         return AtollError(kind, "\(operation) '\(path)' failed: \(reason) (errno \(code))")
     }
 
-    static func corrupted(_ what: String) -> AtollError {
+    package static func corrupted(_ what: String) -> AtollError {
         AtollError(.fileCorrupted, "the database file is corrupted: \(what)")
     }
 }

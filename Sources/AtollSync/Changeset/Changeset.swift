@@ -1,0 +1,104 @@
+public import AtollStorage
+
+/// One committed transaction of one node, as it travels between nodes: who made it (origin),
+/// its place in that node's sequence (contiguous from 1), the origin's clock reading when it was
+/// made, and its instructions (`body`, encoded by `ChangesetContent`).
+///
+/// Every instruction of a changeset shares the changeset's stamp (hlc, origin). The body stays
+/// encoded while a changeset is stored, forwarded and batched; only the node applying it decodes it.
+public struct Changeset: Sendable, Equatable {
+    public var origin: NodeID
+    public var seq: UInt64
+    public var hlc: HLCTimestamp
+    /// Bit 0 (`continuesFlag`): the origin's transaction continues in the next changeset (a
+    /// transaction larger than `SyncLimits.changesetBodyBytesMax` is shipped in parts).
+    public var flags: UInt8
+    public var body: [UInt8]
+
+    public static let continuesFlag: UInt8 = 1
+
+    public init(origin: NodeID, seq: UInt64, hlc: HLCTimestamp, flags: UInt8 = 0, body: [UInt8]) {
+        self.origin = origin
+        self.seq = seq
+        self.hlc = hlc
+        self.flags = flags
+        self.body = body
+    }
+
+    public var stamp: Stamp { Stamp(hlc: hlc, node: origin) }
+}
+
+/// A list element's identity: a per-list Lamport number and the node that inserted it. Unique
+/// within its list: a node inserting into a list takes a number above every number the list
+/// holds, so its own elements never repeat a number.
+public struct ElementID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var lamport: UInt64
+    public var node: NodeID
+
+    public init(lamport: UInt64, node: NodeID) {
+        self.lamport = lamport
+        self.node = node
+    }
+
+    public static func < (a: ElementID, b: ElementID) -> Bool {
+        if a.lamport != b.lamport { return a.lamport < b.lamport }
+        return a.node < b.node
+    }
+
+    public var description: String { "\(lamport)@\(node.description.prefix(8))" }
+}
+
+/// A value in a changeset: a scalar as stored, or a link given by its target's primary key (the
+/// target class follows from the property; object keys are local to a file and never travel).
+public enum SyncValue: Hashable, Sendable, CustomStringConvertible {
+    case value(StorageValue)
+    case link(primaryKey: StorageValue)
+
+    public static let null = SyncValue.value(.null)
+
+    public var description: String {
+        switch self {
+        case .value(let v): v.description
+        case .link(let pk): "->\(pk)"
+        }
+    }
+}
+
+/// An object as every node names it: its class (an index into the changeset's class names) and
+/// its primary key.
+public struct ObjectAddress: Hashable, Sendable {
+    public var classIndex: Int
+    public var primaryKey: StorageValue
+
+    public init(classIndex: Int, primaryKey: StorageValue) {
+        self.classIndex = classIndex
+        self.primaryKey = primaryKey
+    }
+}
+
+/// One change, addressed by (class, primary key, property). Properties are indexes into the
+/// changeset's property names.
+public enum SyncInstruction: Hashable, Sendable {
+    /// The object exists (created, or re-created after a delete).
+    case create(ObjectAddress)
+    /// The object is deleted (a tombstone stamped with the changeset's stamp).
+    case erase(ObjectAddress)
+    /// A last-writer-wins write of a scalar or link property.
+    case set(ObjectAddress, property: Int, value: SyncValue)
+    /// An increment of an integer property; increments add up.
+    case addInteger(ObjectAddress, property: Int, delta: Int64)
+    /// A new list element `ElementID(lamport, origin)` placed after `after` (nil: at the head).
+    case listInsert(ObjectAddress, property: Int, after: ElementID?, lamport: UInt64, value: SyncValue)
+    /// A last-writer-wins write of one list element.
+    case listSet(ObjectAddress, property: Int, element: ElementID, value: SyncValue)
+    /// Removal of one list element.
+    case listErase(ObjectAddress, property: Int, element: ElementID)
+
+    public var object: ObjectAddress {
+        switch self {
+        case .create(let o), .erase(let o), .set(let o, _, _), .addInteger(let o, _, _), .listInsert(let o, _, _, _, _),
+             .listSet(let o, _, _, _), .listErase(let o, _, _):
+            o
+        }
+    }
+}

@@ -1,0 +1,287 @@
+import AtollStorage
+
+/// The decoded body of a changeset: name tables and instructions.
+///
+/// Body encoding (format 1), all integers LEB128 varints unless noted:
+///
+///     u8 format (1)
+///     nodeCount, nodeCount × 16-byte node id     nodes named by element ids, other than the origin
+///     classCount, classCount × string           class names (varint length + UTF-8)
+///     propertyCount, propertyCount × string     property names
+///     instructionCount, then per instruction:
+///         u8 op, class index, primary key (tagged value, never a link), then by op:
+///         1 create, 2 erase:   nothing
+///         3 set:               property, value
+///         4 addInteger:        property, zigzag delta
+///         5 listInsert:        property, element ref `after` (0: head), lamport, value
+///         6 listSet:           property, element ref, value
+///         7 listErase:         property, element ref
+///     element ref: node ref (1: origin, 2 + i: nodes[i]; 0 only for "head"), then lamport
+///     value: StorageValue's tagged encoding (docs/FORMAT.md), or tag 12 + the target's primary
+///            key (tagged) for a link
+///
+/// A small field update costs op, class, key, property and value: 5 to 10 bytes before
+/// compression; names are written once per changeset.
+public struct ChangesetContent: Equatable, Sendable {
+    public var classes: [String] = []
+    public var properties: [String] = []
+    public var instructions: [SyncInstruction] = []
+
+    public init(classes: [String] = [], properties: [String] = [], instructions: [SyncInstruction] = []) {
+        self.classes = classes
+        self.properties = properties
+        self.instructions = instructions
+    }
+
+    static let formatVersion: UInt8 = 1
+    static let linkTag: UInt8 = 12
+
+    enum Op: UInt8 {
+        case create = 1, erase, set, addInteger, listInsert, listSet, listErase
+    }
+}
+
+// MARK: encoding
+
+extension ChangesetContent {
+    /// The body bytes of this content for a changeset made by `origin`.
+    public func encode(origin: NodeID) -> [UInt8] {
+        var encoder = ChangesetBodyEncoder(origin: origin)
+        for c in classes { _ = encoder.classIndex(c) }
+        for p in properties { _ = encoder.propertyIndex(p) }
+        for i in instructions { encoder.append(i) }
+        return encoder.finish()
+    }
+}
+
+/// Builds a changeset body instruction by instruction, interning class and property names and
+/// node ids as they are first used.
+struct ChangesetBodyEncoder {
+    let origin: NodeID
+    private var nodes: [NodeID] = []
+    private var nodeIndex: [NodeID: Int] = [:]
+    private var classes: [String] = []
+    private var classIndex: [String: Int] = [:]
+    private var properties: [String] = []
+    private var propertyIndex: [String: Int] = [:]
+    private var body = ByteWriter(capacity: 256)
+    private(set) var instructionCount = 0
+
+    init(origin: NodeID) { self.origin = origin }
+
+    /// Bytes of instructions so far (the name tables come on top).
+    var instructionBytes: Int { body.count }
+    var isEmpty: Bool { instructionCount == 0 }
+
+    mutating func classIndex(_ name: String) -> Int {
+        if let i = classIndex[name] { return i }
+        classes.append(name)
+        classIndex[name] = classes.count - 1
+        return classes.count - 1
+    }
+
+    mutating func propertyIndex(_ name: String) -> Int {
+        if let i = propertyIndex[name] { return i }
+        properties.append(name)
+        propertyIndex[name] = properties.count - 1
+        return properties.count - 1
+    }
+
+    private mutating func nodeRef(_ node: NodeID) -> UInt64 {
+        if node == origin { return 1 }
+        if let i = nodeIndex[node] { return UInt64(i) + 2 }
+        nodes.append(node)
+        nodeIndex[node] = nodes.count - 1
+        return UInt64(nodes.count + 1)
+    }
+
+    private mutating func element(_ e: ElementID?) {
+        guard let e else { body.varint(0); return }
+        body.varint(nodeRef(e.node))
+        body.varint(e.lamport)
+    }
+
+    private mutating func value(_ v: SyncValue) {
+        switch v {
+        case .value(let s): s.encode(into: &body)
+        case .link(let pk): body.u8(ChangesetContent.linkTag); pk.encode(into: &body)
+        }
+    }
+
+    private mutating func head(_ op: ChangesetContent.Op, _ o: ObjectAddress) {
+        body.u8(op.rawValue)
+        body.varint(UInt64(o.classIndex))
+        o.primaryKey.encode(into: &body)
+        instructionCount += 1
+    }
+
+    mutating func append(_ i: SyncInstruction) {
+        switch i {
+        case .create(let o): head(.create, o)
+        case .erase(let o): head(.erase, o)
+        case .set(let o, let p, let v): head(.set, o); body.varint(UInt64(p)); value(v)
+        case .addInteger(let o, let p, let d): head(.addInteger, o); body.varint(UInt64(p)); body.zigzag(d)
+        case .listInsert(let o, let p, let after, let lamport, let v):
+            head(.listInsert, o); body.varint(UInt64(p)); element(after); body.varint(lamport); value(v)
+        case .listSet(let o, let p, let e, let v): head(.listSet, o); body.varint(UInt64(p)); element(e); value(v)
+        case .listErase(let o, let p, let e): head(.listErase, o); body.varint(UInt64(p)); element(e)
+        }
+    }
+
+    /// The body: header, name tables, then the instructions.
+    func finish() -> [UInt8] {
+        var w = ByteWriter(capacity: body.count + 64)
+        w.u8(ChangesetContent.formatVersion)
+        w.varint(UInt64(nodes.count))
+        for n in nodes { w.append(n.bytes) }
+        w.varint(UInt64(classes.count))
+        for c in classes { w.string(c) }
+        w.varint(UInt64(properties.count))
+        for p in properties { w.string(p) }
+        w.varint(UInt64(instructionCount))
+        w.append(body.bytes)
+        return w.bytes
+    }
+}
+
+// MARK: decoding
+
+extension ChangesetContent {
+    /// Decodes and validates a body made by `origin`. Every count, index, length and value is
+    /// checked; malformed input throws `.protocolViolation` and never traps.
+    public static func decode(_ body: [UInt8], origin: NodeID) throws -> ChangesetContent {
+        try body.withUnsafeBytes { buffer in
+            var d = try ChangesetBodyDecoder(buffer, origin: origin)
+            var content = ChangesetContent(classes: d.classes, properties: d.properties)
+            content.instructions.reserveCapacity(d.instructionCount)
+            while let i = try d.next() { content.instructions.append(i) }
+            return content
+        }
+    }
+}
+
+/// Reads a changeset body one instruction at a time, in place.
+struct ChangesetBodyDecoder {
+    private var reader: ByteReader
+    let origin: NodeID
+    let nodes: [NodeID]
+    let classes: [String]
+    let properties: [String]
+    let instructionCount: Int
+    private(set) var decoded = 0
+
+    init(_ buffer: UnsafeRawBufferPointer, origin: NodeID) throws {
+        self.origin = origin
+        var r = ByteReader(buffer, context: "changeset")
+        do {
+            let format = try r.u8()
+            guard format == ChangesetContent.formatVersion else {
+                throw AtollError(.protocolViolation, "changeset format \(format) is not supported (this node reads format \(ChangesetContent.formatVersion)); upgrade Atoll")
+            }
+            let nodeCount = try r.length(max: r.remaining / 16)
+            var nodes: [NodeID] = []
+            nodes.reserveCapacity(nodeCount)
+            for _ in 0..<nodeCount {
+                guard let n = NodeID(bytes: try r.bytes(16)) else { throw AtollError(.protocolViolation, "bad node id") }
+                nodes.append(n)
+            }
+            func names(_ what: String, max: Int) throws -> [String] {
+                let count = try r.length(max: r.remaining)
+                var result: [String] = []
+                result.reserveCapacity(count)
+                for _ in 0..<count {
+                    let s = try r.string(max: max)
+                    guard !s.isEmpty else { throw AtollError(.protocolViolation, "changeset names an empty \(what)") }
+                    result.append(s)
+                }
+                return result
+            }
+            classes = try names("class", max: SchemaLimits.tableNameBytesMax)
+            properties = try names("property", max: SchemaLimits.columnNameBytesMax)
+            // Every instruction takes at least 3 bytes.
+            instructionCount = try r.length(max: r.remaining / 3)
+            self.nodes = nodes
+        } catch let e as AtollError {
+            throw Self.violation(e)
+        }
+        reader = r
+    }
+
+    static func violation(_ e: AtollError) -> AtollError {
+        e.kind == .protocolViolation ? e : AtollError(.protocolViolation, "malformed changeset: \(e.message)")
+    }
+
+    private mutating func value() throws -> SyncValue {
+        let save = reader.offset
+        if try reader.u8() == ChangesetContent.linkTag {
+            let pk = try StorageValue.decode(from: &reader)
+            if case .link = pk { throw AtollError(.protocolViolation, "a link's primary key is itself a link") }
+            return .link(primaryKey: pk)
+        }
+        reader.offset = save
+        let v = try StorageValue.decode(from: &reader)
+        if case .link = v { throw AtollError(.protocolViolation, "a changeset carries a local object key") }
+        return .value(v)
+    }
+
+    private mutating func element() throws -> ElementID? {
+        let ref = try reader.varint()
+        if ref == 0 { return nil }
+        let node: NodeID
+        if ref == 1 { node = origin } else {
+            guard ref - 2 < UInt64(nodes.count) else { throw AtollError(.protocolViolation, "element names node \(ref) of \(nodes.count)") }
+            node = nodes[Int(ref - 2)]
+        }
+        let lamport = try reader.varint()
+        guard lamport <= SyncLimits.lamportMax else { throw AtollError(.protocolViolation, "element number \(lamport) is out of range") }
+        return ElementID(lamport: lamport, node: node)
+    }
+
+    /// The next instruction, or nil after the last. Throws `.protocolViolation` on malformed input,
+    /// including bytes left over after the declared instructions.
+    mutating func next() throws -> SyncInstruction? {
+        guard decoded < instructionCount else {
+            guard reader.isAtEnd else { throw AtollError(.protocolViolation, "malformed changeset: \(reader.remaining) bytes after its last instruction") }
+            return nil
+        }
+        do {
+            let rawOp = try reader.u8()
+            guard let op = ChangesetContent.Op(rawValue: rawOp) else { throw AtollError(.protocolViolation, "unknown instruction \(rawOp)") }
+            guard !classes.isEmpty else { throw AtollError(.protocolViolation, "instruction names a class but the changeset has none") }
+            let c = try reader.length(max: classes.count - 1)
+            let pk = try StorageValue.decode(from: &reader)
+            switch pk {
+            case .null, .int, .string, .uuid, .objectId: break
+            default: throw AtollError(.protocolViolation, "a primary key cannot be a \(pk.typeName)")
+            }
+            let o = ObjectAddress(classIndex: c, primaryKey: pk)
+            func property() throws -> Int {
+                guard !properties.isEmpty else { throw AtollError(.protocolViolation, "instruction names a property but the changeset has none") }
+                return try reader.length(max: properties.count - 1)
+            }
+            decoded += 1
+            switch op {
+            case .create: return .create(o)
+            case .erase: return .erase(o)
+            case .set: return .set(o, property: try property(), value: try value())
+            case .addInteger: return .addInteger(o, property: try property(), delta: try reader.zigzag())
+            case .listInsert:
+                let p = try property()
+                let after = try element()
+                let lamport = try reader.varint()
+                guard lamport >= 1, lamport <= SyncLimits.lamportMax else { throw AtollError(.protocolViolation, "element number \(lamport) is out of range") }
+                return .listInsert(o, property: p, after: after, lamport: lamport, value: try value())
+            case .listSet:
+                let p = try property()
+                guard let e = try element() else { throw AtollError(.protocolViolation, "list write names no element") }
+                return .listSet(o, property: p, element: e, value: try value())
+            case .listErase:
+                let p = try property()
+                guard let e = try element() else { throw AtollError(.protocolViolation, "list removal names no element") }
+                return .listErase(o, property: p, element: e)
+            }
+        } catch let e as AtollError {
+            throw Self.violation(e)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// Every limit the sync core enforces, named (TigerBeetle style). Peers are held to them: input
+/// beyond a limit is refused with `.protocolViolation`, before anything is allocated for it.
+public enum SyncLimits {
+    /// Largest changeset body. A local transaction whose changes encode larger is shipped as
+    /// several consecutive changesets (the first ones flagged `continuesFlag`), each applied
+    /// atomically by its receivers. Room for one value of the storage engine's largest size
+    /// (16 MiB) with its addressing; fits a frame of `FrameLimits.payloadBytesMaxDefault`.
+    public static let changesetBodyBytesMax = 24 << 20
+    /// Most changesets in one upload or download message.
+    public static let batchChangesetsMax = 1000
+    /// A batch stops taking changesets once it holds this many body bytes (it always takes at
+    /// least one, which may be as large as `changesetBodyBytesMax`).
+    public static let batchBytesMax = 4 << 20
+    /// Most upload messages a node has in flight (sent, not acknowledged).
+    public static let uploadBatchesInFlightMax = 4
+    /// Most download messages the relay has in flight to one node.
+    public static let downloadBatchesInFlightMax = 4
+    /// List element numbers stay below this so that "one more than the largest" never overflows.
+    public static let lamportMax: UInt64 = 1 << 62
+    /// Longest realm id, in UTF-8 bytes.
+    public static let realmIDBytesMax = 256
+    /// Most entries in a version vector (distinct origins in one realm).
+    public static let versionVectorEntriesMax = 1 << 20
+    /// Longest error message a peer may send, in UTF-8 bytes.
+    public static let errorMessageBytesMax = 4096
+    /// Most instructions a local transaction puts in one changeset before it is split.
+    public static let changesetInstructionsMax = 1 << 20
+}

@@ -1,0 +1,343 @@
+public import AtollStorage
+import Foundation
+
+/// How a file takes part in a realm.
+public struct ReplicaConfiguration: Sendable {
+    /// The realm this file belongs to. A file is bound to its realm when sync first starts on it.
+    public var realmID: String
+    /// The classes that sync (nil: every class of the file). Each must have a primary key, and a
+    /// class that links to another must sync together with it.
+    public var classes: [String]?
+    /// A remote clock reading further ahead of local time than this is not believed (the local
+    /// clock advances only to the bound, and `ApplyReport.clockCapped` counts it).
+    public var maxForwardDriftMilliseconds: UInt64
+    /// Physical time in milliseconds since 1970 (the simulator gives each node its own clock).
+    public var physicalClock: @Sendable () -> UInt64
+
+    public init(realmID: String, classes: [String]? = nil,
+                maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
+                physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds)
+    {
+        self.realmID = realmID
+        self.classes = classes
+        self.maxForwardDriftMilliseconds = maxForwardDriftMilliseconds
+        self.physicalClock = physicalClock
+    }
+
+    @Sendable public static func systemMilliseconds() -> UInt64 {
+        UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+    }
+}
+
+/// A position in a relay's log: the relay's identity (a new relay file starts a new log) and
+/// the last entry of it this node has applied.
+public struct DownloadCursor: Equatable, Sendable {
+    public var relayID: NodeID
+    public var seq: UInt64
+
+    public init(relayID: NodeID, seq: UInt64) {
+        self.relayID = relayID
+        self.seq = seq
+    }
+
+    public static let start = DownloadCursor(relayID: .zero, seq: 0)
+}
+
+/// What `SyncReplica.apply` did.
+public struct ApplyReport: Equatable, Sendable {
+    /// Changesets merged into the file.
+    public var applied = 0
+    /// Changesets skipped because the version vector shows them applied already.
+    public var duplicates = 0
+    /// Local changesets made from pending local commits first.
+    public var extracted = 0
+    /// Remote clock readings found implausibly far ahead and capped.
+    public var clockCapped = 0
+    /// The version committed (the current one when nothing changed).
+    public var version: UInt64 = 0
+}
+
+/// One node's replica of a realm: its file, its identity, its clock, its changesets.
+///
+/// The replica does no networking. It turns local commits (from any thread or process) into
+/// changesets, hands out the ones not yet acknowledged, and merges remote changesets, each batch
+/// in one commit that raises ordinary notifications. Every method runs its own transaction and
+/// is safe against other processes writing the file; use one replica object from one thread.
+///
+/// ```swift
+/// let replica = try SyncReplica.open(database, configuration: ReplicaConfiguration(realmID: "shop"))
+/// try replica.extractLocalChanges()
+/// let upload = try replica.outgoingChangesets(after: replica.uploadAcknowledged)
+/// try replica.apply(downloaded, cursor: DownloadCursor(relayID: relay, seq: 42))
+/// ```
+public final class SyncReplica {
+    public let database: Database
+    public let configuration: ReplicaConfiguration
+    /// The state as of this replica's last commit (every transaction re-reads it from the file).
+    private(set) var state: ReplicaState
+    let schema: SyncSchema
+    /// Upload acknowledgements received since the last commit (persisted with the next one).
+    private var acknowledgedInMemory: UInt64 = 0
+
+    public var nodeID: NodeID { state.nodeID }
+    public var realmID: String { state.realmID }
+    /// 16 bytes identifying the synced classes' schema; peers must agree on it.
+    public var schemaFingerprint: [UInt8] { schema.fingerprint }
+    /// The highest contiguous sequence applied per origin (this node's own: the last it made).
+    public var versionVector: VersionVector { state.versionVector }
+    /// The last sequence number this node gave a changeset.
+    public var lastLocalSeq: UInt64 { state.ownSeq }
+    /// The last own sequence number the relay acknowledged.
+    public var uploadAcknowledged: UInt64 { max(state.uploadAcknowledged, acknowledgedInMemory) }
+    /// Where downloading resumes.
+    public var downloadCursor: DownloadCursor { DownloadCursor(relayID: state.relayID, seq: state.relayCursor) }
+    /// The last version whose local changes are changesets.
+    public var extractedThrough: UInt64 { state.extractedThrough }
+    /// The clock's last reading.
+    public var clock: HLCTimestamp { state.clock }
+
+    private init(database: Database, configuration: ReplicaConfiguration, state: ReplicaState, schema: SyncSchema) {
+        self.database = database
+        self.configuration = configuration
+        self.state = state
+        self.schema = schema
+    }
+
+    /// Opens sync on a file: the first time, gives the file a node id, binds it to the realm and
+    /// makes changesets of the data it already holds; later, checks that realm and schema are
+    /// unchanged.
+    ///
+    /// Throws `.schemaMismatch` when a synced class has no primary key (or links to a class that
+    /// does not sync), or when the synced classes changed since sync started on the file;
+    /// `.invalidArgument` when the file belongs to another realm.
+    public static func open(_ database: Database, configuration: ReplicaConfiguration) throws -> SyncReplica {
+        guard !configuration.realmID.isEmpty, configuration.realmID.utf8.count <= SyncLimits.realmIDBytesMax else {
+            throw AtollError(.invalidArgument, "a realm id must be 1 to \(SyncLimits.realmIDBytesMax) bytes long")
+        }
+        let r = try database.beginRead()
+        let existing = try loadState(r)
+        let schema = try SyncSchema.load(r, classNames: configuration.classes)
+        r.close()
+        if let existing {
+            try check(existing, configuration: configuration, schema: schema)
+            return SyncReplica(database: database, configuration: configuration, state: existing, schema: schema)
+        }
+        let w = try database.beginWrite()
+        do {
+            if let raced = try loadState(w) {
+                // Another process started sync on the file meanwhile.
+                w.rollback()
+                try check(raced, configuration: configuration, schema: schema)
+                return SyncReplica(database: database, configuration: configuration, state: raced, schema: schema)
+            }
+            let schemaNow = try SyncSchema.load(w, classNames: configuration.classes)
+            let state = ReplicaState(nodeID: NodeID.random(), realmID: configuration.realmID, fingerprint: schemaNow.fingerprint)
+            let writer = SyncWriter(txn: w, schema: schemaNow, state: state, physicalMilliseconds: configuration.physicalClock,
+                                    maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
+            try writer.bootstrapExistingData()
+            try writer.finish()
+            try w.commit()
+            return SyncReplica(database: database, configuration: configuration, state: writer.state, schema: schemaNow)
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    static func loadState(_ t: Transaction) throws -> ReplicaState? {
+        try t.internalValue(SyncTrees.state, key: SyncTrees.stateKey).map { bytes in
+            try bytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        }
+    }
+
+    private static func check(_ s: ReplicaState, configuration: ReplicaConfiguration, schema: SyncSchema) throws {
+        guard s.realmID == configuration.realmID else {
+            throw AtollError(.invalidArgument, "this file belongs to realm '\(s.realmID)', not '\(configuration.realmID)'; open it with that realm id, or sync another file")
+        }
+        guard s.fingerprint == schema.fingerprint else {
+            throw AtollError(.schemaMismatch, "the synced classes of this file changed since sync started on it (a migration ran); syncing a changed schema is not supported: sync the new schema as a new realm")
+        }
+    }
+
+    // MARK: transactions
+
+    /// Runs `body` in a write transaction with the file's current sync state; commits when it
+    /// returns, rolls everything back when it throws.
+    private func write<R>(_ body: (SyncWriter) throws -> R) throws -> (R, UInt64) {
+        let w = try database.beginWrite()
+        do {
+            guard let current = try Self.loadState(w) else {
+                throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
+            }
+            let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
+                                    maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
+            let result = try body(writer)
+            try persistAcknowledgements(writer)
+            try writer.finish()
+            let version = try w.commit()
+            state = writer.state
+            return (result, version)
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    /// Whether commits were made since the last extraction (cheap: a read of the lock file and,
+    /// when versions moved, of the history index).
+    public var hasUnextractedCommits: Bool {
+        get throws {
+            guard database.latestVersion > state.extractedThrough else { return false }
+            let r = try database.beginRead()
+            defer { r.close() }
+            let current = try Self.loadState(r) ?? state
+            return try !r.loggedVersions(after: current.extractedThrough).isEmpty
+        }
+    }
+
+    /// Turns local commits made since the last call (by any thread or process) into changesets.
+    /// Returns how many were made. Does nothing (no transaction) when there is nothing to do.
+    @discardableResult
+    public func extractLocalChanges() throws -> Int {
+        guard try hasUnextractedCommits || acknowledgedInMemory > state.uploadAcknowledged else { return 0 }
+        return try write { try $0.extractPendingLocalCommits() }.0
+    }
+
+    /// Local changesets after `seq`, in order, up to the batch limits (at least one when any).
+    public func outgoingChangesets(after seq: UInt64, maxCount: Int = SyncLimits.batchChangesetsMax,
+                                   maxBytes: Int = SyncLimits.batchBytesMax) throws -> [Changeset]
+    {
+        let r = try database.beginRead()
+        defer { r.close() }
+        var result: [Changeset] = []
+        var bytes = 0
+        let me = nodeID
+        try r.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq &+ 1)) { k, v in
+            guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
+            let s = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
+            var reader = ByteReader(v, context: "sync outgoing changeset")
+            let hlc = try reader.varint()
+            let flags = try reader.u8()
+            let body = Array(try reader.bytes(reader.remaining))
+            result.append(Changeset(origin: me, seq: s, hlc: hlc, flags: flags, body: body))
+            bytes += body.count
+            return result.count < maxCount && bytes < maxBytes
+        }
+        return result
+    }
+
+    /// Records that the relay stored own changesets up to `seq`; they leave the outgoing log
+    /// with the next commit.
+    public func acknowledgeUpload(through seq: UInt64) {
+        acknowledgedInMemory = max(acknowledgedInMemory, min(seq, state.ownSeq))
+    }
+
+    private func persistAcknowledgements(_ w: SyncWriter) throws {
+        let acked = min(max(w.state.uploadAcknowledged, acknowledgedInMemory), w.state.ownSeq)
+        guard acked > w.state.uploadAcknowledged else { return }
+        var doomed: [[UInt8]] = []
+        try w.txn.forEachInternalEntry(SyncTrees.outgoing, from: []) { k, _ in
+            guard k.count == 8, UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= acked else { return false }
+            doomed.append(Array(k))
+            return true
+        }
+        for k in doomed { try w.txn.deleteInternal(SyncTrees.outgoing, key: k) }
+        w.state.uploadAcknowledged = acked
+    }
+
+    /// Merges remote changesets, in one commit: first turns pending local commits into
+    /// changesets (so they are stamped before anything remote is compared with them), then
+    /// applies each changeset not applied yet, in order. Changesets must come in the order the
+    /// relay stores them (each origin's in sequence); one already applied is skipped; one that
+    /// skips a sequence number throws `.protocolViolation`, as does any malformed or
+    /// schema-violating changeset, and then nothing of the call is kept.
+    @discardableResult
+    public func apply(_ changesets: [Changeset], cursor: DownloadCursor? = nil) throws -> ApplyReport {
+        var report = ApplyReport()
+        let (_, version) = try write { w in
+            report.extracted = try w.extractPendingLocalCommits()
+            let now = configuration.physicalClock()
+            for cs in changesets {
+                let have = w.state.appliedSeq(of: cs.origin)
+                if cs.seq <= have {
+                    report.duplicates += 1
+                    continue
+                }
+                guard cs.seq == have + 1 else {
+                    throw AtollError(.protocolViolation, "changeset \(cs.seq) of node \(cs.origin) arrived before \(have + 1)")
+                }
+                if !w.clock.observe(cs.hlc, physicalMilliseconds: now, maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds) {
+                    report.clockCapped += 1
+                }
+                try w.applyRemote(cs)
+                w.state.applied[w.state.nodeIndex(cs.origin)] = cs.seq
+                report.applied += 1
+            }
+            if let cursor {
+                w.state.relayID = cursor.relayID
+                w.state.relayCursor = cursor.seq
+            }
+        }
+        report.version = version
+        return report
+    }
+
+    /// Reads the sync state back from the file (after another process changed it).
+    public func reload() throws {
+        let r = try database.beginRead()
+        defer { r.close() }
+        if let s = try Self.loadState(r) { state = s }
+    }
+}
+
+extension SyncReplica {
+    /// Checks that the sync metadata agrees with the tables: every object of a synced class has
+    /// a record that says it exists, and no other record does; every list's visible elements
+    /// are the table's list. Throws `.fileCorrupted` describing the first disagreement. O(data).
+    public func checkInvariants() throws {
+        let r = try database.beginRead()
+        defer { r.close() }
+        guard let s = try Self.loadState(r) else { return }
+        for c in schema.classes.values {
+            let t = try r.table(c.key)
+            var prefix = ByteWriter(capacity: 4)
+            prefix.u32BigEndian(c.key.rawValue)
+            var existing = 0
+            try r.forEachInternalEntry(SyncTrees.objects, from: prefix.bytes, prefix: prefix.bytes) { _, v in
+                if try ObjectRecord.decode(v, s.nodes).exists { existing += 1 }
+                return true
+            }
+            for k in try t.objectKeys() {
+                let pk = try t.primaryKeyValue(k)
+                let ok = SyncTrees.objectKey(c.key, pk)
+                guard let bytes = try r.internalValue(SyncTrees.objects, key: ok),
+                      try bytes.withUnsafeBytes({ try ObjectRecord.decode($0, s.nodes) }).exists
+                else { throw AtollError.corrupted("'\(c.name)' \(pk) is in the table but its sync record says it does not exist") }
+                for column in c.spec.columns.indices where c.spec.columns[column].isList {
+                    let values = try t.listValues(k, column)
+                    let l = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)).map { b in
+                        try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
+                    } ?? ListRecord()
+                    let visible = l.elements.filter(\.isVisible)
+                    guard visible.count == values.count else {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(values.count) elements but \(visible.count) visible in its sync record")
+                    }
+                    for (v, e) in zip(values, visible) {
+                        let expected: SyncValue
+                        if case .link(let target) = v, let tc = c.linkTargets[column] {
+                            expected = .link(primaryKey: try r.table(tc.key).primaryKeyValue(target))
+                        } else {
+                            expected = .value(v)
+                        }
+                        guard expected == e.value else {
+                            throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) holds \(v) where its sync record has \(e.value)")
+                        }
+                    }
+                }
+            }
+            guard existing == t.count else {
+                throw AtollError.corrupted("'\(c.name)' has \(t.count) objects but \(existing) sync records that exist")
+            }
+        }
+    }
+}

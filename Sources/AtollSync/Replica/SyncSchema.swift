@@ -1,0 +1,132 @@
+import AtollStorage
+import Crypto
+import struct Foundation.UUID
+
+/// What sync needs to know about one synced class (a table with a primary key).
+final class SyncedClass {
+    let key: TableKey
+    let name: String
+    let spec: TableSpec
+    let primaryKeyColumn: Int
+    /// Integer primary keys are the object keys (ObjectKey(primaryKey:)): no index lookup.
+    let keyIsPrimaryKey: Bool
+    /// Per column: the synced class a link column points to.
+    var linkTargets: [SyncedClass?]
+    /// Per column: the value a property takes when it has never been written (or was reset by a
+    /// delete): the storage default (nil for optionals, zero, empty).
+    let defaults: [StorageValue]
+    let columnsByName: [String: Int]
+
+    init(key: TableKey, spec: TableSpec, primaryKeyColumn: Int) {
+        self.key = key
+        name = spec.name
+        self.spec = spec
+        self.primaryKeyColumn = primaryKeyColumn
+        keyIsPrimaryKey = spec.keyIsPrimaryKey
+        linkTargets = Array(repeating: nil, count: spec.columns.count)
+        defaults = spec.columns.map(SyncedClass.defaultValue)
+        var byName: [String: Int] = [:]
+        for (i, c) in spec.columns.enumerated() { byName[c.name] = i }
+        columnsByName = byName
+    }
+
+    static func defaultValue(_ c: ColumnSpec) -> StorageValue {
+        if c.isNullable || c.isList { return .null }
+        switch c.type {
+        case .bool: return .bool(false)
+        case .int: return .int(0)
+        case .float: return .float(0)
+        case .double: return .double(0)
+        case .string: return .string("")
+        case .binary: return .binary([])
+        case .timestamp: return .timestamp(Timestamp(seconds: 0, nanoseconds: 0))
+        case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        case .objectId: return .objectId(ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? ObjectId())
+        case .link: return .null
+        }
+    }
+
+    var primaryKeySpec: ColumnSpec { spec.columns[primaryKeyColumn] }
+
+    /// Whether `pk` has the type (and nullability) of this class's primary key.
+    func accepts(primaryKey pk: StorageValue) -> Bool {
+        let c = primaryKeySpec
+        switch (pk, c.type) {
+        case (.null, _): return c.isNullable
+        case (.int, .int), (.string, .string), (.uuid, .uuid), (.objectId, .objectId): return true
+        default: return false
+        }
+    }
+}
+
+/// The synced classes of a file and their fingerprint.
+///
+/// Every class of the file syncs unless the configuration names a subset. Only classes with a
+/// primary key can sync (an object is named by (class, primary key) on every node); a class that
+/// links to another must sync together with it. The fingerprint is a hash of the synced
+/// classes' names, primary keys and properties (name, type, optionality, list, link target, int
+/// width) in name order: two nodes sync only when their fingerprints are equal. Indexes do not
+/// count.
+struct SyncSchema {
+    let classes: [TableKey: SyncedClass]
+    let byName: [String: SyncedClass]
+    let fingerprint: [UInt8]
+
+    /// Classes Atoll keeps for itself (never synced, never listed to users).
+    static func isInternal(_ name: String) -> Bool { name.hasPrefix("__atoll") }
+
+    static func load(_ txn: Transaction, classNames: [String]?) throws -> SyncSchema {
+        var selected: [TableKey] = []
+        if let classNames {
+            for name in classNames {
+                guard let k = txn.tableKey(named: name) else {
+                    throw AtollError(.schemaMismatch, "cannot sync class '\(name)': the file has no such class")
+                }
+                selected.append(k)
+            }
+        } else {
+            selected = txn.tableKeys.filter { !isInternal(txn.spec(of: $0)?.name ?? "") }
+        }
+        var classes: [TableKey: SyncedClass] = [:]
+        var byName: [String: SyncedClass] = [:]
+        var missingKeys: [String] = []
+        for k in selected {
+            guard let spec = txn.spec(of: k) else { continue }
+            guard !isInternal(spec.name) else {
+                throw AtollError(.schemaMismatch, "class '\(spec.name)' is internal to Atoll and cannot sync")
+            }
+            guard let pk = spec.primaryKeyIndex, !spec.isEmbedded else {
+                missingKeys.append(spec.name)
+                continue
+            }
+            let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
+            classes[k] = c
+            byName[spec.name] = c
+        }
+        if !missingKeys.isEmpty {
+            throw AtollError(.schemaMismatch,
+                "only classes with a primary key can sync, and \(missingKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")) \(missingKeys.count == 1 ? "has" : "have") none; add a primary key or leave \(missingKeys.count == 1 ? "it" : "them") out of the synced classes")
+        }
+        for c in classes.values {
+            for (i, col) in c.spec.columns.enumerated() where col.type == .link {
+                guard let target = col.linkTarget.flatMap({ byName[$0] }) else {
+                    throw AtollError(.schemaMismatch,
+                        "'\(c.name).\(col.name)' links to '\(col.linkTarget ?? "?")', which does not sync; sync both classes or neither")
+                }
+                c.linkTargets[i] = target
+            }
+        }
+        return SyncSchema(classes: classes, byName: byName, fingerprint: fingerprint(of: classes.values))
+    }
+
+    static func fingerprint(of classes: some Sequence<SyncedClass>) -> [UInt8] {
+        var text = "atoll-sync-schema-1\n"
+        for c in classes.sorted(by: { $0.name < $1.name }) {
+            text += "class \(c.name) pk \(c.primaryKeySpec.name)\n"
+            for col in c.spec.columns.sorted(by: { $0.name < $1.name }) {
+                text += "  \(col.name) \(col.type.rawValue) \(col.isNullable ? 1 : 0) \(col.isList ? 1 : 0) \(col.intBits) \(col.linkTarget ?? "")\n"
+            }
+        }
+        return Array(SHA256.hash(data: Array(text.utf8))).prefix(16).map { $0 }
+    }
+}

@@ -1,0 +1,404 @@
+import AtollStorage
+
+// Apply: remote changesets -> one local commit.
+//
+// The merge rules (docs/SYNC.md, "Conflicts"), all decided by the total order of stamps
+// (hlc, node id), so that every node reaches the same state from the same changesets in any
+// order (apply is commutative and, through the version vector, idempotent):
+//
+// - A property is a last-writer-wins register: a write lands when its stamp is greater than
+//   the stamp of the write the property holds. Within one changeset instructions apply in order.
+// - A delete leaves a tombstone stamped with the delete. Writes stamped before it are void. If
+//   the object holds a write stamped after it, the object stays, with the properties written
+//   after the delete and defaults elsewhere; otherwise it goes. A write stamped after the
+//   tombstone brings a deleted object back (with only that write's data).
+// - Increments add up; a write of the property discards increments stamped before it (kept in
+//   `sync.counters` for the writes that may still arrive).
+// - Lists are RGA sequences (ListRecord.swift): concurrent inserts are all kept, removed
+//   elements stay as tombstones, each element's value is a register.
+// - A link whose target is deleted shows as nil (a list element pointing to it is hidden); its
+//   register keeps the target, and re-creating the target brings the link back.
+//
+// Remote input is validated as it is applied (classes, properties, types, element ids, link
+// targets); anything wrong throws `.protocolViolation` and the caller rolls back the whole
+// transaction.
+
+extension SyncWriter {
+    /// Resolution of one changeset's names against the local schema.
+    private struct Names {
+        let classes: [SyncedClass]
+        let properties: [String]
+        var columns: [Int: Int] = [:]
+
+        mutating func column(_ c: SyncedClass, classIndex: Int, property: Int) throws -> Int {
+            let key = classIndex << 32 | property
+            if let col = columns[key] { return col }
+            guard let col = c.columnsByName[properties[property]] else {
+                throw AtollError(.protocolViolation, "a changeset writes property '\(properties[property])' of '\(c.name)', which this node's schema does not have")
+            }
+            columns[key] = col
+            return col
+        }
+    }
+
+    /// Applies one remote changeset whose predecessors (per origin) are all applied.
+    func applyRemote(_ cs: Changeset) throws {
+        let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+        let classes = try content.classes.map { name in
+            guard let c = schema.byName[name] else {
+                throw AtollError(.protocolViolation, "a changeset names class '\(name)', which this node does not sync")
+            }
+            return c
+        }
+        var names = Names(classes: classes, properties: content.properties)
+        let base = cs.stamp
+        _ = state.nodeIndex(cs.origin)
+        do {
+            for (index, instruction) in content.instructions.enumerated() {
+                let stamp = base.at(index)
+                let o = instruction.object
+                let c = classes[o.classIndex]
+                guard c.accepts(primaryKey: o.primaryKey) else {
+                    throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
+                }
+                switch instruction {
+                case .create:
+                    try applyCreate(c, o.primaryKey, stamp)
+                case .erase:
+                    try applyErase(c, o.primaryKey, stamp)
+                case .set(_, let p, let v):
+                    try applySet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
+                case .addInteger(_, let p, let d):
+                    try applyAddInteger(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), d, stamp)
+                case .listInsert(_, let p, let after, let lamport, let v):
+                    let column = try names.column(c, classIndex: o.classIndex, property: p)
+                    try applyListInsert(c, o.primaryKey, column, after: after, id: ElementID(lamport: lamport, node: cs.origin), v, stamp)
+                case .listSet(_, let p, let e, let v):
+                    try applyListSet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, v, stamp)
+                case .listErase(_, let p, let e):
+                    try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e)
+                }
+            }
+        } catch let e as AtollError {
+            switch e.kind {
+            case .typeMismatch, .requiredValueMissing, .invalidArgument, .limitExceeded, .primaryKeyExists, .objectNotFound:
+                throw AtollError(.protocolViolation, "changeset \(cs.seq) of node \(cs.origin) cannot be applied: \(e.message)")
+            default:
+                throw e
+            }
+        }
+    }
+
+    // MARK: objects
+
+    /// Brings a non-existing object into the table (defaults everywhere) and links back to it.
+    private func materialize(_ c: SyncedClass, _ pk: StorageValue) throws -> ObjectKey {
+        let k = try table(c).create(primaryKey: pk)
+        try resolveDangling(c, pk: pk, key: k)
+        return k
+    }
+
+    /// The object's row, creating it when `stamp` brings it into existence. Returns nil (and
+    /// changes nothing) when the write is void: stamped before the object's tombstone.
+    private func prepareWrite(_ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], _ o: inout ObjectRecord, _ stamp: Stamp) throws -> ObjectKey? {
+        if let d = o.deleted, stamp < d { return nil }
+        if o.exists {
+            guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
+            o.noteWrite(stamp)
+            return k
+        }
+        o.noteWrite(stamp)
+        o.fields.removeAll()
+        setObject(ok, o)
+        return try materialize(c, pk)
+    }
+
+    private func applyCreate(_ c: SyncedClass, _ pk: StorageValue, _ stamp: Stamp) throws {
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var o = try object(ok)
+        guard try prepareWrite(c, pk, ok, &o, stamp) != nil else { return }
+        setObject(ok, o)
+    }
+
+    private func applyErase(_ c: SyncedClass, _ pk: StorageValue, _ stamp: Stamp) throws {
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var o = try object(ok)
+        guard o.exists else {
+            o.noteDelete(stamp)
+            setObject(ok, o)
+            return
+        }
+        guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
+        if let latest = o.latest, latest > stamp {
+            try eraseBefore(c, pk, ok, k, &o, stamp)
+            return
+        }
+        // Nothing in the object is newer than the delete: it goes. Links to it dangle.
+        try noteIncomingLinksDangling(c, pk, ok, k)
+        try table(c).erase(k)
+        try deleteMetadata(c, objectKey: ok, stamp: stamp)
+    }
+
+    /// A delete older than some of the object's data: the object stays, with the data written
+    /// after the delete and defaults elsewhere.
+    private func eraseBefore(_ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], _ k: ObjectKey, _ o: inout ObjectRecord, _ stamp: Stamp) throws {
+        let t = try table(c)
+        o.noteDelete(stamp)
+        var kept: [ObjectRecord.Field] = []
+        for f in o.fields {
+            guard f.stamp <= stamp else { kept.append(f); continue }
+            if let target = f.danglingTarget, let tc = c.linkTargets[f.column] {
+                try removeDangling(target: SyncTrees.objectKey(tc.key, target), origin: ok, column: f.column)
+            }
+            var value = c.defaults[f.column]
+            if f.hasIncrements {
+                let after = try trimIncrements(ok, column: f.column, through: stamp)
+                if case .int(let base) = value { value = .int(wrap(base &+ after, bits: c.spec.columns[f.column].intBits)) }
+                if after != 0 || hasIncrements(ok, f.column) { kept.append(ObjectRecord.Field(column: f.column, stamp: .zero, hasIncrements: true)) }
+            }
+            try t.set(k, f.column, value)
+        }
+        o.fields = kept
+        setObject(ok, o)
+        for column in listColumns(of: c) {
+            let lk = SyncTrees.listKey(ok, column: column)
+            var l = try list(lk)
+            var changed = false
+            var i = l.elements.count - 1
+            var visibleAfter = l.visibleCount
+            while i >= 0 {
+                let e = l.elements[i]
+                if e.isVisible { visibleAfter -= 1 }
+                if !e.isDeleted && e.insertStamp <= stamp {
+                    if e.isVisible { try t.listRemove(k, column, at: visibleAfter) }
+                    l.elements[i].isDeleted = true
+                    l.elements[i].isHidden = false
+                    l.elements[i].value = .null
+                    changed = true
+                }
+                i -= 1
+            }
+            if changed { setList(lk, l) }
+        }
+    }
+
+    private func hasIncrements(_ ok: [UInt8], _ column: Int) -> Bool {
+        let prefix = SyncTrees.listKey(ok, column: column)
+        var any = false
+        try? txn.forEachInternalEntry(SyncTrees.counters, from: prefix, prefix: prefix) { _, _ in any = true; return false }
+        return any
+    }
+
+    /// Before an object goes: every link to it keeps naming it in its register but shows nil
+    /// (list elements are hidden); `sync.dangling` remembers them for a re-creation.
+    private func noteIncomingLinksDangling(_ target: SyncedClass, _ pk: StorageValue, _ targetKey: [UInt8], _ k: ObjectKey) throws {
+        let targetTable = try table(target)
+        for origin in schema.classes.values.sorted(by: { $0.key < $1.key }) {
+            for (column, linked) in origin.linkTargets.enumerated() where linked === target {
+                var seen = Set<ObjectKey>()
+                for originKey in try targetTable.backlinks(to: k, from: origin.key, column: column) where seen.insert(originKey).inserted {
+                    if origin === target && originKey == k { continue }
+                    let originPK = try table(origin).primaryKeyValue(originKey)
+                    let ok = SyncTrees.objectKey(origin.key, originPK)
+                    if origin.spec.columns[column].isList {
+                        let lk = SyncTrees.listKey(ok, column: column)
+                        var l = try list(lk)
+                        for i in l.elements.indices where l.elements[i].isVisible && l.elements[i].value == .link(primaryKey: pk) {
+                            l.elements[i].isHidden = true
+                        }
+                        setList(lk, l)
+                    } else {
+                        var o = try object(ok)
+                        o.withField(column) { $0.danglingTarget = pk }
+                        setObject(ok, o)
+                    }
+                    try addDangling(target: targetKey, origin: ok, column: column, originPrimaryKey: originPK)
+                }
+            }
+        }
+    }
+
+    // MARK: properties
+
+    /// The value to store for `v` in `column`, or the primary key of a missing link target.
+    private func storageValue(_ c: SyncedClass, _ column: Int, _ v: SyncValue) throws -> (StorageValue, dangling: StorageValue?) {
+        let spec = c.spec.columns[column]
+        switch v {
+        case .value(let s):
+            guard spec.type != .link || s.isNull else {
+                throw AtollError(.protocolViolation, "a changeset writes a non-link value into link property '\(c.name).\(spec.name)'")
+            }
+            return (s, nil)
+        case .link(let targetPK):
+            guard let tc = c.linkTargets[column] else {
+                throw AtollError(.protocolViolation, "a changeset writes a link into '\(c.name).\(spec.name)', which is not a link property")
+            }
+            guard tc.accepts(primaryKey: targetPK) else {
+                throw AtollError(.protocolViolation, "a changeset links '\(c.name).\(spec.name)' to a '\(tc.name)' by a key of the wrong type")
+            }
+            if let k = try rowKey(tc, targetPK) { return (.link(k), nil) }
+            return (.null, targetPK)
+        }
+    }
+
+    private func applySet(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ v: SyncValue, _ stamp: Stamp) throws {
+        let spec = c.spec.columns[column]
+        guard !spec.isList else { throw AtollError(.protocolViolation, "a changeset sets list '\(c.name).\(spec.name)' as a whole") }
+        guard column != c.primaryKeyColumn else {
+            guard v == .value(pk) else { throw AtollError(.protocolViolation, "a changeset changes the primary key of a '\(c.name)'") }
+            return
+        }
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var o = try object(ok)
+        if let f = o.field(column), f.stamp > stamp { return }
+        guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
+        // After prepareWrite: a link to the object itself resolves once it exists.
+        var (value, dangling) = try storageValue(c, column, v)
+        try o.withField(column) { f in
+            if let old = f.danglingTarget, let tc = c.linkTargets[column] {
+                try removeDangling(target: SyncTrees.objectKey(tc.key, old), origin: ok, column: column)
+            }
+            f.danglingTarget = dangling
+            if f.hasIncrements {
+                let after = try trimIncrements(ok, column: column, through: stamp)
+                if case .int(let base) = value { value = .int(wrap(base &+ after, bits: spec.intBits)) }
+                f.hasIncrements = after != 0 || hasIncrements(ok, column)
+            }
+            f.stamp = stamp
+        }
+        if let dangling, let tc = c.linkTargets[column] {
+            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        }
+        setObject(ok, o)
+        try table(c).set(k, column, value)
+    }
+
+    private func applyAddInteger(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ delta: Int64, _ stamp: Stamp) throws {
+        let spec = c.spec.columns[column]
+        guard spec.type == .int, !spec.isList, column != c.primaryKeyColumn else {
+            throw AtollError(.protocolViolation, "a changeset increments '\(c.name).\(spec.name)', which is not an integer property")
+        }
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var o = try object(ok)
+        // An increment stamped before the value it would add to was written is void.
+        if let f = o.field(column), f.stamp > stamp { return }
+        guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
+        o.withField(column) { $0.hasIncrements = true }
+        setObject(ok, o)
+        try addIncrement(ok, column: column, stamp: stamp, delta: delta)
+        let t = try table(c)
+        // Increments of nil do nothing to it (the increment is kept for a later write).
+        if case .int(let current) = try t.value(k, column) {
+            try t.set(k, column, .int(wrap(current &+ delta, bits: spec.intBits)))
+        }
+    }
+
+    // MARK: lists
+
+    private func listColumn(_ c: SyncedClass, _ column: Int) throws {
+        guard c.spec.columns[column].isList else {
+            throw AtollError(.protocolViolation, "a changeset edits '\(c.name).\(c.spec.columns[column].name)' as a list; it is not one")
+        }
+    }
+
+    private func listElementValue(_ c: SyncedClass, _ column: Int, _ v: SyncValue) throws -> (StorageValue, dangling: StorageValue?) {
+        let (value, dangling) = try storageValue(c, column, v)
+        if dangling == nil, c.spec.columns[column].type == .link, value.isNull {
+            throw AtollError(.protocolViolation, "a changeset puts nil into list of links '\(c.name).\(c.spec.columns[column].name)'")
+        }
+        return (value, dangling)
+    }
+
+    private func applyListInsert(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, after: ElementID?, id: ElementID,
+                                 _ v: SyncValue, _ stamp: Stamp) throws
+    {
+        try listColumn(c, column)
+        if let after, after == id { throw AtollError(.protocolViolation, "a list element is inserted after itself") }
+        let ok = SyncTrees.objectKey(c.key, pk)
+        let lk = SyncTrees.listKey(ok, column: column)
+        var o = try object(ok)
+        if let d = o.deleted, stamp < d {
+            // Inserted before the object's delete: kept only as a tombstone, for the structure
+            // (inserts made after it may still arrive).
+            var l = try list(lk)
+            guard l.index(of: id) == nil else { throw AtollError(.protocolViolation, "list element \(id) is inserted twice") }
+            let (at, depth) = try l.insertionPoint(after: after, id: id)
+            l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: true, valueStamp: stamp, value: .null), at: at)
+            setList(lk, l)
+            return
+        }
+        guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
+        setObject(ok, o)
+        // Loaded after prepareWrite, which may have brought links back into this very list.
+        var l = try list(lk)
+        guard l.index(of: id) == nil else { throw AtollError(.protocolViolation, "list element \(id) is inserted twice") }
+        let (at, depth) = try l.insertionPoint(after: after, id: id)
+        let (value, dangling) = try listElementValue(c, column, v)
+        var e = ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: v)
+        e.isHidden = dangling != nil
+        l.insert(e, at: at)
+        setList(lk, l)
+        if let dangling, let tc = c.linkTargets[column] {
+            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        } else {
+            try table(c).listInsert(k, column, at: l.visibleIndex(before: at), value)
+        }
+    }
+
+    private func applyListSet(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ element: ElementID, _ v: SyncValue, _ stamp: Stamp) throws {
+        try listColumn(c, column)
+        let ok = SyncTrees.objectKey(c.key, pk)
+        let lk = SyncTrees.listKey(ok, column: column)
+        var probe = try list(lk)
+        guard probe.index(of: element) != nil else {
+            throw AtollError(.protocolViolation, "a changeset writes list element \(element), which this node does not have")
+        }
+        var o = try object(ok)
+        guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
+        setObject(ok, o)
+        var l = try list(lk)
+        guard let i = l.index(of: element) else { return }
+        let (value, dangling) = try listElementValue(c, column, v)
+        let e = l.elements[i]
+        guard !e.isDeleted, e.valueStamp < stamp else { return }
+        let t = try table(c)
+        let position = l.visibleIndex(before: i)
+        if e.isVisible { try t.listRemove(k, column, at: position) }
+        l.elements[i].value = v
+        l.elements[i].valueStamp = stamp
+        l.elements[i].isHidden = dangling != nil
+        if let dangling, let tc = c.linkTargets[column] {
+            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        } else {
+            try t.listInsert(k, column, at: position, value)
+        }
+        setList(lk, l)
+    }
+
+    private func applyListErase(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ element: ElementID) throws {
+        try listColumn(c, column)
+        let ok = SyncTrees.objectKey(c.key, pk)
+        let lk = SyncTrees.listKey(ok, column: column)
+        var l = try list(lk)
+        guard let i = l.index(of: element) else {
+            throw AtollError(.protocolViolation, "a changeset removes list element \(element), which this node does not have")
+        }
+        let e = l.elements[i]
+        guard !e.isDeleted else { return }
+        if e.isVisible {
+            guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
+            try table(c).listRemove(k, column, at: l.visibleIndex(before: i))
+        }
+        l.elements[i].isDeleted = true
+        l.elements[i].isHidden = false
+        l.elements[i].value = .null
+        setList(lk, l)
+    }
+}
+
+/// `v` reduced to a `bits`-wide two's-complement integer (increments wrap, so that they commute).
+func wrap(_ v: Int64, bits: UInt8) -> Int64 {
+    guard bits < 64 else { return v }
+    let shift = Int64(64 - Int(bits))
+    return (v << shift) >> shift
+}

@@ -1,0 +1,73 @@
+import AtollStorage
+
+// Bootstrap: when sync starts on a file that already holds data, that data becomes changesets
+// too (as if every object had just been created with its current values), so that other nodes
+// receive it. Objects go in class-name and key order; a changeset closes once it reaches a third
+// of the body limit.
+
+extension SyncWriter {
+    /// Makes changesets of every object of every synced class. Returns how many.
+    @discardableResult
+    func bootstrapExistingData() throws -> Int {
+        var made = 0
+        var stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
+        var encoder = ChangesetBodyEncoder(origin: nodeID)
+
+        func finishChangeset() throws {
+            guard !encoder.isEmpty else { return }
+            try storeOutgoing(Changeset(origin: nodeID, seq: state.ownSeq + 1, hlc: stamp.hlc, body: encoder.finish()))
+            made += 1
+            encoder = ChangesetBodyEncoder(origin: nodeID)
+            stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
+        }
+
+        for c in schema.classes.values.sorted(by: { $0.name < $1.name }) {
+            let t = try table(c)
+            for k in try t.objectKeys() {
+                let pk = try t.primaryKeyValue(k)
+                let ok = SyncTrees.objectKey(c.key, pk)
+                let address = ObjectAddress(classIndex: encoder.classIndex(c.name), primaryKey: pk)
+                var o = ObjectRecord()
+                o.latest = stamp.at(encoder.instructionCount)
+                encoder.append(.create(address))
+                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn {
+                    let property = encoder.propertyIndex(spec.name)
+                    if spec.isList {
+                        let lk = SyncTrees.listKey(ok, column: column)
+                        var l = ListRecord()
+                        var parent: ElementID?
+                        for v in try t.listValues(k, column) {
+                            let value = try bootstrapValue(c, column, v)
+                            let id = ElementID(lamport: l.maxLamport + 1, node: nodeID)
+                            let (at, depth) = try l.insertionPoint(after: parent, id: id)
+                            let s = stamp.at(encoder.instructionCount)
+                            l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: s, valueStamp: s, value: value), at: at)
+                            o.noteWrite(s)
+                            encoder.append(.listInsert(address, property: property, after: parent, lamport: id.lamport, value: value))
+                            parent = id
+                        }
+                        if !l.elements.isEmpty { setList(lk, l) }
+                    } else {
+                        let value = try bootstrapValue(c, column, try t.value(k, column))
+                        let s = stamp.at(encoder.instructionCount)
+                        o.fields.append(ObjectRecord.Field(column: column, stamp: s))
+                        o.noteWrite(s)
+                        encoder.append(.set(address, property: property, value: value))
+                    }
+                }
+                setObject(ok, o)
+                if encoder.instructionBytes >= SyncLimits.changesetBodyBytesMax / 3 || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
+                    try finishChangeset()
+                }
+            }
+        }
+        try finishChangeset()
+        return made
+    }
+
+    private func bootstrapValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+        guard case .link(let target) = v else { return .value(v) }
+        guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
+        return .link(primaryKey: try table(tc).primaryKeyValue(target))
+    }
+}

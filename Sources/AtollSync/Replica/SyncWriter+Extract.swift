@@ -1,0 +1,374 @@
+import AtollStorage
+
+// Extraction: local commits -> changesets.
+//
+// Works from the file's history, never from in-process hooks, so commits made by any thread or
+// process (an `atoll import`, another app process) become changesets the same way. Every commit
+// after `extractedThrough` has its log in the history: sync sets the root record's
+// "sync history retained from" to extractedThrough + 1 with every sync commit, and every writer
+// of the file honors it.
+//
+// Each local commit becomes one changeset (several when it is very large), stamped with a fresh
+// clock reading, which is greater than every reading this node has given out or observed: a
+// local change wins locally, as the user expects, and is ordered after everything it could have
+// seen. The instructions of the log address objects by object key and columns by index; they
+// are translated to (class, primary key, property name), links to their target's primary key,
+// and list positions to element ids (replaying the list operations against the list's element
+// sequence, which mirrors the table's list at each point of the log).
+//
+// The metadata is updated as if the changeset had been applied: field stamps, tombstones,
+// increments, list elements. Table data is not touched (it already holds the local changes),
+// except for one consequence that every node computes alike: re-creating an object brings back
+// the links to it that were left dangling when it was deleted.
+
+extension SyncWriter {
+    private struct PendingImplicitNull {
+        let table: TableKey
+        let key: ObjectKey
+        let column: Int
+    }
+
+    private struct ObjectRef: Hashable {
+        let table: TableKey
+        let key: ObjectKey
+    }
+
+    /// Turns every local commit after `state.extractedThrough` into changesets stored in
+    /// `sync.outgoing`. Returns how many were made.
+    @discardableResult
+    func extractPendingLocalCommits() throws -> Int {
+        let versions = try txn.loggedVersions(after: state.extractedThrough)
+        guard !versions.isEmpty else { return 0 }
+        if txn.rootRecord.historyFloor > state.extractedThrough {
+            throw AtollError(.fileCorrupted,
+                "the history of this file lost the logs of commits \(state.extractedThrough + 1)...\(txn.rootRecord.historyFloor), which were never synced; the file was changed by a tool that does not retain sync history")
+        }
+        var logs: [[LogInstruction]] = []
+        logs.reserveCapacity(versions.count)
+        // First pass: the primary keys of objects deleted in these commits (later instructions
+        // cannot read them from the table any more; object keys are never reused).
+        var erased: [ObjectRef: StorageValue] = [:]
+        for v in versions {
+            guard let bytes = try txn.log(of: v) else { continue }
+            let instructions = try TransactionLogReader.decodeAll(bytes)
+            for i in instructions {
+                if case .eraseObject(let t, let k, let pk) = i, schema.classes[t] != nil { erased[ObjectRef(table: t, key: k)] = pk }
+            }
+            logs.append(instructions)
+        }
+        var made = 0
+        var created: [(SyncedClass, StorageValue)] = []
+        for instructions in logs {
+            made += try extractCommit(instructions, erased: erased, created: &created)
+        }
+        for (c, pk) in created {
+            let o = try object(SyncTrees.objectKey(c.key, pk))
+            if o.exists, let k = try rowKey(c, pk) { try resolveDangling(c, pk: pk, key: k) }
+        }
+        return made
+    }
+
+    /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
+    private func extractCommit(_ instructions: [LogInstruction], erased: [ObjectRef: StorageValue],
+                               created: inout [(SyncedClass, StorageValue)]) throws -> Int
+    {
+        var encoder = ChangesetBodyEncoder(origin: nodeID)
+        var made = 0
+        var pendingNulls: [PendingImplicitNull] = []
+        var createdHere: [ObjectRef: StorageValue] = [:]
+
+        func primaryKey(_ c: SyncedClass, _ k: ObjectKey) throws -> StorageValue {
+            if c.keyIsPrimaryKey { return .int(k.intPrimaryKey) }
+            let ref = ObjectRef(table: c.key, key: k)
+            if let pk = createdHere[ref] ?? erased[ref] { return pk }
+            do {
+                return try table(c).primaryKeyValue(k)
+            } catch let e as AtollError where e.kind == .objectNotFound {
+                throw AtollError.corrupted("the history names object \(k.rawValue) of '\(c.name)', which is neither in the table nor deleted later")
+            }
+        }
+        func address(_ c: SyncedClass, _ pk: StorageValue) -> ObjectAddress {
+            ObjectAddress(classIndex: encoder.classIndex(c.name), primaryKey: pk)
+        }
+        func property(_ c: SyncedClass, _ column: Int) -> Int { encoder.propertyIndex(c.spec.columns[column].name) }
+        func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+            guard case .link(let target) = v else { return .value(v) }
+            guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
+            return .link(primaryKey: try primaryKey(tc, target))
+        }
+        func schemaChanged(_ t: TableKey) -> AtollError {
+            AtollError(.schemaMismatch,
+                "the schema of synced class '\(schema.classes[t]?.name ?? "?")' changed (a migration ran on this file); syncing a changed schema is not supported: sync the new schema as a new realm")
+        }
+        func finishChangeset(continues: Bool) throws {
+            guard !encoder.isEmpty else { return }
+            try storeOutgoing(Changeset(origin: nodeID, seq: state.ownSeq + 1, hlc: base.hlc,
+                                        flags: continues ? Changeset.continuesFlag : 0, body: encoder.finish()))
+            made += 1
+            encoder = ChangesetBodyEncoder(origin: nodeID)
+            if continues { base = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID) }
+        }
+
+        // The stamp must be greater than every stamp in the objects the commit touches, so that
+        // each change lands as the user made it: after what they saw. The clock is normally
+        // ahead of them all; it is not when it refused to follow a remote clock that was too far
+        // ahead (HybridLogicalClock.observe), and then it follows now, for these objects only.
+        var touched = Stamp.zero
+        for instruction in instructions {
+            let object: (TableKey, ObjectKey)
+            switch instruction {
+            case .createObject(let t, let k, let pk):
+                createdHere[ObjectRef(table: t, key: k)] = pk
+                object = (t, k)
+            case .eraseObject(let t, let k, _), .set(let t, let k, _, _, false), .addInteger(let t, let k, _, _),
+                 .listInsert(let t, let k, _, _, _), .listSet(let t, let k, _, _, _), .listErase(let t, let k, _, _, false),
+                 .listMove(let t, let k, _, _, _), .listClear(let t, let k, _):
+                object = (t, k)
+            default:
+                continue
+            }
+            guard let c = schema.classes[object.0] else { continue }
+            let o = try self.object(SyncTrees.objectKey(c.key, try primaryKey(c, object.1)))
+            if let l = o.latest, l > touched { touched = l }
+            if let d = o.deleted, d > touched { touched = d }
+        }
+        createdHere.removeAll()
+        let now = clock.tick(physicalMilliseconds: physicalMilliseconds())
+        if touched.hlc >= now {
+            guard touched.hlc < UInt64.max else { throw AtollError(.limitExceeded, "the realm's clock readings are exhausted") }
+            clock.advance(to: touched.hlc + 1)
+        }
+        var base = Stamp(hlc: max(now, touched.hlc &+ 1), node: nodeID)
+
+        for instruction in instructions {
+            // The stamp of the instruction this log entry becomes (its index in the changeset).
+            let stamp = base.at(encoder.instructionCount)
+            switch instruction {
+            case .createObject(let t, let k, let pk):
+                guard let c = schema.classes[t] else { continue }
+                createdHere[ObjectRef(table: t, key: k)] = pk
+                let ok = SyncTrees.objectKey(t, pk)
+                var o = try object(ok)
+                o.noteWrite(stamp)
+                setObject(ok, o)
+                encoder.append(.create(address(c, pk)))
+                created.append((c, pk))
+
+            case .eraseObject(let t, _, let pk):
+                guard let c = schema.classes[t] else { continue }
+                let target = SyncTrees.objectKey(t, pk)
+                // The links to this object the engine nulled just before: their registers still
+                // name it (a re-created object gets them back).
+                for n in pendingNulls {
+                    guard let oc = schema.classes[n.table] else { continue }
+                    let originPK = try primaryKey(oc, n.key)
+                    let origin = SyncTrees.objectKey(n.table, originPK)
+                    var oo = try object(origin)
+                    oo.withField(n.column) { $0.danglingTarget = pk }
+                    setObject(origin, oo)
+                    try addDangling(target: target, origin: origin, column: n.column, originPrimaryKey: originPK)
+                }
+                pendingNulls.removeAll()
+                try deleteMetadata(c, objectKey: target, stamp: stamp)
+                encoder.append(.erase(address(c, pk)))
+
+            case .set(let t, let k, let column, let value, let implicit):
+                guard let c = schema.classes[t] else { continue }
+                if implicit {
+                    pendingNulls.append(PendingImplicitNull(table: t, key: k, column: column))
+                    continue
+                }
+                guard column != c.primaryKeyColumn else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let v = try syncValue(c, column, value)
+                var o = try object(ok)
+                try o.withField(column) { f in
+                    if let old = f.danglingTarget, let tc = c.linkTargets[column] {
+                        try removeDangling(target: SyncTrees.objectKey(tc.key, old), origin: ok, column: column)
+                        f.danglingTarget = nil
+                    }
+                    if f.hasIncrements {
+                        // Every kept increment is older than this write, which resets the counter.
+                        _ = try trimIncrements(ok, column: column, through: nil)
+                        f.hasIncrements = false
+                    }
+                    f.stamp = stamp
+                }
+                o.noteWrite(stamp)
+                setObject(ok, o)
+                encoder.append(.set(address(c, pk), property: property(c, column), value: v))
+
+            case .addInteger(let t, let k, let column, let delta):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                var o = try object(ok)
+                o.withField(column) { $0.hasIncrements = true }
+                o.noteWrite(stamp)
+                setObject(ok, o)
+                try addIncrement(ok, column: column, stamp: stamp, delta: delta)
+                encoder.append(.addInteger(address(c, pk), property: property(c, column), delta: delta))
+
+            case .listInsert(let t, let k, let column, let index, let value):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let lk = SyncTrees.listKey(ok, column: column)
+                var l = try list(lk)
+                let v = try syncValue(c, column, value)
+                let parent = try localElement(l, visible: index - 1, allowHead: true, c, column)
+                let lamport = l.maxLamport + 1
+                guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
+                let id = ElementID(lamport: lamport, node: nodeID)
+                let (at, depth) = try l.insertionPoint(after: parent?.id, id: id)
+                l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: v), at: at)
+                assert(l.visibleIndex(before: at) == index, "a local insert lands where the user put it")
+                setList(lk, l)
+                var o = try object(ok)
+                o.noteWrite(stamp)
+                setObject(ok, o)
+                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: lamport, value: v))
+
+            case .listSet(let t, let k, let column, let index, let value):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let lk = SyncTrees.listKey(ok, column: column)
+                var l = try list(lk)
+                let v = try syncValue(c, column, value)
+                guard let e = try localElement(l, visible: index, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
+                l.elements[i].value = v
+                l.elements[i].valueStamp = stamp
+                setList(lk, l)
+                var o = try object(ok)
+                o.noteWrite(stamp)
+                setObject(ok, o)
+                encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v))
+
+            case .listErase(let t, let k, let column, let index, let implicit):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let lk = SyncTrees.listKey(ok, column: column)
+                var l = try list(lk)
+                guard let e = try localElement(l, visible: index, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
+                if implicit {
+                    // Its target is being deleted: the element stays, hidden, and comes back
+                    // with the target.
+                    l.elements[i].isHidden = true
+                    if case .link(let targetPK) = e.value, let tc = c.linkTargets[column] {
+                        try addDangling(target: SyncTrees.objectKey(tc.key, targetPK), origin: ok, column: column, originPrimaryKey: pk)
+                    }
+                } else {
+                    l.elements[i].isDeleted = true
+                    l.elements[i].value = .null
+                    encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
+                }
+                setList(lk, l)
+
+            case .listMove(let t, let k, let column, let from, let to):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let lk = SyncTrees.listKey(ok, column: column)
+                var l = try list(lk)
+                // A move is a removal and an insert of a new element with the same value.
+                guard let e = try localElement(l, visible: from, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
+                l.elements[i].isDeleted = true
+                l.elements[i].value = .null
+                encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
+                let insertStamp = base.at(encoder.instructionCount)
+                let parent = try localElement(l, visible: to - 1, allowHead: true, c, column)
+                let lamport = l.maxLamport + 1
+                guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
+                let id = ElementID(lamport: lamport, node: nodeID)
+                let (at, depth) = try l.insertionPoint(after: parent?.id, id: id)
+                l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: insertStamp, valueStamp: insertStamp, value: e.value), at: at)
+                setList(lk, l)
+                var o = try object(ok)
+                o.noteWrite(insertStamp)
+                setObject(ok, o)
+                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: lamport, value: e.value))
+
+            case .listClear(let t, let k, let column):
+                guard let c = schema.classes[t] else { continue }
+                let pk = try primaryKey(c, k)
+                let ok = SyncTrees.objectKey(t, pk)
+                let lk = SyncTrees.listKey(ok, column: column)
+                var l = try list(lk)
+                for i in l.elements.indices where !l.elements[i].isDeleted {
+                    l.elements[i].isDeleted = true
+                    l.elements[i].value = .null
+                    encoder.append(.listErase(address(c, pk), property: property(c, column), element: l.elements[i].id))
+                }
+                setList(lk, l)
+
+            case .clearTable(let t):
+                guard schema.classes[t] != nil else { continue }
+                throw AtollError(.fileCorrupted, "a commit cleared synced class '\(schema.classes[t]?.name ?? "?")' without recording its objects; it cannot be synced")
+
+            case .addColumn(let t, _, _), .removeColumn(let t, _, _), .renameColumn(let t, _, _, _), .removeTable(let t, _):
+                if schema.classes[t] != nil { throw schemaChanged(t) }
+
+            case .addTable, .setIndexed, .setMetadata:
+                continue
+            }
+            if encoder.instructionBytes >= SyncLimits.changesetBodyBytesMax / 3 || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
+                try finishChangeset(continues: true)
+            }
+        }
+        guard pendingNulls.isEmpty else {
+            throw AtollError.corrupted("the history nulls links to an object it does not delete")
+        }
+        try finishChangeset(continues: false)
+        return made
+    }
+
+    /// The element at visible position `visible` of a list the local user changed (nil for the
+    /// head when `allowHead` and `visible` is -1). The list's element sequence mirrors the table's
+    /// list, so a position the user used must exist.
+    private func localElement(_ l: ListRecord, visible: Int, allowHead: Bool, _ c: SyncedClass, _ column: Int) throws -> ListRecord.Element? {
+        if visible < 0 && allowHead { return nil }
+        guard let i = l.documentIndex(ofVisible: visible) else {
+            throw AtollError.corrupted("the history changes position \(visible) of '\(c.name).\(c.spec.columns[column].name)', which its sync metadata does not have")
+        }
+        return l.elements[i]
+    }
+
+    /// Appends a local changeset to the outgoing log and advances the own sequence number.
+    func storeOutgoing(_ cs: Changeset) throws {
+        var w = ByteWriter(capacity: cs.body.count + 12)
+        w.varint(cs.hlc)
+        w.u8(cs.flags)
+        w.append(cs.body)
+        try txn.putInternal(SyncTrees.outgoing, key: SyncTrees.outgoingKey(cs.seq), value: w.bytes)
+        state.ownSeq = cs.seq
+    }
+
+    /// The metadata side of deleting an object completely (the table row is gone or going):
+    /// a tombstone, no field stamps, no increments, every list element a tombstone.
+    func deleteMetadata(_ c: SyncedClass, objectKey ok: [UInt8], stamp: Stamp) throws {
+        var o = try object(ok)
+        for f in o.fields {
+            if let t = f.danglingTarget, let tc = c.linkTargets[f.column] {
+                try removeDangling(target: SyncTrees.objectKey(tc.key, t), origin: ok, column: f.column)
+            }
+            if f.hasIncrements { _ = try trimIncrements(ok, column: f.column, through: nil) }
+        }
+        o.fields.removeAll()
+        o.noteDelete(stamp)
+        setObject(ok, o)
+        for column in listColumns(of: c) {
+            let lk = SyncTrees.listKey(ok, column: column)
+            var l = try list(lk)
+            guard !l.elements.isEmpty else { continue }
+            for i in l.elements.indices where !l.elements[i].isDeleted {
+                l.elements[i].isDeleted = true
+                l.elements[i].isHidden = false
+                l.elements[i].value = .null
+            }
+            setList(lk, l)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import AtollStorage
+
+/// One sync write transaction. Turning pending local commits into changesets
+/// (SyncWriter+Extract.swift) and merging remote changesets (SyncWriter+Apply.swift) happen in
+/// the same transaction, local first, so that every local change is stamped before a remote one
+/// is compared with it. Decoded metadata records are cached for the transaction and written back
+/// once, at `finish`; if anything throws, the caller rolls the transaction back and nothing of
+/// it (data, metadata, clock, version vector) is kept.
+final class SyncWriter {
+    let txn: WriteTransaction
+    let schema: SyncSchema
+    var state: ReplicaState
+    var clock: HybridLogicalClock
+    let physicalMilliseconds: () -> UInt64
+    let maxForwardDriftMilliseconds: UInt64
+    /// Remote clock readings found implausibly far ahead (and capped) in this transaction.
+    var clockCapped = 0
+
+    private var objects: [[UInt8]: ObjectRecord] = [:]
+    private var dirtyObjects: Set<[UInt8]> = []
+    private var lists: [[UInt8]: ListRecord] = [:]
+    private var dirtyLists: Set<[UInt8]> = []
+    private var tables: [TableKey: Table] = [:]
+
+    init(txn: WriteTransaction, schema: SyncSchema, state: ReplicaState, physicalMilliseconds: @escaping () -> UInt64,
+         maxForwardDriftMilliseconds: UInt64)
+    {
+        self.txn = txn
+        self.schema = schema
+        self.state = state
+        clock = HybridLogicalClock(last: state.clock)
+        self.physicalMilliseconds = physicalMilliseconds
+        self.maxForwardDriftMilliseconds = maxForwardDriftMilliseconds
+    }
+
+    var nodeID: NodeID { state.nodeID }
+
+    func table(_ c: SyncedClass) throws -> Table {
+        if let t = tables[c.key] { return t }
+        let t = try txn.table(c.key)
+        tables[c.key] = t
+        return t
+    }
+
+    /// The object key of the object with primary key `pk`, if it is in the table.
+    func rowKey(_ c: SyncedClass, _ pk: StorageValue) throws -> ObjectKey? {
+        let t = try table(c)
+        if c.keyIsPrimaryKey {
+            guard case .int(let v) = pk else { return nil }
+            let k = ObjectKey(primaryKey: v)
+            return try t.contains(k) ? k : nil
+        }
+        return try t.find(primaryKey: pk)
+    }
+
+    // MARK: records
+
+    func object(_ key: [UInt8]) throws -> ObjectRecord {
+        if let o = objects[key] { return o }
+        let o = try txn.internalValue(SyncTrees.objects, key: key).map { bytes in
+            try bytes.withUnsafeBytes { try ObjectRecord.decode($0, state.nodes) }
+        } ?? ObjectRecord()
+        objects[key] = o
+        return o
+    }
+
+    func setObject(_ key: [UInt8], _ o: ObjectRecord) {
+        objects[key] = o
+        dirtyObjects.insert(key)
+    }
+
+    func list(_ key: [UInt8]) throws -> ListRecord {
+        if let l = lists[key] { return l }
+        let l = try txn.internalValue(SyncTrees.lists, key: key).map { bytes in
+            try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
+        } ?? ListRecord()
+        lists[key] = l
+        return l
+    }
+
+    func setList(_ key: [UInt8], _ l: ListRecord) {
+        lists[key] = l
+        dirtyLists.insert(key)
+    }
+
+    /// The list keys of an object that exist in the file or in this transaction.
+    func listColumns(of c: SyncedClass) -> [Int] {
+        c.spec.columns.indices.filter { c.spec.columns[$0].isList }
+    }
+
+    // MARK: counters (increments kept while a later write of the field may need them)
+
+    func addIncrement(_ object: [UInt8], column: Int, stamp: Stamp, delta: Int64) throws {
+        var w = ByteWriter(capacity: 10)
+        w.zigzag(delta)
+        try txn.putInternal(SyncTrees.counters, key: SyncTrees.counterKey(object, column: column, stamp: stamp), value: w.bytes)
+    }
+
+    /// Deletes the increments of a field stamped at or before `stamp` and returns the sum of
+    /// those after it (nil `stamp`: delete all).
+    func trimIncrements(_ object: [UInt8], column: Int, through stamp: Stamp?) throws -> Int64 {
+        let prefix = SyncTrees.listKey(object, column: column)
+        var doomed: [[UInt8]] = []
+        var sum: Int64 = 0
+        try txn.forEachInternalEntry(SyncTrees.counters, from: prefix, prefix: prefix) { k, v in
+            guard k.count == prefix.count + 28 else { throw AtollError.corrupted("sync counter key of \(k.count) bytes") }
+            let hlc = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self))
+            guard let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(prefix.count + 8)..<(prefix.count + 24)])) else { return true }
+            let index = UInt32(bigEndian: k.loadUnaligned(fromByteOffset: prefix.count + 24, as: UInt32.self))
+            var r = ByteReader(v, context: "sync counter")
+            let delta = try r.zigzag()
+            if let stamp, Stamp(hlc: hlc, node: node, index: index) > stamp {
+                sum &+= delta
+            } else {
+                doomed.append(Array(k))
+            }
+            return true
+        }
+        for k in doomed { try txn.deleteInternal(SyncTrees.counters, key: k) }
+        return sum
+    }
+
+    // MARK: dangling links
+
+    func addDangling(target: [UInt8], origin: [UInt8], column: Int, originPrimaryKey: StorageValue) throws {
+        var w = ByteWriter(capacity: 16)
+        originPrimaryKey.encode(into: &w)
+        try txn.putInternal(SyncTrees.dangling, key: SyncTrees.danglingKey(target: target, origin: origin, column: column), value: w.bytes)
+    }
+
+    func removeDangling(target: [UInt8], origin: [UInt8], column: Int) throws {
+        try txn.deleteInternal(SyncTrees.dangling, key: SyncTrees.danglingKey(target: target, origin: origin, column: column))
+    }
+
+    /// Links whose target (class `c`, primary key `pk`, now in the table as `key`) was deleted
+    /// come back: properties that still name it link to it again, hidden list elements that name
+    /// it reappear in their lists.
+    func resolveDangling(_ c: SyncedClass, pk: StorageValue, key: ObjectKey) throws {
+        let target = SyncTrees.objectKey(c.key, pk)
+        var entries: [(key: [UInt8], originTable: TableKey, origin: [UInt8], column: Int, originPK: StorageValue)] = []
+        try txn.forEachInternalEntry(SyncTrees.dangling, from: target, prefix: target) { k, v in
+            let rest = Array(k[target.count...])
+            guard rest.count >= 7 else { throw AtollError.corrupted("sync dangling key of \(k.count) bytes") }
+            let table = TableKey(UInt32(rest[0]) << 24 | UInt32(rest[1]) << 16 | UInt32(rest[2]) << 8 | UInt32(rest[3]))
+            let column = Int(rest[rest.count - 2]) << 8 | Int(rest[rest.count - 1])
+            var r = ByteReader(v, context: "sync dangling link")
+            let originPK = try StorageValue.decode(from: &r)
+            entries.append((Array(k), table, Array(rest.dropLast(2)), column, originPK))
+            return true
+        }
+        for e in entries {
+            try txn.deleteInternal(SyncTrees.dangling, key: e.key)
+            guard let originClass = schema.classes[e.originTable], e.column < originClass.spec.columns.count,
+                  originClass.linkTargets[e.column] === c
+            else { continue }
+            let originRecord = try object(e.origin)
+            guard originRecord.exists, let originKey = try rowKey(originClass, e.originPK) else { continue }
+            let t = try table(originClass)
+            if originClass.spec.columns[e.column].isList {
+                let lk = SyncTrees.listKey(e.origin, column: e.column)
+                var l = try list(lk)
+                var visible = 0
+                var changed = false
+                for i in l.elements.indices {
+                    let el = l.elements[i]
+                    if el.isHidden, !el.isDeleted, el.value == .link(primaryKey: pk) {
+                        l.elements[i].isHidden = false
+                        try t.listInsert(originKey, e.column, at: visible, .link(key))
+                        changed = true
+                    }
+                    if l.elements[i].isVisible { visible += 1 }
+                }
+                if changed { setList(lk, l) }
+            } else {
+                var o = originRecord
+                guard let i = o.fieldIndex(e.column), o.fields[i].danglingTarget == pk else { continue }
+                o.fields[i].danglingTarget = nil
+                try t.set(originKey, e.column, .link(key))
+                setObject(e.origin, o)
+            }
+        }
+    }
+
+    // MARK: finishing
+
+    /// Writes every changed record and the state (with the clock) into the transaction, and
+    /// makes the commit the new extraction point.
+    func finish() throws {
+        for key in dirtyObjects {
+            guard let o = objects[key] else { continue }
+            if o.isEmpty {
+                try txn.deleteInternal(SyncTrees.objects, key: key)
+            } else {
+                try txn.putInternal(SyncTrees.objects, key: key, value: o.encode(&state.nodes))
+            }
+        }
+        for key in dirtyLists {
+            guard let l = lists[key] else { continue }
+            try txn.putInternal(SyncTrees.lists, key: key, value: l.encode(&state.nodes))
+        }
+        while state.applied.count < state.nodes.count { state.applied.append(0) }
+        state.clock = clock.last
+        state.extractedThrough = txn.newVersion
+        try txn.putInternal(SyncTrees.state, key: SyncTrees.stateKey, value: state.encode())
+        txn.setSyncHistoryRetained(from: txn.newVersion + 1)
+    }
+}

@@ -1,0 +1,166 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+import Synchronization
+
+/// A fresh directory under the system temp dir, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "atoll-sync-test-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A settable physical clock (milliseconds since 1970) shared with a replica.
+final class ManualClock: Sendable {
+    private let value: Mutex<UInt64>
+
+    init(_ start: UInt64 = 1_700_000_000_000) { value = Mutex(start) }
+
+    var now: UInt64 {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+
+    func advance(_ ms: UInt64) { value.withLock { $0 += ms } }
+
+    var function: @Sendable () -> UInt64 { { [self] in self.now } }
+}
+
+enum TestSchema {
+    static let person = TableSpec(name: "Person", columns: [
+        ColumnSpec(name: "name", type: .string),
+        ColumnSpec(name: "age", type: .int),
+    ], primaryKey: "name")
+
+    static let item = TableSpec(name: "Item", columns: [
+        ColumnSpec(name: "id", type: .int),
+        ColumnSpec(name: "title", type: .string),
+        ColumnSpec(name: "count", type: .int),
+        ColumnSpec(name: "score", type: .double, isNullable: true),
+        ColumnSpec(name: "tags", type: .string, isList: true),
+        ColumnSpec(name: "owner", type: .link, isNullable: true, linkTarget: "Person"),
+        ColumnSpec(name: "friends", type: .link, isList: true, linkTarget: "Person"),
+    ], primaryKey: "id")
+
+    enum Item {
+        static let title = 1, count = 2, score = 3, tags = 4, owner = 5, friends = 6
+    }
+
+    /// An in-memory database (or a file at `path`) with Person and Item.
+    static func database(path: String? = nil) throws -> Database {
+        let config = path.map { DatabaseConfiguration(path: $0, durability: .unsafe) }
+            ?? DatabaseConfiguration(inMemoryIdentifier: "sync-\(UUID().uuidString)")
+        let db = try Database.open(config)
+        let w = try db.beginWrite()
+        if try w.table(named: "Person") == nil {
+            try w.createTable(person)
+            try w.createTable(item)
+            try w.commit()
+        } else {
+            w.rollback()
+        }
+        return db
+    }
+}
+
+extension Database {
+    /// Runs `body` in a write transaction and commits.
+    @discardableResult
+    func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let w = try beginWrite()
+        do {
+            let r = try body(w)
+            try w.commit()
+            return r
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        let r = try beginRead()
+        defer { r.close() }
+        return try body(r)
+    }
+}
+
+extension Transaction {
+    func items() throws -> Table { try table(named: "Item").unwrapped("Item") }
+    func people() throws -> Table { try table(named: "Person").unwrapped("Person") }
+}
+
+extension Optional {
+    func unwrapped(_ what: String) throws -> Wrapped {
+        guard let v = self else { throw AtollError(.objectNotFound, "\(what) is missing") }
+        return v
+    }
+}
+
+/// The user-visible state of every class, independent of object keys: objects in primary-key
+/// order, every property, links and list elements as their targets' primary keys.
+func canonicalDump(_ db: Database) throws -> String {
+    try db.read { r in
+        var out = ""
+        for spec in r.tableSpecs.sorted(by: { $0.name < $1.name }) where !spec.name.hasPrefix("__atoll") {
+            let t = try r.table(named: spec.name).unwrapped(spec.name)
+            out += "\(spec.name) (\(t.count))\n"
+            func show(_ v: StorageValue, _ c: ColumnSpec) throws -> String {
+                guard case .link(let k) = v, let target = c.linkTarget else { return v.description }
+                return "->" + (try r.table(named: target).unwrapped(target).primaryKeyValue(k)).description
+            }
+            var rows: [([UInt8], String)] = []
+            for k in try t.objectKeys() {
+                let pk = try t.primaryKeyValue(k)
+                var line = "  \(pk):"
+                for (i, c) in spec.columns.enumerated() where i != spec.primaryKeyIndex {
+                    if c.isList {
+                        line += " \(c.name)=[\(try t.listValues(k, i).map { try show($0, c) }.joined(separator: ","))]"
+                    } else {
+                        line += " \(c.name)=\(try show(try t.value(k, i), c))"
+                    }
+                }
+                rows.append((IndexKey.encode(pk).bytes, line))
+            }
+            for (_, line) in rows.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) { out += line + "\n" }
+        }
+        return out
+    }
+}
+
+/// A node for tests: a database and its replica, with a manual clock.
+final class TestNode {
+    let db: Database
+    let clock: ManualClock
+    var replica: SyncReplica
+
+    init(realm: String = "test", clock: ManualClock = ManualClock(), path: String? = nil) throws {
+        db = try TestSchema.database(path: path)
+        self.clock = clock
+        replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: clock.function))
+    }
+
+    var id: NodeID { replica.nodeID }
+
+    /// Extracts pending commits and returns every outgoing changeset not yet returned.
+    func outgoing(after seq: UInt64) throws -> [Changeset] {
+        try replica.extractLocalChanges()
+        var all: [Changeset] = []
+        var from = seq
+        while true {
+            let batch = try replica.outgoingChangesets(after: from)
+            guard let last = batch.last else { return all }
+            all += batch
+            from = last.seq
+        }
+    }
+
+    func dump() throws -> String { try canonicalDump(db) }
+}

@@ -1,0 +1,106 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+
+/// A small, fast, seedable generator (SplitMix64): every schedule replays from its seed.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
+    mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[Int.random(in: 0..<xs.count, using: &self)] }
+}
+
+/// Random user transactions on the test schema, through the storage API (as the object layer or
+/// another process would write), over a small key space so that nodes collide often.
+enum Workload {
+    static let itemIDs: ClosedRange<Int64> = 1...6
+    static let people = ["ann", "bob", "cid", "dee"]
+
+    /// One transaction of 1 to 5 random changes. Returns a description for failure reports.
+    @discardableResult
+    static func randomTransaction(_ db: Database, _ rng: inout SeededRandom) throws -> String {
+        try db.write { w in
+            let items = try w.items(), persons = try w.people()
+            var what: [String] = []
+            for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                let id = Int64.random(in: itemIDs, using: &rng)
+                let key = ObjectKey(primaryKey: id)
+                let exists = try items.contains(key)
+                let roll = Int.random(in: 0..<100, using: &rng)
+                func person() throws -> ObjectKey? {
+                    guard let name = rng.pick(people) else { return nil }
+                    return try persons.find(primaryKey: .string(name))
+                }
+                if !exists {
+                    if roll < 60 {
+                        let k = try items.create(primaryKey: .int(id))
+                        try items.set(k, TestSchema.Item.title, .string("t\(Int.random(in: 0..<100, using: &rng))"))
+                        what.append("create \(id)")
+                    } else {
+                        guard let name = rng.pick(people) else { continue }
+                        if let p = try persons.find(primaryKey: .string(name)) {
+                            if rng.chance(50) { try persons.erase(p); what.append("erase person \(name)") } else {
+                                try persons.set(p, 1, .int(Int64.random(in: 0..<99, using: &rng))); what.append("age \(name)")
+                            }
+                        } else {
+                            try persons.create(primaryKey: .string(name)); what.append("create person \(name)")
+                        }
+                    }
+                    continue
+                }
+                let tags = try items.listValues(key, TestSchema.Item.tags).count
+                let friends = try items.listValues(key, TestSchema.Item.friends).count
+                switch roll {
+                case 0..<15:
+                    try items.set(key, TestSchema.Item.title, .string("t\(Int.random(in: 0..<100, using: &rng))")); what.append("title \(id)")
+                case 15..<25:
+                    try items.set(key, TestSchema.Item.count, .int(Int64.random(in: -5...5, using: &rng))); what.append("count \(id)")
+                case 25..<37:
+                    try items.addInteger(key, TestSchema.Item.count, Int64.random(in: -3...3, using: &rng)); what.append("add \(id)")
+                case 37..<42:
+                    try items.set(key, TestSchema.Item.score, rng.chance(30) ? .null : .double(Double(Int.random(in: 0..<9, using: &rng))))
+                    what.append("score \(id)")
+                case 42..<50:
+                    try items.set(key, TestSchema.Item.owner, try person().map { .link($0) } ?? .null); what.append("owner \(id)")
+                case 50..<60:
+                    try items.listInsert(key, TestSchema.Item.tags, at: Int.random(in: 0...tags, using: &rng), .string("g\(Int.random(in: 0..<50, using: &rng))"))
+                    what.append("tag+ \(id)")
+                case 60..<65 where tags > 0:
+                    try items.listRemove(key, TestSchema.Item.tags, at: Int.random(in: 0..<tags, using: &rng)); what.append("tag- \(id)")
+                case 65..<69 where tags > 0:
+                    try items.listSet(key, TestSchema.Item.tags, at: Int.random(in: 0..<tags, using: &rng), .string("s\(Int.random(in: 0..<50, using: &rng))"))
+                    what.append("tag= \(id)")
+                case 69..<72 where tags > 1:
+                    try items.listMove(key, TestSchema.Item.tags, from: Int.random(in: 0..<tags, using: &rng), to: Int.random(in: 0..<tags, using: &rng))
+                    what.append("tag~ \(id)")
+                case 72..<74:
+                    try items.listClear(key, TestSchema.Item.tags); what.append("tag0 \(id)")
+                case 74..<82:
+                    if let p = try person() {
+                        try items.listInsert(key, TestSchema.Item.friends, at: Int.random(in: 0...friends, using: &rng), .link(p)); what.append("friend+ \(id)")
+                    }
+                case 82..<86 where friends > 0:
+                    try items.listRemove(key, TestSchema.Item.friends, at: Int.random(in: 0..<friends, using: &rng)); what.append("friend- \(id)")
+                case 86..<94:
+                    try items.erase(key); what.append("erase \(id)")
+                default:
+                    guard let name = rng.pick(people) else { continue }
+                    if let p = try persons.find(primaryKey: .string(name)) {
+                        try persons.erase(p); what.append("erase person \(name)")
+                    } else {
+                        try persons.create(primaryKey: .string(name)); what.append("create person \(name)")
+                    }
+                }
+            }
+            return what.joined(separator: ", ")
+        }
+    }
+}
