@@ -308,7 +308,7 @@ extension SyncWriter {
                 guard schema.classes[t] != nil else { continue }
                 throw AtollError(.fileCorrupted, "a commit cleared synced class '\(schema.classes[t]?.name ?? "?")' without recording its objects; it cannot be synced")
 
-            case .addColumn(let t, _, _), .removeColumn(let t, _, _), .renameColumn(let t, _, _, _), .removeTable(let t, _):
+            case .addColumn(let t, _, _), .removeColumn(let t, _, _), .renameColumn(let t, _, _, _), .removeTable(let t, _), .setPrimaryKey(let t, _):
                 if schema.classes[t] != nil { throw schemaChanged(t) }
 
             case .addTable, .setIndexed, .setMetadata:
