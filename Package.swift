@@ -92,9 +92,16 @@ let package = Package(
             path: "Tests/AtollTestHelper",
             swiftSettings: strict
         ),
+        // A child process for the object API's multi-process and misuse tests.
+        .executableTarget(
+            name: "AtollObjectHelper",
+            dependencies: ["Atoll"],
+            path: "Tests/AtollObjectHelper",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AtollTests",
-            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper"],
+            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -17,7 +17,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     public var count: Int { results?.count ?? 0 }
 
     public subscript(position: Int) -> Element {
-        guard let results else { preconditionFailure("index \(position) out of bounds (an unmanaged object has no linking objects)") }
+        guard let results else { atollProgrammerError("index \(position) out of bounds (an unmanaged object has no linking objects)") }
         return results[position]
     }
 
@@ -29,12 +29,12 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     public var description: String { "LinkingObjects<\(Element.className())> (\(count) objects)" }
 
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
-        guard let results else { preconditionFailure("an unmanaged object has no linking objects to filter") }
-        do { return try results.filter(throwing: predicateFormat, args) } catch { preconditionFailure("invalid query: \(error)") }
+        guard let results else { atollProgrammerError("an unmanaged object has no linking objects to filter") }
+        do { return try results.filter(throwing: predicateFormat, args) } catch { atollProgrammerError("invalid query: \(error)") }
     }
 
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
-        guard let results else { preconditionFailure("an unmanaged object has no linking objects to sort") }
+        guard let results else { atollProgrammerError("an unmanaged object has no linking objects to sort") }
         return results.sorted(byKeyPath: keyPath, ascending: ascending)
     }
 

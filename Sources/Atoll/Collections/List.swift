@@ -30,7 +30,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// True when the list's object was deleted.
     public var isInvalidated: Bool {
-        guard let m = managed, let t = try? m.realm.table(m.owner) else { return false }
+        guard let m = managed, m.realm.confinement.isCurrent, let t = try? m.realm.table(m.owner) else { return false }
         return (try? t.contains(m.key)) != true
     }
 
@@ -57,7 +57,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         get {
             guard managed != nil else { return storage[position] }
             let values = stored()
-            guard position >= 0 && position < values.count else { preconditionFailure("index \(position) out of bounds (count \(values.count))") }
+            guard position >= 0 && position < values.count else { atollProgrammerError("index \(position) out of bounds (count \(values.count))") }
             return element(values[position])
         }
         set { replace(index: position, object: newValue) }
@@ -75,7 +75,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     private func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
         guard let m = managed else { return }
         m.realm.verifyThread()
-        guard m.realm.isInWriteTransaction else { preconditionFailure("\(what) on a managed List must happen inside a write transaction") }
+        if m.realm.isFrozen { atollProgrammerError("cannot \(what) on a frozen List (thaw() it first)") }
+        guard m.realm.isInWriteTransaction else { atollProgrammerError("\(what) on a managed List must happen inside a write transaction") }
         m.realm.performWrite(what) { w in
             var writer = ObjectWriter(realm: m.realm, transaction: w, update: .error)
             try body(try m.realm.table(m.owner), m, &writer)
@@ -154,14 +155,14 @@ extension List where Element: Object {
 
     private func results() -> Results<Element> {
         guard let m = managed, let b = try? m.realm.binding(for: Element.self) else {
-            preconditionFailure("filter/sorted need a managed List")
+            atollProgrammerError("filter/sorted need a managed List")
         }
         return Results(core: ResultsCore(realm: m.realm, binding: b, source: .list(owner: m.owner, key: m.key, column: m.column), query: nil))
     }
 
     /// The list's objects matching a predicate, in list order.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
-        do { return try results().filter(throwing: predicateFormat, args) } catch { preconditionFailure("invalid query: \(error)") }
+        do { return try results().filter(throwing: predicateFormat, args) } catch { atollProgrammerError("invalid query: \(error)") }
     }
 
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {

@@ -34,8 +34,20 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     init(core: ResultsCore<ClassBinding>) { self.core = core }
 
     public var realm: Realm? { core.realm }
+    /// The name of the objects' class (readable from any thread).
+    public var objectClassName: String { core.binding.schema.className }
     public var isFrozen: Bool { core.realm.isFrozen }
-    public var isInvalidated: Bool { false }
+    /// True when the object whose list or linking objects these results are has been
+    /// deleted. (False off the realm's thread.)
+    public var isInvalidated: Bool {
+        guard core.realm.confinement.isCurrent else { return false }
+        switch core.source {
+        case .list(let owner, let key, _), .linkingObjects(let owner, let key, _):
+            return (try? core.realm.table(owner).contains(key)) != true
+        case .table, .keys:
+            return false
+        }
+    }
 
     // MARK: collection
 
@@ -56,7 +68,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             return core.realm.makeObject(Element.self, key: h.key, binding: core.binding, table: table, row: h)
         }
         guard let key = core.key(at: position) else {
-            preconditionFailure("index \(position) is out of bounds (count \(count))")
+            atollProgrammerError("index \(position) is out of bounds (count \(count))")
         }
         return core.realm.makeObject(Element.self, key: key, binding: core.binding)
     }
@@ -78,6 +90,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The position of an object in the results, or nil.
     public func index(of object: Element) -> Int? {
+        core.realm.verifyThread()
         guard let m = object._managed, m.binding.tableKey == core.binding.tableKey else { return nil }
         return core.keys().firstIndex(of: m.key)
     }
@@ -91,7 +104,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// `filter(throwing:_:)` to get an `AtollError` instead.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         do { return try filter(throwing: predicateFormat, args) } catch {
-            preconditionFailure("invalid query: \(error)")
+            atollProgrammerError("invalid query: \(error)")
         }
     }
 
@@ -127,6 +140,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The table column aggregate when these are all the objects of the class.
     private func tableAggregate(_ property: String, _ kind: ColumnAggregate) -> StorageValue? {
+        core.realm.verifyThread()
         guard case .table = core.source, core.query == nil, let i = core.binding.schema.index(of: property),
               core.binding.columns[i] >= 0, let table = try? core.realm.table(core.binding) else { return nil }
         return try? table.aggregate(core.binding.columns[i], kind)
@@ -135,7 +149,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func propertyValues(_ property: String) -> (PropertyInfo, [StorageValue]) {
         core.realm.verifyThread()
         guard let p = core.binding.schema[property], let i = core.binding.schema.index(of: property) else {
-            preconditionFailure("'\(core.binding.schema.className)' has no property '\(property)'")
+            atollProgrammerError("'\(core.binding.schema.className)' has no property '\(property)'")
         }
         let column = core.binding.columns[i]
         guard column >= 0, let table = try? core.realm.table(core.binding) else { return (p, []) }

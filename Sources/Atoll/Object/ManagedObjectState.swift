@@ -54,7 +54,7 @@ final class ManagedObjectState {
     @inline(__always)
     private func requireRow(_ index: Int) -> (Table, RowHandle) {
         guard let found = locate() else {
-            preconditionFailure("Object of class '\(schema.className)' has been deleted or invalidated; cannot read '\(schema.properties[index].name)'")
+            atollProgrammerError("the '\(schema.className)' object has been deleted or invalidated; cannot read '\(schema.properties[index].name)' (check isInvalidated first)")
         }
         return found
     }
@@ -83,9 +83,9 @@ final class ManagedObjectState {
     func setAny(_ index: Int, _ value: Any?, object: Object) {
         realm.verifyThread()
         let property = schema.properties[index]
-        guard !realm.isFrozen else { preconditionFailure("cannot modify '\(schema.className).\(property.name)': the object is frozen") }
+        guard !realm.isFrozen else { atollProgrammerError("cannot modify '\(schema.className).\(property.name)': the object is frozen") }
         guard realm.isInWriteTransaction else {
-            preconditionFailure("cannot modify '\(schema.className).\(property.name)' outside a write transaction; use realm.write { ... }")
+            atollProgrammerError("cannot modify '\(schema.className).\(property.name)' outside a write transaction; use realm.write { ... }")
         }
         realm.performWrite("setting a property") { w in
             var writer = ObjectWriter(realm: realm, transaction: w, update: .all)

@@ -77,9 +77,18 @@ open class Object: CustomStringConvertible {
     }
 
     public func _setValue<V: PersistableValue>(_ value: V, at index: Int) {
-        if let managed = _managed, !managed.schema.properties[index].isIgnored {
-            managed.set(index, value, object: self)
-            return
+        if let managed = _managed {
+            if managed.realm.isFrozen {
+                atollProgrammerError("cannot modify '\(managed.schema.className).\(managed.schema.properties[index].name)': the object is frozen (thaw() it first)")
+            }
+            if !managed.schema.properties[index].isIgnored {
+                managed.set(index, value, object: self)
+                return
+            }
+            // An ignored property of an object read from a realm: kept on this instance. Slots
+            // of other properties are padded with values that do not cast to their types, so
+            // they read as their type's default.
+            if index >= _values.count { _values += [any PersistableValue](repeating: V._atollDefault(), count: index + 1 - _values.count) }
         }
         guard index >= 0, index < _values.count else { return }
         _values[index] = value

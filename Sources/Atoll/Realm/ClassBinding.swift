@@ -1,13 +1,23 @@
 import AtollStorage
 
 /// A model class bound to its table in one realm file: which column stores each property.
-final class ClassBinding {
+/// Immutable, so it may be shared by frozen realms' threads and thread-safe references.
+final class ClassBinding: Sendable {
     let schema: ObjectSchema
     let tableKey: TableKey
     /// Per property index: the table column, or -1 (linking objects, ignored properties).
     let columns: [Int]
     /// Per property index, for linking objects: the origin table and column.
     let origins: [(table: TableKey, column: Int)?]
+
+    /// No table in the file for the class (read-only or frozen realms): reads find no
+    /// objects, and writes fail.
+    init(unavailable schema: ObjectSchema) {
+        self.schema = schema
+        tableKey = TableKey(UInt32.max)
+        columns = Array(repeating: -1, count: schema.properties.count)
+        origins = Array(repeating: nil, count: schema.properties.count)
+    }
 
     init(schema: ObjectSchema, tableKey: TableKey, transaction: Transaction) throws {
         self.schema = schema

@@ -13,19 +13,30 @@ import Glibc
 /// let dogs = realm.objects(Dog.self).filter("age > 2")
 /// try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 3])) }
 /// ```
-/// Opening the same configuration again on the same thread returns the same instance. A Realm
-/// reads one version until it is refreshed: `refresh()`, the start of a write, or automatically
-/// (`autorefresh`) when it was opened with a dispatch queue.
+/// A Realm reads one version until it is refreshed: `refresh()`, the start of a write, or
+/// automatically (`autorefresh`) when it was opened with a dispatch queue. Each `Realm(...)` is
+/// a new instance (Swift initializers cannot hand back an existing one); instances of one
+/// thread share the database, and their write transactions cannot nest.
+///
+/// A Realm and its live objects belong to the thread or queue that opened them: throwing APIs
+/// throw `.wrongThread` elsewhere, and accessors stop the program with a clear message. Use
+/// `ThreadSafeReference` or `freeze()` to pass objects to other threads.
 public final class Realm {
     public let configuration: Configuration
     let database: Database
     let confinement: Confinement
-    /// The transaction the realm reads through: a read snapshot, or the open write.
-    @exclusivity(unchecked) private(set) var transaction: Transaction
+    /// The transaction the realm reads through: a read snapshot, or the open write. After
+    /// `invalidate()` the snapshot is closed and the next read opens the newest version.
+    @exclusivity(unchecked) private var _transaction: Transaction
+    @exclusivity(unchecked) private var isIdle = false
     @exclusivity(unchecked) private(set) var writeTransaction: WriteTransaction?
     /// Changes whenever `transaction` does (row positions cached by objects are per stamp).
     @exclusivity(unchecked) private(set) var stamp: UInt64 = 1
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    /// Frozen realms are read from any thread: their bindings are made under this lock.
+    private let frozenBindingsLock = NSLock()
+    /// The last frozen realm made by `freeze()`, reused while the version is the same.
+    private weak var frozenCache: Realm?
     var bindingsGeneration: UInt64
     public let isFrozen: Bool
     /// The first error of the current write (see `recordError`).
@@ -57,7 +68,7 @@ public final class Realm {
         let opened = try RealmOpener.open(configuration)
         database = opened.database
         let read = try database.beginRead()
-        transaction = read
+        _transaction = read
         bindingsGeneration = read.rootRecord.schemaGeneration
         if queue != nil { coordinator = RealmCoordinator.shared(for: database) }
         coordinator?.register(self)
@@ -70,7 +81,7 @@ public final class Realm {
         confinement = .unconfined
         isFrozen = true
         transaction.isShared = true
-        self.transaction = transaction
+        _transaction = transaction
         bindingsGeneration = transaction.rootRecord.schemaGeneration
         autorefresh = false
     }
@@ -78,7 +89,7 @@ public final class Realm {
     deinit {
         coordinator?.unregister(self)
         writeTransaction?.rollback()
-        (transaction as? ReadTransaction)?.close()
+        (_transaction as? ReadTransaction)?.close()
     }
 
     // MARK: confinement
@@ -94,11 +105,27 @@ public final class Realm {
     @inline(__always)
     func verifyThread() {
         if !confinement.isCurrent {
-            preconditionFailure("Realm accessed from the wrong thread: it was opened on \(confinement.description). Use ThreadSafeReference or freeze() to pass objects between threads.")
+            atollProgrammerError("Realm accessed from the wrong thread: it was opened on \(confinement.description). Use ThreadSafeReference or freeze() to pass objects between threads.")
         }
     }
 
     // MARK: state
+
+    /// The transaction reads go through, reopened at the newest version after `invalidate()`.
+    var transaction: Transaction {
+        @inline(__always) get {
+            if isIdle { reopenAfterInvalidate() }
+            return _transaction
+        }
+    }
+
+    private func reopenAfterInvalidate() {
+        guard let read = try? database.beginRead() else { return }
+        isIdle = false
+        _transaction = read
+        bumpStamp()
+        dropBindingsIfSchemaChanged(read)
+    }
 
     /// The version the realm currently reads.
     public var version: UInt64 { transaction.version }
@@ -122,23 +149,35 @@ public final class Realm {
 
     /// The binding of a model class to its table, creating the table when it does not exist.
     func binding(for type: Object.Type) throws -> ClassBinding {
+        if isFrozen {
+            frozenBindingsLock.lock()
+            defer { frozenBindingsLock.unlock() }
+            return try makeBinding(for: type)
+        }
+        return try makeBinding(for: type)
+    }
+
+    private func makeBinding(for type: Object.Type) throws -> ClassBinding {
         let id = ObjectIdentifier(type)
         if let b = bindings[id] { return b }
         let schema = ObjectSchema.of(type)
         if let error = schema.error { throw error }
         guard let tableKey = transaction.tableKey(named: schema.className) else {
             try createTables(for: [type])
-            return try binding(for: type)
+            return try makeBinding(for: type)
         }
         let b = try ClassBinding(schema: schema, tableKey: tableKey, transaction: transaction)
         bindings[id] = b
         return b
     }
 
-    /// Like `binding(for:)` for APIs that cannot throw: stops with the reason on failure.
+    /// Like `binding(for:)` for APIs that cannot throw. An invalid model class is a programming
+    /// error; a class the file cannot give (a read-only or frozen realm without its table, a
+    /// schema that needs a migration) reads as having no objects, and writes of it fail.
     func requireBinding(for type: Object.Type) -> ClassBinding {
+        if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
         do { return try binding(for: type) } catch {
-            preconditionFailure("cannot use class '\(type.className())' with this Realm: \(error)")
+            return ClassBinding(unavailable: ObjectSchema.of(type))
         }
     }
 
@@ -201,10 +240,10 @@ public final class Realm {
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         verifyThread()
         let b = requireBinding(for: type)
-        guard let pk = b.schema.primaryKeyProperty, let t = try? table(b) else {
-            preconditionFailure("'\(type.className())' has no primary key")
+        guard let pk = b.schema.primaryKeyProperty else {
+            atollProgrammerError("'\(type.className())' has no primary key; declare one with @Persisted(primaryKey: true) or primaryKey()")
         }
-        guard let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value),
+        guard let t = try? table(b), let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value),
               let row = try? t.locate(found) else { return nil }
         return makeObject(type, key: found, binding: b, table: t, row: row)
     }
@@ -227,7 +266,7 @@ public final class Realm {
         guard database.latestVersion != transaction.version else { return }
         let old = transaction
         let new = try database.beginRead()
-        transaction = new
+        _transaction = new
         bumpStamp()
         if new.rootRecord.schemaGeneration != bindingsGeneration {
             bindings.removeAll()
@@ -237,12 +276,18 @@ public final class Realm {
         (old as? ReadTransaction)?.close()
     }
 
-    /// Releases the version this realm reads; the next access reads the newest one. Objects and
-    /// results read before stay usable (they re-read on next access).
+    /// Releases the version this realm reads, so commits elsewhere can reuse its pages: call it
+    /// before a long pause of a thread that read data it no longer needs. A write in progress is
+    /// cancelled. The next read opens the newest version (without notifications for what
+    /// changed in between); objects and results read before stay usable and re-read then.
     public func invalidate() {
         verifyThread()
+        guard !isFrozen else { return }
         if writeTransaction != nil { cancelWrite() }
-        try? advance(notify: false)
+        guard !isIdle, let read = _transaction as? ReadTransaction else { return }
+        read.close()
+        isIdle = true
+        bumpStamp()
     }
 
     // MARK: errors inside writes
@@ -261,7 +306,7 @@ public final class Realm {
     func performWrite(_ what: String, _ body: (WriteTransaction) throws -> Void) {
         verifyThread()
         guard let w = writeTransaction else {
-            preconditionFailure("\(what) must be called inside a write transaction (realm.write { ... } or beginWrite())")
+            atollProgrammerError("\(what) must be called inside a write transaction (realm.write { ... } or beginWrite())")
         }
         guard pendingError == nil else { return }
         do { try body(w) } catch { recordError(error) }
@@ -271,12 +316,16 @@ public final class Realm {
 
     func setWriteTransaction(_ w: WriteTransaction?) {
         writeTransaction = w
-        if let w { transaction = w }
+        if let w {
+            _transaction = w
+            isIdle = false
+        }
         bumpStamp()
     }
 
     func replaceTransaction(_ t: Transaction) {
-        transaction = t
+        _transaction = t
+        isIdle = false
         bumpStamp()
     }
 
@@ -294,10 +343,16 @@ public final class Realm {
     public func freeze() -> Realm {
         verifyThread()
         if isFrozen { return self }
-        guard let read = try? database.beginRead(sameVersionAs: transaction) else {
-            preconditionFailure("cannot pin the current version to freeze it")
+        if isInWriteTransaction {
+            atollProgrammerError("cannot freeze inside a write transaction: its changes are not committed yet; freeze after the commit")
         }
-        return Realm(frozenFrom: self, transaction: read)
+        if let cached = frozenCache, cached.version == transaction.version { return cached }
+        guard let read = try? database.beginRead(sameVersionAs: transaction) else {
+            atollProgrammerError("cannot pin version \(transaction.version) to freeze it (the reader table is full); release frozen objects or Realm instances")
+        }
+        let frozen = Realm(frozenFrom: self, transaction: read)
+        frozenCache = frozen
+        return frozen
     }
 
     /// A live realm for this frozen one, on the calling thread.

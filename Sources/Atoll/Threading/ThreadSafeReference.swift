@@ -1,83 +1,120 @@
 import AtollStorage
 import AtollQuery
 
-/// Something a `ThreadSafeReference` can carry: an object or live results.
+/// Something a `ThreadSafeReference` can carry: a managed object, `Results`, a `List` or
+/// `LinkingObjects`.
 public protocol ThreadConfined {
+    /// The realm managing the value, or nil while unmanaged.
     var realm: Realm? { get }
 }
 
 extension Object: ThreadConfined {}
 extension Results: ThreadConfined {}
+extension List: ThreadConfined {}
+extension LinkingObjects: ThreadConfined {}
 
-/// Passes a managed object or results to another thread, where `realm.resolve(_:)` gives the
-/// same object (or results) in that thread's realm, at its version.
+/// Passes a managed object, results, a list or linking objects to another thread, where
+/// `realm.resolve(_:)` gives the same thing in that thread's realm.
 ///
 /// ```swift
 /// let ref = ThreadSafeReference(to: dog)
 /// DispatchQueue.global().async {
-///     let realm = try! Realm(configuration: config)
-///     if let dog = realm.resolve(ref) { print(dog.name) }
+///     guard let realm = try? Realm(configuration: config), let dog = realm.resolve(ref) else { return }
+///     print(dog.name)
 /// }
 /// ```
-public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable {
-    // Sendable: holds only value descriptions (keys, the query), no realm state.
+/// The reference holds no realm state, only what identifies the value (its file, class, key,
+/// query). A realm older than the version the reference was made at is refreshed first, so
+/// the value is never missing because the resolving thread lagged behind.
+public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     let payload: ThreadSafePayload?
+    /// The file (or in-memory identifier) and version the reference was made at.
+    let identity: String
+    let version: UInt64
 
+    /// A reference to `value`. An unmanaged value gives a reference that resolves to nil.
     public init(to value: Confined) {
+        identity = value.realm?.configuration.identity ?? ""
+        version = value.realm?.version ?? 0
         if let o = value as? Object, let m = o._managed {
-            payload = .object(type: Swift.type(of: o), key: m.key)
-        } else if let r = value as? any ResultsDescribable {
-            payload = r.threadSafeDescription
+            payload = .object(m.binding, key: m.key)
+        } else if let d = value as? any ThreadSafeDescribable {
+            payload = d.threadSafePayload
         } else {
             payload = nil
         }
     }
 }
 
-enum ThreadSafePayload {
-    case object(type: Object.Type, key: ObjectKey)
-    case results(type: Object.Type, core: ResultsDescription)
+/// What a reference identifies, independently of any realm instance.
+enum ThreadSafePayload: Sendable {
+    case object(ClassBinding, key: ObjectKey)
+    case results(ClassBinding, source: ResultsSource, query: BoundQuery?)
+    case list(owner: ClassBinding, key: ObjectKey, column: Int)
 }
 
-protocol ResultsDescribable {
-    var threadSafeDescription: ThreadSafePayload? { get }
+protocol ThreadSafeDescribable {
+    var threadSafePayload: ThreadSafePayload? { get }
 }
 
-/// What identifies results independently of a realm instance.
-struct ResultsDescription {
-    let source: ResultsSource
-    let query: BoundQuery?
+extension Results: ThreadSafeDescribable {
+    var threadSafePayload: ThreadSafePayload? { .results(core.binding, source: core.source, query: core.query) }
 }
 
-extension Results: ResultsDescribable {
-    var threadSafeDescription: ThreadSafePayload? {
-        .results(type: Element.self, core: ResultsDescription(source: core.source, query: core.query))
+extension LinkingObjects: ThreadSafeDescribable {
+    var threadSafePayload: ThreadSafePayload? {
+        results.map { .results($0.core.binding, source: $0.core.source, query: $0.core.query) }
+    }
+}
+
+extension List: ThreadSafeDescribable {
+    var threadSafePayload: ThreadSafePayload? {
+        managed.map { .list(owner: $0.owner, key: $0.key, column: $0.column) }
+    }
+}
+
+/// Types `resolve` can rebuild from a payload.
+protocol ThreadSafeResolvable {
+    static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> Self?
+}
+
+extension Results: ThreadSafeResolvable {
+    static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> Results<Element>? {
+        guard case .results(let b, let source, let query) = payload,
+              let rebased = try? ResultsCore(realm: realm, binding: b, source: source, query: query).rebased(on: realm) else { return nil }
+        return Results(core: rebased)
+    }
+}
+
+extension LinkingObjects: ThreadSafeResolvable {
+    static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> LinkingObjects<Element>? {
+        Results<Element>.resolve(payload, in: realm).map { LinkingObjects(results: $0) }
+    }
+}
+
+extension List: ThreadSafeResolvable {
+    static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> List<Element>? {
+        guard case .list(let owner, let key, let column) = payload, let b = try? realm.binding(for: owner.schema.objectType),
+              (try? realm.table(b).contains(key)) == true else { return nil }
+        return List(managed: Managed(realm: realm, owner: b, key: key, column: column))
     }
 }
 
 extension Realm {
-    /// The object or results a reference carries, in this realm; nil if the object was deleted.
+    /// The object, results, list or linking objects a reference carries, in this realm; nil
+    /// when the object (or the list's object) was deleted, or the reference belongs to another
+    /// file. This realm is refreshed first if it is older than the reference.
     public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         verifyThread()
-        switch reference.payload {
-        case .object(let type, let key)?:
+        guard let payload = reference.payload, reference.identity == configuration.identity else { return nil }
+        if version < reference.version, !isInWriteTransaction, !isFrozen { refresh() }
+        switch payload {
+        case .object(let source, let key):
+            let type = source.schema.objectType
             guard let b = try? binding(for: type), let t = try? table(b), (try? t.contains(key)) == true else { return nil }
             return makeObject(type, key: key, binding: b) as? Confined
-        case .results(let type, let d)?:
-            guard let b = try? binding(for: type) else { return nil }
-            let core = ResultsCore(realm: self, binding: b, source: d.source, query: d.query)
-            guard let rebased = try? core.rebased(on: self) else { return nil }
-            return (Confined.self as? any ResultsInitializable.Type)?.make(rebased) as? Confined
-        case nil:
-            return nil
+        case .results, .list:
+            return (Confined.self as? any ThreadSafeResolvable.Type)?.resolve(payload, in: self) as? Confined
         }
     }
-}
-
-protocol ResultsInitializable {
-    static func make(_ core: ResultsCore<ClassBinding>) -> Self
-}
-
-extension Results: ResultsInitializable {
-    static func make(_ core: ResultsCore<ClassBinding>) -> Results<Element> { Results(core: core) }
 }

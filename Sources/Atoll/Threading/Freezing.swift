@@ -1,0 +1,78 @@
+import AtollStorage
+
+extension Object {
+    /// An immutable snapshot of this object at its realm's current version. A frozen object
+    /// never changes, may be read from any thread (pass it in `Frozen` to cross isolation
+    /// domains), and keeps its version pinned while it lives.
+    ///
+    /// ```swift
+    /// let snapshot = Frozen(dog)             // or dog.freeze()
+    /// Task.detached { print(snapshot.name) }
+    /// ```
+    /// Freezing an unmanaged object, or inside a write transaction, is a programming error.
+    public func freeze() -> Self {
+        guard let m = _managed else { atollProgrammerError("an unmanaged '\(objectSchema.className)' object cannot be frozen; add it to a realm first") }
+        if m.realm.isFrozen { return self }
+        m.realm.verifyThread()
+        let frozen = m.realm.freeze()
+        return frozen.makeObject(Swift.type(of: self), key: m.key, binding: frozen.requireBinding(for: Swift.type(of: self)))
+    }
+
+    /// The live object for a frozen one, in a realm of the calling thread at the newest
+    /// version; nil when it has been deleted since (or the realm cannot be opened). A live
+    /// object returns itself.
+    public func thaw() -> Self? {
+        guard let m = _managed, m.realm.isFrozen else { return self }
+        guard let live = try? Realm(configuration: m.realm.configuration), let b = try? live.binding(for: Swift.type(of: self)),
+              (try? live.table(b).contains(m.key)) == true else { return nil }
+        return live.makeObject(Swift.type(of: self), key: m.key, binding: b)
+    }
+}
+
+extension List {
+    /// An immutable snapshot of this managed list, readable from any thread. An unmanaged list
+    /// cannot be frozen (a programming error).
+    public func freeze() -> List<Element> {
+        guard let m = managed else { atollProgrammerError("an unmanaged List cannot be frozen") }
+        if m.realm.isFrozen { return self }
+        m.realm.verifyThread()
+        let frozen = m.realm.freeze()
+        return List(managed: Managed(realm: frozen, owner: frozen.requireBinding(for: m.owner.schema.objectType), key: m.key, column: m.column))
+    }
+
+    /// The live list for a frozen one, in a realm of the calling thread; nil when its object
+    /// was deleted. A live list returns itself.
+    public func thaw() -> List<Element>? {
+        guard let m = managed, m.realm.isFrozen else { return self }
+        guard let live = try? Realm(configuration: m.realm.configuration), let b = try? live.binding(for: m.owner.schema.objectType),
+              (try? live.table(b).contains(m.key)) == true else { return nil }
+        return List(managed: Managed(realm: live, owner: b, key: m.key, column: m.column))
+    }
+}
+
+/// A frozen object that can cross threads, tasks and actors: Swift cannot make a class
+/// `Sendable` only while it is frozen, so the frozen object travels in this wrapper.
+///
+/// ```swift
+/// let rex = Frozen(realm.object(ofType: Dog.self, forPrimaryKey: 1)!)
+/// await Task.detached { print(rex.name, rex.owner?.name ?? "-") }.value
+/// ```
+/// Reading goes through `object` or directly by key path (`rex.name`).
+@dynamicMemberLookup
+public struct Frozen<Element: Object>: @unchecked Sendable {
+    // Sendable: `object` is always frozen (the initializer freezes it): it reads one immutable,
+    // pinned version through thread-safe lookups, and every setter of a frozen object stops the
+    // program instead of writing.
+
+    /// The frozen object.
+    public let object: Element
+
+    /// Freezes `object` (a managed object; freezing an unmanaged one is a programming error).
+    public init(_ object: Element) {
+        self.object = object.freeze()
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Element, Value>) -> Value {
+        object[keyPath: keyPath]
+    }
+}
