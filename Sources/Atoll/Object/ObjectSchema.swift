@@ -2,8 +2,7 @@ import AtollStorage
 import Synchronization
 
 /// One persisted property of a model class.
-public struct PropertyInfo: @unchecked Sendable, CustomStringConvertible {
-    // Sendable: every field is immutable; the metatype refers to immutable type metadata.
+public struct PropertyInfo: Sendable, CustomStringConvertible {
     public let name: String
     public let type: _PropertyType
     public let isPrimaryKey: Bool
@@ -46,8 +45,7 @@ public struct PropertyInfo: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// The schema of one model class, derived once from the class and cached.
-public final class ObjectSchema: @unchecked Sendable, CustomStringConvertible {
-    // Sendable: immutable after init (the metatype is a plain reference to type metadata).
+public final class ObjectSchema: Sendable, CustomStringConvertible {
     public let className: String
     /// Properties in declaration order; property i is the i-th @Persisted of the class.
     public let properties: [PropertyInfo]

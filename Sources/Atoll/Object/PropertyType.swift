@@ -42,7 +42,7 @@ public struct _PropertyType: Sendable, Equatable {
 ///
 /// The requirements are implementation details (underscored); conform only through the types
 /// Atoll provides.
-public protocol PersistableValue {
+public protocol PersistableValue: SendableMetatype {
     static var _atollType: _PropertyType { get }
     static func _atollDefault() -> Self
     /// Reads a managed property.

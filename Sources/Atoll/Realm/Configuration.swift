@@ -4,9 +4,7 @@ import AtollStorage
 extension Realm {
     /// How a Realm is opened. Every parameter of the initializer has a default, as in RealmSwift:
     /// `Realm.Configuration(inMemoryIdentifier: "test")`, `Realm.Configuration(schemaVersion: 2)`.
-    public struct Configuration: @unchecked Sendable {
-        // Sendable: the closures are documented to be called on the opening thread only, and the
-        // metatypes are immutable references to type metadata.
+    public struct Configuration: Sendable {
 
         /// The default location on Linux, where there is no Documents folder:
         /// `$XDG_DATA_HOME/atoll/default.atoll`, or `~/.local/share/atoll/default.atoll`, or
@@ -48,7 +46,7 @@ extension Realm {
         /// Delete the file instead of migrating when the schema changed.
         public var deleteRealmIfMigrationNeeded: Bool
         /// Called once per process before the first open; return true to compact the file.
-        public var shouldCompactOnLaunch: ((_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
         /// Fail with `.tooManyActiveVersions` instead of letting more versions than this pile up.
         public var maximumNumberOfActiveVersions: UInt?
         /// The model classes of this realm. nil: every class the program uses (see README).
@@ -60,7 +58,7 @@ extension Realm {
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, syncConfiguration: Never? = nil,
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
-                    shouldCompactOnLaunch: ((Int, Int) -> Bool)? = nil, objectTypes: [Object.Type]? = nil,
+                    shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil, objectTypes: [Object.Type]? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil, syncWrites: Bool = true)
         {
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
@@ -101,8 +99,9 @@ extension Realm {
     }
 }
 
-/// Called during a migration with the `Migration` and the file's old schema version.
-public typealias MigrationBlock = (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
+/// Called during a migration with the `Migration` and the file's old schema version. It runs
+/// on the thread that opens the realm, which may be any thread the configuration is used on.
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
 
 private final class DefaultConfigurationBox: Sendable {
     private let value = Mutex<Realm.Configuration>(Realm.Configuration())

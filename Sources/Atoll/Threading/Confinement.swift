@@ -9,8 +9,7 @@ import Dispatch
 /// which cannot throw, stop the program with a clear message: using a Realm from another thread
 /// is a programming error (like an index out of range), and reading another thread's snapshot
 /// silently would be worse.
-struct Confinement: @unchecked Sendable {
-    // Sendable: pthread_t is an integer handle; the queue reference is only compared.
+struct Confinement: Sendable {
     let thread: pthread_t
     let queue: DispatchQueue?
     let isUnconfined: Bool
