@@ -139,3 +139,154 @@ final class TemporaryDirectory: @unchecked Sendable {
     func file(_ name: String) -> String { path + "/" + name }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+// MARK: more schema changes
+
+/// The overview's rename: `yearsSinceBirth` becomes `age`.
+final class PersonYears: Object {
+    @Persisted var name = ""
+    @Persisted var yearsSinceBirth = 0
+    override class func className() -> String { "Aged" }
+}
+
+final class PersonAge: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+    override class func className() -> String { "Aged" }
+}
+
+/// A property whose type changes (String -> Int), converted by the block.
+final class ScoreText: Object {
+    @Persisted var score = ""
+    override class func className() -> String { "Score" }
+}
+
+final class ScoreNumber: Object {
+    @Persisted var score = 0
+    @Persisted var note: String?
+    override class func className() -> String { "Score" }
+}
+
+final class ScoreRequiredNote: Object {
+    @Persisted var score = 0
+    @Persisted var note = ""
+    override class func className() -> String { "Score" }
+}
+
+final class Archived: Object {
+    @Persisted var text = ""
+}
+
+@Suite(.serialized) struct MoreMigrationTests {
+    let dir = TemporaryDirectory()
+    var url: URL { URL(fileURLWithPath: dir.file("more.atoll")) }
+
+    func config(_ types: [Object.Type], version: UInt64 = 0, block: MigrationBlock? = nil) -> Realm.Configuration {
+        Realm.Configuration(fileURL: url, schemaVersion: version, migrationBlock: block, objectTypes: types)
+    }
+
+    @Test func renamePropertyKeepsTheValues() throws {
+        do {
+            let realm = try Realm(configuration: config([PersonYears.self]))
+            try realm.write { realm.create(PersonYears.self, value: ["name": "Ada", "yearsSinceBirth": 36]) }
+        }
+        let realm = try Realm(configuration: config([PersonAge.self], version: 3) { migration, old in
+            if old < 3 { migration.renameProperty(onType: "Aged", from: "yearsSinceBirth", to: "age") }
+        })
+        #expect(realm.objects(PersonAge.self).first?.age == 36)
+        #expect(realm.objects(PersonAge.self).filter("age == 36").count == 1)
+    }
+
+    @Test func addingAndRemovingPropertiesNeedsOnlyAVersionBump() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreNumber.self]))
+            try realm.write { realm.create(ScoreNumber.self, value: ["score": 5, "note": "n"]) }
+        }
+        // Removing `note` is detected...
+        do {
+            _ = try Realm(configuration: config([PersonV0.self, ScoreText.self]))
+            Issue.record("a removed property needs a migration")
+        } catch let e as AtollError {
+            #expect(e.kind == .migrationRequired)
+        }
+        // ...and a bump applies it without any block; added properties get their defaults.
+        let realm = try Realm(configuration: config([ScoreNumber.self, Archived.self], version: 1))
+        #expect(realm.objects(ScoreNumber.self).first?.score == 5)
+        #expect(realm.objects(Archived.self).isEmpty, "a new class needs no migration")
+    }
+
+    @Test func aTypeChangeIsConvertedByTheBlock() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreText.self]))
+            try realm.write { for s in ["3", "40", "x"] { realm.create(ScoreText.self, value: ["score": s]) } }
+        }
+        let realm = try Realm(configuration: config([ScoreNumber.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "Score") { old, new in
+                new?["score"] = Int(old?["score"] as? String ?? "") ?? -1
+            }
+        })
+        #expect(realm.objects(ScoreNumber.self).map(\.score).sorted() == [-1, 3, 40])
+    }
+
+    @Test func makingAPropertyRequiredKeepsValuesAndDefaultsNil() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreNumber.self]))
+            try realm.write {
+                realm.create(ScoreNumber.self, value: ["score": 1, "note": "kept"])
+                realm.create(ScoreNumber.self, value: ["score": 2])
+            }
+        }
+        let realm = try Realm(configuration: config([ScoreRequiredNote.self], version: 1))
+        #expect(realm.objects(ScoreRequiredNote.self).sorted(byKeyPath: "score").map(\.note) == ["kept", ""])
+    }
+
+    @Test func deleteDataRemovesEveryObjectOfAClass() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreText.self, Archived.self]))
+            try realm.write {
+                realm.create(ScoreText.self, value: ["score": "1"])
+                realm.create(Archived.self, value: ["text": "old"])
+            }
+        }
+        let realm = try Realm(configuration: config([ScoreNumber.self, Archived.self], version: 1) { migration, _ in
+            migration.deleteData(forType: "Score")
+            migration.deleteData(forType: "Archived")
+        })
+        #expect(realm.objects(ScoreNumber.self).isEmpty)
+        #expect(realm.objects(Archived.self).isEmpty)
+    }
+
+    @Test func aFailingMigrationLeavesTheFileAsItWas() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreText.self]))
+            try realm.write { realm.create(ScoreText.self, value: ["score": "7"]) }
+        }
+        do {
+            _ = try Realm(configuration: config([ScoreNumber.self], version: 1) { migration, _ in
+                migration.enumerateObjects(ofType: "Score") { _, new in new?["score"] = 1 }
+                migration.renameProperty(onType: "Score", from: "noSuchProperty", to: "score")
+            })
+            Issue.record("a migration error must fail the open")
+        } catch let e as AtollError {
+            #expect(e.message.contains("noSuchProperty"))
+        }
+        let old = try Realm(configuration: config([ScoreText.self]))
+        #expect(old.objects(ScoreText.self).first?.score == "7")
+    }
+
+    @Test func migrationObjectsCanBeCreatedAndDeleted() throws {
+        do {
+            let realm = try Realm(configuration: config([ScoreText.self]))
+            try realm.write { for s in ["keep", "drop"] { realm.create(ScoreText.self, value: ["score": s]) } }
+        }
+        let realm = try Realm(configuration: config([ScoreText.self, Archived.self], version: 1) { migration, _ in
+            migration.enumerateObjects(ofType: "Score") { old, _ in
+                guard let old, let text = old["score"] as? String else { return }
+                if text == "drop" { migration.delete(old) }
+                migration.create("Archived", value: ["text": text])
+            }
+        })
+        #expect(realm.objects(ScoreText.self).map(\.score) == ["keep"])
+        #expect(realm.objects(Archived.self).map(\.text).sorted() == ["drop", "keep"])
+    }
+}

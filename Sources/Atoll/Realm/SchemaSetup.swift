@@ -123,6 +123,12 @@ enum RealmOpener {
                 return Opened(database: database)
             }
         }
+        if hasTables, configuration.migrationBlock != nil, configuration.schemaVersion > (fileVersion ?? 0), !configuration.readOnly {
+            // As in Realm, a version bump runs the block even when the schema is unchanged
+            // (a data-only migration).
+            try MigrationRunner(database: database, configuration: configuration, types: types, oldVersion: fileVersion ?? 0).run()
+            return Opened(database: database)
+        }
         guard !configuration.readOnly else { return Opened(database: database) }
         // New classes, index changes and the schema version apply without a migration.
         let check = try database.beginRead()
