@@ -30,7 +30,16 @@ let package = Package(
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
         .target(name: "CAtollShims", path: "Sources/CAtollShims"),
         // The engine: mapped file, pages, versions, copy-on-write B+trees, tables, history.
-        .target(name: "AtollStorage", dependencies: ["CAtollShims"], swiftSettings: strict),
+        // Encryption at rest uses swift-crypto: AES-256-CTR (_CryptoExtras), HMAC-SHA256 and HKDF (Crypto).
+        .target(
+            name: "AtollStorage",
+            dependencies: [
+                "CAtollShims",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // The predicate language: lexer, parser, binder (schema-checked bound tree), string semantics.
         .target(name: "AtollQuery", dependencies: ["AtollStorage"], path: "Sources/AtollQuery", swiftSettings: strict),
 

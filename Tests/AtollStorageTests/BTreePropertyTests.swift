@@ -85,7 +85,7 @@ import Testing
         var model: [[UInt8]: [UInt8]] = [:]
         var version: UInt64 = 1
         for _ in 0..<30 { // transactions
-            let a = try PageAllocator(file: file, root: root, reusableVersionMax: version - 1)
+            let a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: version - 1)
             for _ in 0..<Int.random(in: 1...120, using: &rng) {
                 let roll = Int.random(in: 0..<100, using: &rng)
                 if roll < 60 || model.isEmpty {
@@ -137,7 +137,7 @@ import Testing
         _ = try file.grow(toAtLeast: 3 * 4096)
         var root = RootRecord()
         var treeRoot: PageNumber = 0
-        var a = try PageAllocator(file: file, root: root, reusableVersionMax: 0)
+        var a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: 0)
         for i in 0..<5000 {
             var k = ByteWriter(); k.u64BigEndian(UInt64(i))
             let v = [UInt8](repeating: UInt8(i & 255), count: 30)
@@ -149,7 +149,7 @@ import Testing
         let pagesAfterInsert = root.pageCount
         // Sequential appends fill pages nearly completely.
         #expect(Int(pagesAfterInsert) < 5000 * 36 / 4000 + 15)
-        a = try PageAllocator(file: file, root: root, reusableVersionMax: 1)
+        a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: 1)
         for i in 0..<5000 {
             var k = ByteWriter(); k.u64BigEndian(UInt64(i))
             let existed = try k.bytes.withUnsafeBytes { try BTree.delete(root: &treeRoot, key: $0, allocator: a) }

@@ -15,11 +15,15 @@ final class ChildProcess {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    /// `environment`: variables added to this process's environment for the child.
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         // Writing to a child that died must fail the test, not kill the test process.
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = stdoutPipe
         process.standardInput = stdinPipe
         try process.run()

@@ -23,10 +23,12 @@ import Testing
 
     /// With a 1 MiB address-space reservation the file crosses reservations several times,
     /// inside one write transaction and across commits. A snapshot taken before keeps reading
-    /// the same values, through pointers into the old mapping too, and verifies.
-    @Test func snapshotsStayValidWhileTheFileOutgrowsItsMappings() throws {
+    /// the same values, through pointers into the old mapping too, and verifies. Encrypted:
+    /// the decrypted mirror crosses its reservations too.
+    @Test(arguments: [false, true])
+    func snapshotsStayValidWhileTheFileOutgrowsItsMappings(encrypted: Bool) throws {
         let dir = TemporaryDirectory()
-        var config = DatabaseConfiguration(path: dir.file("remap.atoll"), durability: .unsafe)
+        var config = DatabaseConfiguration(path: dir.file("remap.atoll"), durability: .unsafe, encryptionKey: encrypted ? .random() : nil)
         config.mappingReservationBytesMin = 1 << 20
         let db = try Database.open(config)
         let setup = try db.beginWrite()

@@ -44,6 +44,13 @@ import Testing
         let kills = ProcessInfo.processInfo.environment["ATOLL_CRASH_KILLS"].flatMap(Int.init) ?? 50
         let dir = TemporaryDirectory()
         let path = dir.file("crash.atoll")
+        try Self.killCommitLoops(kills, dir: dir, path: path) { try Database.open(DatabaseConfiguration(path: path)) }
+    }
+
+    /// The rounds of `committedDataSurvivesSigkillAtRandomPoints` on the file at `path`, which
+    /// `open` opens in this process; `environment` goes to the child (an encryption key).
+    static func killCommitLoops(_ kills: Int, dir: TemporaryDirectory, path: String, environment: [String: String] = [:],
+                                open: () throws -> Database) throws {
         let probe = try ProbeView(path: dir.file("crash.probe"))
         var lastReported: Int64 = 0
         var totalCommits = 0
@@ -54,7 +61,8 @@ import Testing
             // Odd rounds commit without fsync: a commit is then all stores into the map, so the
             // kill lands among tree, free-list and root-slot writes rather than in fdatasync.
             // (A process crash loses nothing the page cache holds: both modes must survive it.)
-            let child = try ChildProcess(Self.helper, ["commit-loop", path, dir.file("crash.probe"), round % 2 == 0 ? "full" : "unsafe"])
+            let child = try ChildProcess(helper, ["commit-loop", path, dir.file("crash.probe"), round % 2 == 0 ? "full" : "unsafe"],
+                                         environment: environment)
             #expect(child.readLine() == "ready")
             if round % 4 != 0 {
                 // Aim: let a few commits pass, wait for the next commit to start, then kill at a
@@ -75,9 +83,9 @@ import Testing
                 if let v = Int64(line.dropFirst(10)) { lastReported = max(lastReported, v); totalCommits += 1 }
             }
             // Reopen (in this process), verify everything, and find every reported commit.
-            let db = try Database.open(DatabaseConfiguration(path: path))
+            let db = try open()
             #expect(throws: Never.self, "round \(round): verify") { _ = try db.verify() }
-            let value = try counter(db)
+            let value = try MultiProcessTests().counter(db)
             #expect(value >= lastReported, "round \(round): counter \(value) < last reported durable commit \(lastReported)")
             #expect(value <= lastReported + 1, "round \(round): counter \(value) ahead of \(lastReported) by more than one unreported commit")
             lastReported = value

@@ -1,5 +1,6 @@
 // atoll-test-helper: a child process for the multi-process and crash tests. Each command works
 // on a database file and reports on stdout, one line per event, flushed at once.
+// `ATOLL_TEST_KEY` (128 hex digits), when set, is the file's encryption key.
 
 import AtollStorage
 import CAtollShims
@@ -24,9 +25,23 @@ struct AtollTestHelper {
         ColumnSpec(name: "n", type: .int, isIndexed: true),
     ], primaryKey: "id")
 
+    static func encryptionKey() throws -> EncryptionKey? {
+        guard let hex = ProcessInfo.processInfo.environment["ATOLL_TEST_KEY"] else { return nil }
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { throw AtollError(.invalidKey, "ATOLL_TEST_KEY has an odd number of hex digits") }
+        var bytes: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let b = UInt8(String(decoding: digits[i..<(i + 2)], as: UTF8.self), radix: 16) else {
+                throw AtollError(.invalidKey, "ATOLL_TEST_KEY is not hexadecimal")
+            }
+            bytes.append(b)
+        }
+        return try EncryptionKey(bytes: bytes)
+    }
+
     /// Opens the database and makes sure the Counter table and its row exist.
     static func open(_ path: String, durability: DatabaseConfiguration.Durability = .full) throws -> Database {
-        let db = try Database.open(DatabaseConfiguration(path: path, durability: durability))
+        let db = try Database.open(DatabaseConfiguration(path: path, durability: durability, encryptionKey: try encryptionKey()))
         let w = try db.beginWrite()
         if try w.table(named: "Counter") == nil {
             let t = try w.table(w.createTable(counterSpec))

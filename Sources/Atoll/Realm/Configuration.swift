@@ -36,7 +36,9 @@ extension Realm {
         public var inMemoryIdentifier: String? {
             didSet { if inMemoryIdentifier != nil { fileURL = nil } }
         }
-        /// 64-byte encryption key (see the encryption documentation).
+        /// A 64-byte key: every page of the file is encrypted with AES-256 and authenticated
+        /// with HMAC-SHA256 (docs/FORMAT.md, "Encryption"). Opening an encrypted file without
+        /// its key fails with `.fileEncrypted`, with another key with `.invalidKey`.
         public var encryptionKey: Data?
         public var readOnly: Bool
         /// The version of the schema the code declares; bump it when models change.
@@ -90,11 +92,9 @@ extension Realm {
             }
             guard let url = fileURL else { throw AtollError(.invalidArgument, "the configuration has neither a fileURL nor an inMemoryIdentifier") }
             guard url.isFileURL else { throw AtollError(.invalidArgument, "'\(url)' is not a file URL") }
-            if encryptionKey != nil {
-                throw AtollError(.invalidArgument, "encrypted realms are not supported by this build of Atoll")
-            }
             return DatabaseConfiguration(path: url.path, durability: syncWrites ? .full : .unsafe, readOnly: readOnly,
-                                         createIfMissing: !readOnly, maximumActiveVersions: maxVersions)
+                                         createIfMissing: !readOnly, maximumActiveVersions: maxVersions,
+                                         encryptionKey: try encryptionKey.map { try EncryptionKey(bytes: $0) })
         }
     }
 }

@@ -379,11 +379,13 @@ public final class Realm {
         return existed
     }
 
-    /// Writes a compacted copy of the current version to `fileURL` (which must not exist).
+    /// Writes a compacted copy of the current version to `fileURL` (which must not exist),
+    /// encrypted with the 64-byte `encryptionKey`, or unencrypted when it is nil (as in Realm):
+    /// this encrypts, decrypts or re-keys a realm.
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try checkThread()
-        if encryptionKey != nil { throw AtollError(.invalidArgument, "encrypted copies are not supported by this build of Atoll") }
-        try transaction.writeCopy(to: fileURL.path)
+        let key = try encryptionKey.map { try EncryptionKey(bytes: $0) }
+        try transaction.writeCopy(to: fileURL.path, encryptionKey: key)
     }
 }
 

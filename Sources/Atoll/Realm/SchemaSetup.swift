@@ -89,7 +89,7 @@ enum RealmOpener {
                     let s = try db.stats()
                     return (s.fileSizeBytes, s.usedBytes)
                 }()
-                if compact(total, used) { _ = try Database.compact(path: path) }
+                if compact(total, used) { _ = try Database.compact(path: path, encryptionKey: storage.encryptionKey) }
             }
         }
         var database = try Database.open(storage)

@@ -7,7 +7,9 @@
 //   page 1, 2   the two root slots. Version V is written into slot 1 + (V % 2), so the slot of
 //               the previous version is never touched by a commit.
 //   page 3...   tree pages (B+tree nodes, cluster nodes) and blob runs, reached only from the
-//               roots recorded in a root slot.
+//               roots recorded in a root slot. In an encrypted file (header flag bit 0) these
+//               are logical page numbers: PageCipher.swift describes where their ciphertext and
+//               metadata live; pages 0-2 stay in the clear at the same offsets.
 //
 // Commit protocol (WriteTransaction.commit):
 //   1. every new page is written into a page no snapshot can see (copy-on-write);
@@ -49,7 +51,11 @@ public typealias PageNumber = UInt32
 ///     20  u32  reserved, 0
 ///     24  [16] file id, random at creation
 ///     40  u64  creation time, nanoseconds since 1970
-///     48  [72] reserved for encryption parameters, 0
+///     48  u32  encryption scheme (encrypted files: 1, see PageCipher.swift; else 0)
+///     52  u32  reserved, 0
+///     56  [32] key check (encrypted files: HMAC-SHA256 keyed with the 64-byte key over
+///              "atoll key check v1" || file id; else 0)
+///     88  [32] reserved, 0
 ///     120 u32  reserved, 0
 ///     124 u32  CRC32C of bytes 0..<124
 struct FileHeader: Equatable {
@@ -59,6 +65,11 @@ struct FileHeader: Equatable {
     var flags: UInt32 = 0
     var fileId: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
     var creationNanos: UInt64 = 0
+    var encryptionScheme: UInt32 = 0
+    /// Encrypted files: 32 bytes proving the key (EncryptedLayout.keyCheck).
+    var keyCheck: [UInt8] = []
+
+    var isEncrypted: Bool { flags & EncryptedLayout.headerFlag != 0 }
 
     func write(to p: UnsafeMutableRawPointer) {
         p.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
@@ -68,6 +79,8 @@ struct FileHeader: Equatable {
         p.setU32(16, flags)
         for (i, b) in fileId.enumerated() { p.setU8(24 + i, b) }
         p.setU64(40, creationNanos)
+        p.setU32(48, encryptionScheme)
+        for (i, b) in keyCheck.prefix(EncryptedLayout.keyCheckBytes).enumerated() { p.setU8(56 + i, b) }
         p.setU32(124, CRC32C.checksum(UnsafeRawPointer(p), count: 124))
     }
 
@@ -88,6 +101,8 @@ struct FileHeader: Equatable {
         h.flags = p.u32(16)
         h.fileId = (0..<16).map { p.u8(24 + $0) }
         h.creationNanos = p.u64(40)
+        h.encryptionScheme = p.u32(48)
+        h.keyCheck = (0..<EncryptedLayout.keyCheckBytes).map { p.u8(56 + $0) }
         guard h.formatVersion <= FileFormat.formatVersion else {
             throw AtollError(.fileFormatTooNew,
                 "'\(path)' uses file format \(h.formatVersion); this version of Atoll reads format \(FileFormat.formatVersion) and older. Upgrade Atoll to open it.")
@@ -118,7 +133,9 @@ struct FileHeader: Equatable {
 ///     56  u64  commit time, nanoseconds since 1970
 ///     64  u64  history floor: the history holds logs of versions > floor only
 ///     72  u64  oldest version whose log sync still needs (0: none)
-///     80  [44] reserved, 0
+///     80  u64  IV epoch: the highest epoch any writer has reserved (encrypted files; else 0)
+///     88  [32] HMAC-SHA256 of "atoll root slot" || bytes 0..<88 (encrypted files; else 0)
+///     120 u32  reserved, 0
 ///     124 u32  CRC32C of bytes 0..<124
 public struct RootRecord: Equatable, Sendable {
     static let byteCount = 128
@@ -135,8 +152,14 @@ public struct RootRecord: Equatable, Sendable {
     public var commitTimeNanos: UInt64 = 0
     public var historyFloor: UInt64 = 0
     public var syncHistoryRetainedFrom: UInt64 = 0
+    /// Encrypted files: the highest IV epoch reserved so far (PageCipher.swift).
+    var ivEpoch: UInt64 = 0
 
-    func write(to p: UnsafeMutableRawPointer) {
+    /// Bytes of the slot its HMAC covers (encrypted files).
+    static let authenticatedBytes = 88
+
+    /// Writes the record; with a cipher (encrypted file) it carries an HMAC.
+    func write(to p: UnsafeMutableRawPointer, cipher: PageCipher? = nil) {
         p.initializeMemory(as: UInt8.self, repeating: 0, count: Self.byteCount)
         p.setU64(0, Self.slotMagic)
         p.setU64(8, version)
@@ -150,12 +173,22 @@ public struct RootRecord: Equatable, Sendable {
         p.setU64(56, commitTimeNanos)
         p.setU64(64, historyFloor)
         p.setU64(72, syncHistoryRetainedFrom)
+        p.setU64(80, ivEpoch)
+        if let cipher {
+            for (i, b) in cipher.slotMAC(UnsafeRawPointer(p)).enumerated() { p.setU8(88 + i, b) }
+        }
         p.setU32(124, CRC32C.checksum(UnsafeRawPointer(p), count: 124))
     }
 
-    /// Reads a slot; nil when it is empty, torn or otherwise invalid.
-    static func read(from p: UnsafeRawPointer) -> RootRecord? {
+    /// Reads a slot; nil when it is empty, torn or otherwise invalid (for an encrypted file,
+    /// given its cipher: also when its HMAC does not match).
+    static func read(from p: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
         guard p.u64(0) == slotMagic, CRC32C.checksum(p, count: 124) == p.u32(124) else { return nil }
+        if let cipher {
+            var difference: UInt8 = 0
+            for (i, b) in cipher.slotMAC(p).enumerated() { difference |= b ^ p.u8(88 + i) }
+            guard difference == 0 else { return nil }
+        }
         var r = RootRecord()
         r.version = p.u64(8)
         r.pageCount = p.u32(16)
@@ -168,6 +201,7 @@ public struct RootRecord: Equatable, Sendable {
         r.commitTimeNanos = p.u64(56)
         r.historyFloor = p.u64(64)
         r.syncHistoryRetainedFrom = p.u64(72)
+        r.ivEpoch = p.u64(80)
         let roots = [r.catalogRoot, r.freeListRoot, r.historyRoot]
         guard r.pageCount >= FileFormat.firstDataPage, r.freePageCount <= r.pageCount,
               roots.allSatisfy({ $0 == 0 || ($0 >= FileFormat.firstDataPage && $0 < r.pageCount) })
@@ -175,12 +209,13 @@ public struct RootRecord: Equatable, Sendable {
         return r
     }
 
-    /// The newest valid root record of the two slots, given the base of the mapped file.
-    static func newest(in base: UnsafeRawPointer) -> RootRecord? {
-        let a = read(from: base + FileFormat.pageSize)
-        let b = read(from: base + 2 * FileFormat.pageSize)
+    /// The newest valid root record of the two slots, given the base of the mapped file. Both
+    /// slots hold the same version after a writer reserved an IV epoch; the higher epoch wins.
+    static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
+        let a = read(from: base + FileFormat.pageSize, cipher: cipher)
+        let b = read(from: base + 2 * FileFormat.pageSize, cipher: cipher)
         switch (a, b) {
-        case let (a?, b?): return a.version >= b.version ? a : b
+        case let (a?, b?): return (a.version, a.ivEpoch) >= (b.version, b.ivEpoch) ? a : b
         case let (a?, nil): return a
         case let (nil, b?): return b
         case (nil, nil): return nil

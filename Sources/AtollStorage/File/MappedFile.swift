@@ -29,6 +29,8 @@ final class MappedFile: Sendable {
     let path: String
     let isAnonymous: Bool
     let isWritable: Bool
+    /// Grow without reserving space (ftruncate only): memory files whose pages are used sparsely.
+    let isSparse: Bool
 
     private let state: Mutex<MapStateBox>
     /// The smallest address-space reservation (tests make it small to exercise remapping).
@@ -47,6 +49,7 @@ final class MappedFile: Sendable {
         self.isAnonymous = false
         self.isWritable = writable
         self.reservationBytesMin = reservationBytesMin
+        self.isSparse = false
         do {
             let size = try Self.size(of: fd, path: path)
             let box = try Self.map(fd: fd, fileSize: size, writable: writable, path: path, reservationBytesMin: reservationBytesMin)
@@ -57,17 +60,19 @@ final class MappedFile: Sendable {
         }
     }
 
-    /// An anonymous, memory-resident file (memfd) for in-memory databases.
-    init(anonymousNamed name: String) throws {
+    /// An anonymous, memory-resident file (memfd): in-memory databases, and the decrypted pages
+    /// of an encrypted file (`sparse`: growing it allocates no memory until pages are touched).
+    init(anonymousNamed name: String, sparse: Bool = false, reservationBytesMin: Int = MappedFile.minimumReservationBytes) throws {
         let fd = atoll_memfd_create(name)
         guard fd >= 0 else { throw AtollError.posix("creating in-memory file", path: name, errno: -fd) }
         self.fd = fd
         self.path = name
         self.isAnonymous = true
         self.isWritable = true
-        self.reservationBytesMin = Self.minimumReservationBytes
+        self.reservationBytesMin = reservationBytesMin
+        self.isSparse = sparse
         do {
-            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: Self.minimumReservationBytes))
+            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: reservationBytesMin))
         } catch {
             close(fd)
             throw error
@@ -143,11 +148,15 @@ final class MappedFile: Sendable {
             let step = max(box.fileSizeBytes / 8, 256 << 10)
             var newSize = max(bytes, box.fileSizeBytes + step)
             newSize = (newSize + 4095) & ~4095
-            let rc = posix_fallocate(fd, 0, off_t(newSize))
+            // Both calls may be interrupted by a signal (a child process exiting): retry.
+            var rc = EINTR
+            while rc == EINTR { rc = isSparse ? EOPNOTSUPP : posix_fallocate(fd, 0, off_t(newSize)) }
             if rc != 0 {
                 // Filesystems without fallocate support: extend with ftruncate instead.
                 if rc == EOPNOTSUPP || rc == EINVAL {
-                    guard ftruncate(fd, off_t(newSize)) == 0 else {
+                    var result = ftruncate(fd, off_t(newSize))
+                    while result != 0 && errno == EINTR { result = ftruncate(fd, off_t(newSize)) }
+                    guard result == 0 else {
                         throw AtollError.posix("growing", path: path, errno: errno)
                     }
                 } else {
@@ -166,6 +175,17 @@ final class MappedFile: Sendable {
             guard bytes < box.fileSizeBytes else { return }
             guard ftruncate(fd, off_t(bytes)) == 0 else { throw AtollError.posix("shrinking", path: path, errno: errno) }
             box.fileSizeBytes = bytes
+        }
+    }
+
+    /// Releases the memory of a memory file from byte `offset` to its end; the range reads as
+    /// zeros afterwards and the size is unchanged (truncating could make a stale pointer fault).
+    func discard(from offset: Int) {
+        state.withLock { box in
+            let start = (offset + FileFormat.pageSize - 1) & ~(FileFormat.pageSize - 1)
+            guard isAnonymous, start < box.fileSizeBytes else { return }
+            // Best effort: failure only means the memory stays in use.
+            _ = madvise(box.base + start, box.fileSizeBytes - start, MADV_REMOVE)
         }
     }
 

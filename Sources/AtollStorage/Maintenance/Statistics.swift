@@ -46,7 +46,7 @@ extension Database {
         return DatabaseStats(
             version: root.version, fileSizeBytes: fileSizeBytes,
             usedBytes: Int(root.pageCount - root.freePageCount) * FileFormat.pageSize,
-            freeBytes: Int(root.freePageCount) * FileFormat.pageSize + max(0, fileSizeBytes - Int(root.pageCount) * FileFormat.pageSize),
+            freeBytes: Int(root.freePageCount) * FileFormat.pageSize + max(0, fileSizeBytes - store.physicalBytes(pageCount: root.pageCount)),
             liveVersions: live.count, oldestPinnedVersion: pinned.oldest, oldestPinnedAgeSeconds: age,
             objectCounts: counts, historyEntries: try r.loggedVersions().count)
     }

@@ -1,5 +1,5 @@
 // verify: walks every tree of the newest version and checks everything the format promises:
-// page checksums, node invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts,
+// page checksums (and, in an encrypted file, every page's HMAC), node invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts,
 // and that every page below the page count is used exactly once or free.
 
 /// What `verify` found in a healthy file.
@@ -30,7 +30,7 @@ extension Transaction {
     public func verify() throws -> VerifyReport {
         let space = self.space
         let root = self.root
-        let base = UnsafeRawPointer(space.base)
+        let base = UnsafeRawPointer(space.fileBase)
         _ = try FileHeader.read(from: base, fileBytes: database.file.fileSizeBytes, path: database.displayName)
 
         final class Marks {
@@ -48,6 +48,9 @@ extension Transaction {
                 let n = Int(first) + i
                 guard marks.owner[n] == 0 else { throw AtollError.corrupted("\(context): page \(n) is used twice") }
                 marks.owner[n] = 1
+            }
+            if let cache = space.cache {
+                for i in 0..<count { try cache.authenticate(first + PageNumber(i), space: space) }
             }
             let p = try space.page(first)
             let expected = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue

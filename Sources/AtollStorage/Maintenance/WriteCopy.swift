@@ -8,12 +8,23 @@ import Glibc
 // history is not copied, except the logs sync still needs (versions >= the root record's
 // syncHistoryRetainedFrom): those are local changes not yet turned into changesets, and a
 // compaction must not lose them. The copy's own commit stores no log.
+// The copy is encrypted with the key given (or not at all), independently of the source: copying
+// encrypts, decrypts or re-keys a file. Its pages are sealed with the copy's own keys, derived
+// from its new file id.
 
 extension Transaction {
-    /// Writes a compacted copy of this version to a new file at `path` (which must not exist).
+    /// Writes a compacted copy of this version to a new file at `path` (which must not exist),
+    /// encrypted like the source (with the same key, or not at all).
     public func writeCopy(to path: String) throws {
-        try Database.createFile(path: path, initialVersion: version)
-        let target = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe, createIfMissing: false))
+        try writeCopy(to: path, encryptionKey: database.configuration.encryptionKey)
+    }
+
+    /// Writes a compacted copy of this version to a new file at `path` (which must not exist),
+    /// encrypted with `encryptionKey`, or unencrypted when it is nil.
+    public func writeCopy(to path: String, encryptionKey: EncryptionKey?) throws {
+        try Database.createFile(path: path, initialVersion: version, encryptionKey: encryptionKey)
+        let target = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe, createIfMissing: false,
+                                                             encryptionKey: encryptionKey))
         let w = try target.beginWrite()
         do {
             for key in tableKeys {
@@ -35,7 +46,7 @@ extension Transaction {
             w.discardsLog = true
             try w.commit()
             // A copy has no free space: drop the growth reserve at its end.
-            try target.file.shrink(to: Int(try target.newestRoot().pageCount) * FileFormat.pageSize)
+            try target.store.trim(to: try target.newestRoot().pageCount)
             try target.file.sync()
         } catch {
             w.rollback()
@@ -124,17 +135,26 @@ extension Table {
 }
 
 extension Database {
-    /// Writes a compacted copy of the newest version to `path`.
+    /// Writes a compacted copy of the newest version to `path`, encrypted like this database.
     public func writeCopy(to path: String) throws {
         let r = try beginRead()
         defer { r.close() }
         try r.writeCopy(to: path)
     }
 
+    /// Writes a compacted copy of the newest version to `path`, encrypted with `encryptionKey`
+    /// (nil: unencrypted). Encrypts, decrypts or re-keys a file.
+    public func writeCopy(to path: String, encryptionKey: EncryptionKey?) throws {
+        let r = try beginRead()
+        defer { r.close() }
+        try r.writeCopy(to: path, encryptionKey: encryptionKey)
+    }
+
     /// Compacts the file at `path` in place: writes a compacted copy and renames it over the
     /// original, while holding the file exclusively. Fails with `.fileLocked` while another
-    /// process, or another part of this one, has it open.
-    public static func compact(path: String) throws -> (before: Int, after: Int) {
+    /// process, or another part of this one, has it open. An encrypted file needs its key and
+    /// stays encrypted with it.
+    public static func compact(path: String, encryptionKey: EncryptionKey? = nil) throws -> (before: Int, after: Int) {
         guard access(path, F_OK) == 0 else { throw AtollError(.fileNotFound, "no database at '\(path)'") }
         if isOpen(path: path) {
             throw AtollError(.fileLocked, "'\(path)' is open in this process; close every Realm on it before compacting")
@@ -142,7 +162,7 @@ extension Database {
         let temporary = path + ".compacting"
         unlink(temporary)
         unlink(DatabaseConfiguration.lockPath(for: temporary))
-        let db = try Database.open(DatabaseConfiguration(path: path, createIfMissing: false))
+        let db = try Database.open(DatabaseConfiguration(path: path, createIfMissing: false, encryptionKey: encryptionKey))
         guard db.lock.upgradeToExclusiveUsage() else {
             throw AtollError(.fileLocked, "'\(path)' is open in another process; close it there before compacting")
         }

@@ -57,7 +57,7 @@ struct PageBitmap {
 final class PageAllocator {
     static let chunkCapacity = 240
 
-    let file: MappedFile
+    let store: PageStore
     private(set) var space: PageSpace
     /// Working copy of the root record's space fields.
     var pageCount: UInt32
@@ -78,10 +78,9 @@ final class PageAllocator {
     /// Pages written by this transaction (for the "bytes written by a commit" statistic).
     private(set) var pagesAllocatedCount = 0
 
-    init(file: MappedFile, root: RootRecord, reusableVersionMax: UInt64) throws {
-        self.file = file
-        let base = try file.mapping(covering: Int(root.pageCount) << FileFormat.pageShift)
-        space = PageSpace(base: base, pageCount: root.pageCount)
+    init(store: PageStore, root: RootRecord, reusableVersionMax: UInt64) throws {
+        self.store = store
+        space = try store.space(pageCount: root.pageCount)
         pageCount = root.pageCount
         freePageCount = root.freePageCount
         freeListRoot = root.freeListRoot
@@ -137,6 +136,7 @@ final class PageAllocator {
     private func markFresh(_ n: PageNumber) {
         fresh.insert(n)
         pagesAllocatedCount += 1
+        if let states = space.states { DecryptedPageCache.claim(n, states: states) }
     }
 
     private func extend(by count: Int) throws -> PageNumber {
@@ -145,10 +145,7 @@ final class PageAllocator {
             throw AtollError(.limitExceeded, "the database file would exceed \(FileFormat.pageNumberMax) pages (16 TiB)")
         }
         pageCount += UInt32(count)
-        let needed = Int(pageCount) << FileFormat.pageShift
-        var base = space.base
-        if needed > file.fileSizeBytes { base = try file.grow(toAtLeast: needed) }
-        space = PageSpace(base: base, pageCount: pageCount)
+        space = try store.grow(pageCount: pageCount)
         for i in 0..<count { markFresh(first + PageNumber(i)) }
         return first
     }
@@ -161,6 +158,7 @@ final class PageAllocator {
             if fresh.contains(n) {
                 fresh.remove(n)
                 pagesAllocatedCount -= 1
+                if let states = space.states { DecryptedPageCache.forget(n, states: states) }
                 insertIntoPool(n)
             } else {
                 freedPending.append(n)
@@ -328,7 +326,7 @@ final class PageAllocator {
         try fill(root: root, keys: poolKeys, with: pool)
         let free = Int(freePageCount) - consumedPageCount + pool.count + freedPending.count
         freePageCount = UInt32(clamping: max(0, free))
-        space = PageSpace(base: space.base, pageCount: pageCount)
+        space = space.with(pageCount: pageCount)
         return trimmed
     }
 
@@ -345,6 +343,23 @@ final class PageAllocator {
                 }
             }
         }
+    }
+
+    /// Encrypts every page this transaction wrote into the file (encrypted files only), after
+    /// `checksumFreshPages`. `counters` reserves that many unused IV counters.
+    func sealFreshPages(counters: (Int) throws -> UInt64) throws {
+        guard let cache = store.cache else { return }
+        var pages: [PageNumber] = []
+        fresh.forEach { n in if n < pageCount { pages.append(n) } }
+        guard !pages.isEmpty else { return }
+        try cache.seal(pages, space: space, firstCounter: try counters(pages.count))
+    }
+
+    /// The mirror's copies of this transaction's pages match nothing on disk: called when the
+    /// transaction ends without its pages being sealed (rollback, failed commit).
+    func forgetFreshPages() {
+        guard let states = space.states else { return }
+        fresh.forEach { DecryptedPageCache.forget($0, states: states) }
     }
 
     /// Computes and stores the checksum of every page this transaction wrote.

@@ -1,3 +1,5 @@
+import CAtollShims
+
 // Every tree and blob page starts with the same 16-byte header:
 //
 //     0   u32  CRC32C of the rest of the page (bytes 4..<4096); for a blob run, of bytes
@@ -40,17 +42,75 @@ enum PageHeader {
 /// Bounds-checked access to the pages of one snapshot. Every page number that comes from the
 /// file passes through `page(_:)` before it becomes a pointer, so a corrupted reference gives a
 /// `.fileCorrupted` error instead of a read outside the map.
+///
+/// Unencrypted files: `base` is the file's map and pages are read in place (zero-copy).
+/// Encrypted files: `base` is the process's decrypted mirror (DecryptedPageCache) and `page(_:)`
+/// first checks, with two loads and a compare, that the mirror holds the page's current
+/// plaintext, decrypting it on the slow path. The references below are not retained: the
+/// Database that owns the file and the cache outlives every transaction (which holds it).
 struct PageSpace {
+    /// Plaintext pages: the file's map, or the decrypted mirror of an encrypted file.
     let base: UnsafeMutableRawPointer
     /// Pages 0..<pageCount exist in this snapshot.
     let pageCount: UInt32
+    /// The file's map (equal to `base` for an unencrypted file).
+    let fileBase: UnsafeMutableRawPointer
+    /// Encrypted files: per page, the counter of the ciphertext the mirror holds (nil: unencrypted).
+    let states: UnsafeMutablePointer<UInt64>?
+    unowned(unsafe) let cache: DecryptedPageCache?
+
+    init(base: UnsafeMutableRawPointer, pageCount: UInt32) {
+        self.base = base
+        self.pageCount = pageCount
+        fileBase = base
+        states = nil
+        cache = nil
+    }
+
+    init(mirror: UnsafeMutableRawPointer, pageCount: UInt32, fileBase: UnsafeMutableRawPointer,
+         states: UnsafeMutablePointer<UInt64>, cache: DecryptedPageCache) {
+        base = mirror
+        self.pageCount = pageCount
+        self.fileBase = fileBase
+        self.states = states
+        self.cache = cache
+    }
+
+    /// The same pages with another page count (the writer's space as it grows or shrinks).
+    func with(pageCount: UInt32) -> PageSpace {
+        guard let states, let cache else { return PageSpace(base: base, pageCount: pageCount) }
+        return PageSpace(mirror: base, pageCount: pageCount, fileBase: fileBase, states: states, cache: cache)
+    }
+
+    var isEncrypted: Bool { states != nil }
 
     @inline(__always)
     func page(_ n: PageNumber) throws -> UnsafeRawPointer {
         guard n >= FileFormat.firstDataPage, n < pageCount else {
             throw AtollError.corrupted("reference to page \(n), outside pages \(FileFormat.firstDataPage)..<\(pageCount)")
         }
+        if let states, _slowPath(!Self.isCurrent(n, states: states, fileBase: fileBase)) { try load(n) }
         return UnsafeRawPointer(base + (Int(n) << FileFormat.pageShift))
+    }
+
+    /// Whether the mirror holds page `n`'s current plaintext (or the writer's own page).
+    @inline(__always)
+    private static func isCurrent(_ n: PageNumber, states: UnsafeMutablePointer<UInt64>, fileBase: UnsafeMutableRawPointer) -> Bool {
+        let state = atoll_load_acquire_u64(states + Int(n))
+        let onDisk = UnsafeRawPointer(fileBase).u64(EncryptedLayout.entryOffset(n))
+        return state == onDisk ? state != 0 : state == DecryptedPageCache.writerOwned
+    }
+
+    @inline(never)
+    private func load(_ n: PageNumber) throws {
+        guard let cache else { return }
+        try cache.load(n, space: self)
+    }
+
+    /// Makes pages first+1..<first+count current too (a blob run read as one buffer).
+    private func loadRun(_ first: PageNumber, count: Int) throws {
+        guard count > 1 else { return }
+        for i in 1..<count { _ = try page(first + PageNumber(i)) }
     }
 
     @inline(__always)
@@ -75,6 +135,7 @@ struct PageSpace {
         guard Int(p.u32(12)) == length, Blob.pagesNeeded(forLength: length) == pages,
               Int(first) + pages <= Int(pageCount)
         else { throw AtollError.corrupted("blob at page \(first) does not match its reference (\(length) bytes)") }
+        if isEncrypted { try loadRun(first, count: pages) }
         return UnsafeRawBufferPointer(start: p + Blob.headerBytes, count: length)
     }
 }

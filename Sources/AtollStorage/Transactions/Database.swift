@@ -14,6 +14,11 @@ import Synchronization
 public final class Database: Sendable {
     public let configuration: DatabaseConfiguration
     let file: MappedFile
+    /// The file's pages: in place, or through the decrypted mirror of an encrypted file.
+    let store: PageStore
+    /// The per-file keys of an encrypted file (nil: unencrypted).
+    let cipher: PageCipher?
+    private let header: FileHeader
     let lock: LockFile
     /// Serializes write transactions between threads of this process (the lock file's writer
     /// lock serializes processes, but not threads sharing one open file description).
@@ -44,7 +49,11 @@ public final class Database: Sendable {
             throw AtollError(.invalidArgument, "a configuration needs a path or an in-memory identifier")
         }
         return try registry.withLock { map in
-            if let existing = map[registryKey]?.database { return existing }
+            if let existing = map[registryKey]?.database {
+                // One instance per file and process: the key must be the one it was opened with.
+                try checkEncryption(header: existing.header, key: configuration.encryptionKey, name: existing.displayName)
+                return existing
+            }
             let db = try Database(configuration)
             map[registryKey] = WeakDatabase(database: db)
             return db
@@ -75,6 +84,9 @@ public final class Database: Sendable {
 
     private init(_ configuration: DatabaseConfiguration) throws {
         self.configuration = configuration
+        if configuration.path == nil, configuration.encryptionKey != nil {
+            throw AtollError(.invalidArgument, "an in-memory database cannot be encrypted; remove the encryption key or use a file")
+        }
         if let path = configuration.path {
             displayName = path
             let exists = access(path, F_OK) == 0
@@ -93,26 +105,30 @@ public final class Database: Sendable {
         }
         if file.fileSizeBytes == 0 {
             guard !configuration.readOnly else { throw AtollError.corrupted("'\(displayName)' is empty") }
-            try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability)
+            try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability,
+                                       encryptionKey: configuration.encryptionKey)
         }
         let header: FileHeader
         let root: RootRecord
+        let cipher: PageCipher?
         do {
-            (header, root) = try Self.readHeaderAndRoot(file: file, path: displayName)
+            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
         } catch let error as AtollError where error.kind == .notAnAtollFile || error.kind == .fileCorrupted {
             // Another process may be creating this file right now: it grows the file, then writes
             // the header and the first root record, all under the writer lock. Wait for that
             // lock (bounded: this thread may hold it through another instance) and look again.
             guard lock.waitForWriterToFinish(timeoutMilliseconds: 2_000) else { throw error }
             try file.refreshSize()
-            (header, root) = try Self.readHeaderAndRoot(file: file, path: displayName)
+            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
         }
-        if header.flags & 1 != 0 {
-            throw AtollError(.fileEncrypted, "'\(displayName)' is encrypted; open it with its encryption key")
-        }
+        self.header = header
+        self.cipher = cipher
         fileId = header.fileId
-        guard Int(root.pageCount) * FileFormat.pageSize <= file.fileSizeBytes else {
-            throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(root.pageCount) pages, the file has \(file.fileSizeBytes / FileFormat.pageSize)")
+        store = PageStore(file: file, cache: try cipher.map {
+            try DecryptedPageCache(cipher: $0, name: "atoll-decrypted", reservationBytesMin: configuration.mappingReservationBytesMin)
+        })
+        guard store.physicalBytes(pageCount: root.pageCount) <= file.fileSizeBytes else {
+            throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(store.physicalBytes(pageCount: root.pageCount)) bytes, the file has \(file.fileSizeBytes)")
         }
         if lock.publishedVersion > root.version {
             // The lock file is ahead of the data file (it was replaced, e.g. by compaction):
@@ -123,19 +139,46 @@ public final class Database: Sendable {
         }
     }
 
-    private static func readHeaderAndRoot(file: MappedFile, path: String) throws -> (FileHeader, RootRecord) {
+    /// The header (after checking the key against it, see `checkEncryption`), the newest root
+    /// record, and for an encrypted file the cipher of its pages.
+    private static func readHeaderAndRoot(file: MappedFile, path: String, key: EncryptionKey?) throws -> (FileHeader, RootRecord, PageCipher?) {
         let base = try file.mapping(covering: FileHeader.byteCount)
         let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: path)
-        guard let root = RootRecord.newest(in: base) else {
+        try checkEncryption(header: header, key: key, name: path)
+        let cipher = key.map { PageCipher(key: $0, fileId: header.fileId) }
+        guard let root = RootRecord.newest(in: base, cipher: cipher) else {
             throw AtollError.corrupted("neither root slot of '\(path)' is valid")
         }
-        return (header, root)
+        return (header, root, cipher)
+    }
+
+    /// Refuses a key that does not open the file: no key for an encrypted file (`.fileEncrypted`),
+    /// a wrong key, or a key for an unencrypted file (`.invalidKey`).
+    private static func checkEncryption(header: FileHeader, key: EncryptionKey?, name: String) throws {
+        guard header.isEncrypted else {
+            if key != nil {
+                throw AtollError(.invalidKey, "'\(name)' is not encrypted, but an encryption key was given; open it without a key, or write an encrypted copy with writeCopy(to:encryptionKey:)")
+            }
+            return
+        }
+        guard let key else {
+            throw AtollError(.fileEncrypted, "'\(name)' is encrypted; open it with its 64-byte encryption key")
+        }
+        guard header.encryptionScheme == EncryptedLayout.scheme else {
+            throw AtollError(.fileFormatTooNew, "'\(name)' uses encryption scheme \(header.encryptionScheme); this version of Atoll reads scheme \(EncryptedLayout.scheme). Upgrade Atoll to open it.")
+        }
+        let expected = EncryptedLayout.keyCheck(key, fileId: header.fileId)
+        var difference: UInt8 = 0
+        for (a, b) in zip(expected, header.keyCheck) { difference |= a ^ b }
+        guard difference == 0, expected.count == header.keyCheck.count else {
+            throw AtollError(.invalidKey, "the encryption key does not open '\(name)': the file was encrypted with another key")
+        }
     }
 
     /// Writes the header and the first (empty) version of a new file, under the writer lock so
     /// two processes creating the same file at once cannot both initialize it.
     private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability,
-                                          initialVersion: UInt64 = 1) throws {
+                                          initialVersion: UInt64 = 1, encryptionKey: EncryptionKey?) throws {
         try lock.lockWriter()
         defer { lock.unlockWriter() }
         // Another process may have created it since this one looked (a grown file whose header
@@ -144,23 +187,30 @@ public final class Database: Sendable {
         let base = try file.grow(toAtLeast: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
         var header = FileHeader()
         header.creationNanos = UInt64(Clock.realtimeNanoseconds())
+        var cipher: PageCipher?
+        if let encryptionKey {
+            header.flags |= EncryptedLayout.headerFlag
+            header.encryptionScheme = EncryptedLayout.scheme
+            header.keyCheck = EncryptedLayout.keyCheck(encryptionKey, fileId: header.fileId)
+            cipher = PageCipher(key: encryptionKey, fileId: header.fileId)
+        }
         header.write(to: base)
         var root = RootRecord()
         root.version = initialVersion
         root.commitTimeNanos = header.creationNanos
         let slot = base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize
         slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-        root.write(to: slot)
+        root.write(to: slot, cipher: cipher)
         if durability == .full { try file.sync() }
     }
 
     /// Creates a new, empty data file whose first version is `initialVersion` (copies continue
     /// the numbering of their source).
-    static func createFile(path: String, initialVersion: UInt64) throws {
+    static func createFile(path: String, initialVersion: UInt64, encryptionKey: EncryptionKey?) throws {
         guard access(path, F_OK) != 0 else { throw AtollError(.fileExists, "'\(path)' already exists") }
         let lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
         let file = try MappedFile(path: path, writable: true, create: true)
-        try initializeNewFile(file: file, lock: lock, durability: .full, initialVersion: initialVersion)
+        try initializeNewFile(file: file, lock: lock, durability: .full, initialVersion: initialVersion, encryptionKey: encryptionKey)
     }
 
     /// The newest committed version.
@@ -169,7 +219,7 @@ public final class Database: Sendable {
     /// Reads the newest valid root record from the file (used by writers, which hold the lock).
     func newestRoot() throws -> RootRecord {
         let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-        guard let root = RootRecord.newest(in: base) else { throw AtollError.corrupted("neither root slot of '\(displayName)' is valid") }
+        guard let root = RootRecord.newest(in: base, cipher: cipher) else { throw AtollError.corrupted("neither root slot of '\(displayName)' is valid") }
         return root
     }
 
@@ -197,13 +247,12 @@ public final class Database: Sendable {
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
                 let slotPage = base + Int(FileFormat.slotPage(forVersion: v)) * FileFormat.pageSize
-                guard let root = RootRecord.read(from: slotPage), root.version == v else {
+                guard let root = RootRecord.read(from: slotPage, cipher: cipher), root.version == v else {
                     // A newer commit reused the slot: pin the newest version instead.
                     continue
                 }
                 try checkActiveVersions(adding: v)
-                let mapped = try file.mapping(covering: Int(root.pageCount) * FileFormat.pageSize)
-                let space = PageSpace(base: mapped, pageCount: root.pageCount)
+                let space = try store.space(pageCount: root.pageCount)
                 return try ReadTransaction(database: self, root: root, space: space, slot: slot)
             }
         } catch {
@@ -254,7 +303,7 @@ public final class Database: Sendable {
                 }
             }
             let reusable = min(pinned.oldest ?? root.version, root.version)
-            let allocator = try PageAllocator(file: file, root: root, reusableVersionMax: reusable)
+            let allocator = try PageAllocator(store: store, root: root, reusableVersionMax: reusable)
             return try WriteTransaction(database: self, root: root, allocator: allocator, pinned: pinned)
         } catch {
             releaseWriter()

@@ -28,9 +28,13 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// The smallest address-space reservation of the file's mapping (tests shrink it so that
     /// growth crosses reservations and remaps under live snapshots).
     var mappingReservationBytesMin = MappedFile.minimumReservationBytes
+    /// Encrypt and authenticate every page with this key (docs/FORMAT.md, "Encryption"). A new
+    /// file is created encrypted; an existing file must have been created with the same key.
+    /// In-memory databases cannot be encrypted.
+    public var encryptionKey: EncryptionKey?
 
     public init(path: String, durability: Durability = .full, readOnly: Bool = false, createIfMissing: Bool = true,
-                maximumActiveVersions: Int? = nil, historyRetainedVersions: Int = 0)
+                maximumActiveVersions: Int? = nil, historyRetainedVersions: Int = 0, encryptionKey: EncryptionKey? = nil)
     {
         self.path = path
         inMemoryIdentifier = nil
@@ -39,6 +43,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         self.createIfMissing = createIfMissing
         self.maximumActiveVersions = maximumActiveVersions
         self.historyRetainedVersions = historyRetainedVersions
+        self.encryptionKey = encryptionKey
     }
 
     public init(inMemoryIdentifier: String, maximumActiveVersions: Int? = nil, historyRetainedVersions: Int = 0) {
@@ -49,6 +54,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         createIfMissing = true
         self.maximumActiveVersions = maximumActiveVersions
         self.historyRetainedVersions = historyRetainedVersions
+        encryptionKey = nil
     }
 
     /// The lock file used with a data file.

@@ -32,7 +32,10 @@ public final class WriteTransaction: Transaction {
     }
 
     deinit {
-        if !isClosed { database.releaseWriter() }
+        if !isClosed {
+            allocator?.forgetFreshPages()
+            database.releaseWriter()
+        }
     }
 
     func noteMutation() { mutationCount &+= 1 }
@@ -243,6 +246,9 @@ public final class WriteTransaction: Transaction {
             database.releaseWriter()
         }
         guard let allocator else { return version }
+        var sealed = false
+        // Pages built in the decrypted mirror but never sealed match nothing on disk.
+        defer { if !sealed { allocator.forgetFreshPages() } }
         let anyTableChanged = openTables.values.contains { $0.isChanged }
         guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil || !changedInternalTrees.isEmpty else {
             return version
@@ -352,20 +358,25 @@ public final class WriteTransaction: Transaction {
         next.freeListSerial = allocator.freeListSerial
         next.commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
         allocator.checksumFreshPages()
+        if let cache = database.store.cache {
+            try allocator.sealFreshPages { try reserveCounters($0, cache: cache) }
+            next.ivEpoch = max(next.ivEpoch, cache.epoch)
+        }
+        sealed = true
         lastCommitPagesWritten = allocator.pagesAllocatedCount
 
         let durable = database.configuration.durability == .full
         if durable { try database.file.sync() }
-        let slot = allocator.space.writablePage(FileFormat.slotPage(forVersion: newVersion))
+        let slot = allocator.space.fileBase + Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize
         slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-        next.write(to: slot)
+        next.write(to: slot, cipher: database.cipher)
         if durable { try database.file.sync(offset: Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize, length: FileFormat.pageSize) }
         root = next
         database.lock.setPublished(version: newVersion)
         database.lock.notifyCommit()
         if trimmed > 0 {
             // Only pages no version can see were trimmed; a failure to shrink loses nothing.
-            try? database.file.shrink(to: Int(next.pageCount) * FileFormat.pageSize)
+            try? database.store.trim(to: next.pageCount)
         }
         return newVersion
     }
@@ -405,6 +416,7 @@ public final class WriteTransaction: Transaction {
         guard !isClosed else { return }
         isClosed = true
         openTables.removeAll()
+        allocator?.forgetFreshPages()
         database.releaseWriter()
     }
 }

@@ -42,6 +42,10 @@ void atoll_atomic_store_u32(uint32_t *addr, uint32_t value);
 int atoll_atomic_cas_u32(uint32_t *addr, uint32_t expected, uint32_t desired);
 uint32_t atoll_atomic_fetch_add_u32(uint32_t *addr, uint32_t delta);
 void atoll_atomic_fence(void);
+/// Acquire load / release store, inlined into Swift callers (hot paths: the decrypted page
+/// cache's per-access state check).
+static inline uint64_t atoll_load_acquire_u64(const uint64_t *addr) { return __atomic_load_n(addr, __ATOMIC_ACQUIRE); }
+static inline void atoll_store_release_u64(uint64_t *addr, uint64_t value) { __atomic_store_n(addr, value, __ATOMIC_RELEASE); }
 
 // MARK: CRC32C (Castagnoli), hardware-accelerated where the CPU has SSE4.2.
 

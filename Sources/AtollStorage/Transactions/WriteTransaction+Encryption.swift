@@ -1,0 +1,40 @@
+// IV counters for an encrypted file's commits (PageCipher.swift explains why they are unique).
+//
+// A process encrypts pages only with counters of an epoch it has reserved durably: before its
+// first sealed page it takes the newest root record, increments the IV epoch it carries, and
+// writes that record (same version, same roots) into the inactive slot and then into the
+// active one, syncing each. Version V is then in both slots, so a torn write of either leaves
+// the other; and every later root record carries the epoch forward (a commit writes the
+// maximum of the epoch it read and its own), so no crash can bring back a smaller one. Pages
+// written under the epoch, even by a commit that never became durable, are therefore never
+// matched by a counter of a later epoch.
+
+extension WriteTransaction {
+    /// `count` consecutive IV counters no page of this file has ever been encrypted with.
+    func reserveCounters(_ count: Int, cache: DecryptedPageCache) throws -> UInt64 {
+        if let first = cache.reserveCounters(count) { return first }
+        try reserveEpoch(cache)
+        guard let first = cache.reserveCounters(count) else {
+            throw AtollError(.limitExceeded, "a commit of \(count) pages exceeds the IV counters of one epoch (2^32 - 1 pages)")
+        }
+        return first
+    }
+
+    private func reserveEpoch(_ cache: DecryptedPageCache) throws {
+        guard let allocator else { throw AtollError(.invalidTransaction, "reserving IV counters needs a write transaction") }
+        var record = try database.newestRoot()
+        guard record.ivEpoch + 1 < 1 << 32 else {
+            throw AtollError(.limitExceeded, "'\(database.displayName)' has used all 2^32 IV epochs; write a copy with writeCopy(to:encryptionKey:) to continue")
+        }
+        record.ivEpoch += 1
+        let durable = database.configuration.durability == .full
+        for slotPage in [FileFormat.slotPage(forVersion: record.version + 1), FileFormat.slotPage(forVersion: record.version)] {
+            let offset = Int(slotPage) * FileFormat.pageSize
+            let slot = allocator.space.fileBase + offset
+            slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+            record.write(to: slot, cipher: database.cipher)
+            if durable { try database.file.sync(offset: offset, length: FileFormat.pageSize) }
+        }
+        cache.begin(epoch: record.ivEpoch)
+    }
+}
