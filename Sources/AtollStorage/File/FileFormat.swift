@@ -4,8 +4,9 @@
 //
 //   page 0      file header: magic, format version, page size, flags, file id, checksum.
 //               Written once when the file is created; never rewritten.
-//   page 1, 2   the two root slots. Version V is written into slot 1 + (V % 2), so the slot of
-//               the previous version is never touched by a commit.
+//   page 1, 2   the two root slots. A commit writes the slot that does not hold the newest
+//               valid record (normally: version V goes to slot 1 + (V % 2)), so the slot of the
+//               previous version is never touched by a commit.
 //   page 3...   tree pages (B+tree nodes, cluster nodes) and blob runs, reached only from the
 //               roots recorded in a root slot. In an encrypted file (header flag bit 0) these
 //               are logical page numbers: PageCipher.swift describes where their ciphertext and
@@ -14,7 +15,8 @@
 // Commit protocol (WriteTransaction.commit):
 //   1. every new page is written into a page no snapshot can see (copy-on-write);
 //   2. fdatasync: the new pages are durable;
-//   3. the new root record is written into the *inactive* slot, with its checksum;
+//   3. the new root record is written into the *inactive* slot (the one not holding the
+//      newest valid record), with its checksum;
 //   4. fdatasync: the new version is durable.
 // Open reads both slots and takes the valid one with the highest version. A crash before 4
 // leaves the previous slot, and every page it reaches, untouched: no recovery pass exists or is
@@ -212,13 +214,42 @@ public struct RootRecord: Equatable, Sendable {
     /// The newest valid root record of the two slots, given the base of the mapped file. Both
     /// slots hold the same version after a writer reserved an IV epoch; the higher epoch wins.
     static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
-        let a = read(from: base + FileFormat.pageSize, cipher: cipher)
-        let b = read(from: base + 2 * FileFormat.pageSize, cipher: cipher)
+        newestSlot(in: base, cipher: cipher)?.record
+    }
+
+    /// The newest valid record and the slot page holding it.
+    private static func newestSlot(in base: UnsafeRawPointer, cipher: PageCipher?) -> (record: RootRecord, page: PageNumber)? {
+        let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
+        let a = read(from: base + Int(first) * FileFormat.pageSize, cipher: cipher)
+        let b = read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher)
         switch (a, b) {
-        case let (a?, b?): return (a.version, a.ivEpoch) >= (b.version, b.ivEpoch) ? a : b
-        case let (a?, nil): return a
-        case let (nil, b?): return b
+        case let (a?, b?):
+            if (a.version, a.ivEpoch) == (b.version, b.ivEpoch) {
+                // Both hold one version (an IV epoch reservation): call the slot its version
+                // usually lives in the newest, so commits keep the usual parity.
+                return FileFormat.slotPage(forVersion: a.version) == first ? (a, first) : (b, second)
+            }
+            return (a.version, a.ivEpoch) > (b.version, b.ivEpoch) ? (a, first) : (b, second)
+        case let (a?, nil): return (a, first)
+        case let (nil, b?): return (b, second)
         case (nil, nil): return nil
         }
+    }
+
+    /// The slot page the next root record goes to: the one not holding the newest valid
+    /// record. Normally that is the slot of version V + 1 (V % 2 parity); after a crash in
+    /// the middle of an IV epoch reservation, version V may live in the other slot only.
+    static func inactiveSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?) -> PageNumber {
+        guard let (_, page) = newestSlot(in: base, cipher: cipher) else { return FileFormat.firstSlotPage }
+        return page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage
+    }
+
+    /// The record of `version` if a slot holds it (normally slot 1 + version % 2).
+    static func read(version: UInt64, in base: UnsafeRawPointer, cipher: PageCipher?) -> RootRecord? {
+        let usual = FileFormat.slotPage(forVersion: version)
+        for page in [usual, usual == FileFormat.firstSlotPage ? usual + 1 : FileFormat.firstSlotPage] {
+            if let r = read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher), r.version == version { return r }
+        }
+        return nil
     }
 }

@@ -246,8 +246,7 @@ public final class Database: Sendable {
                 }
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-                let slotPage = base + Int(FileFormat.slotPage(forVersion: v)) * FileFormat.pageSize
-                guard let root = RootRecord.read(from: slotPage, cipher: cipher), root.version == v else {
+                guard let root = RootRecord.read(version: v, in: base, cipher: cipher) else {
                     // A newer commit reused the slot: pin the newest version instead.
                     continue
                 }

@@ -4,7 +4,9 @@
 // first sealed page it takes the newest root record, increments the IV epoch it carries, and
 // writes that record (same version, same roots) into the inactive slot and then into the
 // active one, syncing each. Version V is then in both slots, so a torn write of either leaves
-// the other; and every later root record carries the epoch forward (a commit writes the
+// the other (a crash between the two leaves V in the inactive slot only: commits write the
+// slot not holding the newest record, and readers look for a version in both slots); and
+// every later root record carries the epoch forward (a commit writes the
 // maximum of the epoch it read and its own), so no crash can bring back a smaller one. Pages
 // written under the epoch, even by a commit that never became durable, are therefore never
 // matched by a counter of a later epoch.
@@ -28,7 +30,9 @@ extension WriteTransaction {
         }
         record.ivEpoch += 1
         let durable = database.configuration.durability == .full
-        for slotPage in [FileFormat.slotPage(forVersion: record.version + 1), FileFormat.slotPage(forVersion: record.version)] {
+        let inactive = RootRecord.inactiveSlotPage(in: allocator.space.fileBase, cipher: database.cipher)
+        let active = inactive == FileFormat.firstSlotPage ? inactive + 1 : FileFormat.firstSlotPage
+        for slotPage in [inactive, active] {
             let offset = Int(slotPage) * FileFormat.pageSize
             let slot = allocator.space.fileBase + offset
             slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)

@@ -367,10 +367,11 @@ public final class WriteTransaction: Transaction {
 
         let durable = database.configuration.durability == .full
         if durable { try database.file.sync() }
-        let slot = allocator.space.fileBase + Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize
+        let slotOffset = Int(RootRecord.inactiveSlotPage(in: allocator.space.fileBase, cipher: database.cipher)) * FileFormat.pageSize
+        let slot = allocator.space.fileBase + slotOffset
         slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
         next.write(to: slot, cipher: database.cipher)
-        if durable { try database.file.sync(offset: Int(FileFormat.slotPage(forVersion: newVersion)) * FileFormat.pageSize, length: FileFormat.pageSize) }
+        if durable { try database.file.sync(offset: slotOffset, length: FileFormat.pageSize) }
         root = next
         database.lock.setPublished(version: newVersion)
         database.lock.notifyCommit()
