@@ -22,7 +22,8 @@ import Testing
         let key = EncryptionKey.random()
         let dir = TemporaryDirectory()
         let path = dir.file("crash.atoll")
-        try MultiProcessTests.killCommitLoops(kills, dir: dir, path: path, environment: ["ATOLL_TEST_KEY": Self.hex(key)]) {
+        try MultiProcessTests.killCommitLoops(kills, dir: dir, path: path, environment: ["ATOLL_TEST_KEY": Self.hex(key)],
+                                              commitsPerKillMin: 0.5) {
             try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
         }
         // Every writer process reserved an IV epoch of its own (a child killed before its first
