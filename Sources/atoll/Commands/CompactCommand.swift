@@ -16,6 +16,8 @@ struct CompactCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @Option(help: "Write the compacted copy here instead of replacing the database.")
     var out: String?
 
@@ -24,11 +26,11 @@ struct CompactCommand: ParsableCommand {
         let output = Output()
         if let out {
             if DatabaseAccess.exists(out) { throw CLIFailure(.outputExists, "'\(out)' already exists; compact writes only to a new file") }
-            let db = try DatabaseAccess.openDatabase(dbpath)
+            let db = try DatabaseAccess.openDatabase(dbpath, key: try encryption.key())
             try db.writeCopy(to: out)
             try output.line("compacted \(dbpath) into \(out): \(Self.size(dbpath)) -> \(Self.size(out)) bytes")
         } else {
-            let (before, after) = try Database.compact(path: dbpath)
+            let (before, after) = try Database.compact(path: dbpath, encryptionKey: try encryption.key())
             try output.line("compacted \(dbpath): \(before) -> \(after) bytes")
         }
     }

@@ -12,11 +12,13 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @OptionGroup var query: QueryOptions
 
     func run() throws {
         let out = Output()
-        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: false)
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: false, key: try encryption.key())
         let count = try realm.write {
             let matching = try query.results(in: realm)
             let count = matching.count

@@ -21,12 +21,14 @@ struct DumpCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @Flag(help: "Deterministic output for comparisons.")
     var canonical = false
 
     func run() throws {
         let out = Output()
-        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true)
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: try encryption.key())
         try realm.dumpJSON(canonical: canonical) { try out.write(bytes: $0) }
         try out.flush()
     }

@@ -38,6 +38,8 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: "The database file (created if it does not exist).")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @Option(help: "The schema file (JSON, realm-js notation).")
     var schema: String
 
@@ -62,18 +64,19 @@ struct ImportCommand: ParsableCommand {
                 bar?.update("parsing", completed: done, total: bytes.count)
             })
         }
+        let key = try encryption.key()
         let existed = DatabaseAccess.exists(dbpath)
         let summary: ImportSummary
         do {
-            summary = try importData(dynamicSchema, document, progress: (document?.objectCount ?? 0) >= 10_000 ? progress : nil)
+            summary = try importData(dynamicSchema, document, key: key, progress: (document?.objectCount ?? 0) >= 10_000 ? progress : nil)
         } catch let e as AtollError where e.kind == .primaryKeyExists && update == nil {
             progress?.finish()
-            if !existed { _ = try? Realm.deleteFiles(for: DatabaseAccess.configuration(dbpath, readOnly: false)) }
+            if !existed { _ = try? Realm.deleteFiles(for: DatabaseAccess.configuration(dbpath, readOnly: false, key: nil)) }
             throw AtollError(e.kind, e.message + "; pass --update modified or --update all to update existing objects")
         } catch {
             progress?.finish()
             // A database this import created must not be left behind, half made or empty.
-            if !existed { _ = try? Realm.deleteFiles(for: DatabaseAccess.configuration(dbpath, readOnly: false)) }
+            if !existed { _ = try? Realm.deleteFiles(for: DatabaseAccess.configuration(dbpath, readOnly: false, key: nil)) }
             throw error
         }
         if document != nil {
@@ -84,9 +87,9 @@ struct ImportCommand: ParsableCommand {
     }
 
     /// Schema and objects in one write transaction. The realm is closed on return.
-    private func importData(_ schema: DynamicSchema, _ document: ImportDocument?, progress: ProgressBar?) throws -> ImportSummary {
+    private func importData(_ schema: DynamicSchema, _ document: ImportDocument?, key: EncryptionKey?, progress: ProgressBar?) throws -> ImportSummary {
         if DatabaseAccess.exists(dbpath) { try DatabaseAccess.requireExisting(dbpath) }
-        let realm = try Realm(configuration: DatabaseAccess.configuration(dbpath, readOnly: false), dynamicSchema: nil)
+        let realm = try Realm(configuration: DatabaseAccess.configuration(dbpath, readOnly: false, key: key), dynamicSchema: nil)
         return try realm.write {
             try realm.applySchema(schema)
             guard let document else { return ImportSummary() }

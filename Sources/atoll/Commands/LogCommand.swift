@@ -17,12 +17,14 @@ struct LogCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @Option(help: "Print only versions after this one.")
     var since: UInt64 = 0
 
     func run() throws {
         let out = Output()
-        let db = try DatabaseAccess.openDatabase(dbpath)
+        let db = try DatabaseAccess.openDatabase(dbpath, key: try encryption.key())
         let read = try db.beginRead()
         defer { read.close() }
         let formatter = LogFormatter(transaction: read)

@@ -16,6 +16,8 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @OptionGroup var query: QueryOptions
 
     @Option(help: ArgumentHelp("Sort by a key path, ascending, or descending with ':desc'. Repeat for ties.", valueName: "keypath[:desc]"))
@@ -46,7 +48,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let out = Output()
-        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true)
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: try encryption.key())
         var results = try query.results(in: realm)
         let descriptors = sort.compactMap(Self.sortDescriptor)
         if !descriptors.isEmpty { results = try results.sorted(by: descriptors) }

@@ -11,8 +11,10 @@ struct SchemaCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     func run() throws {
-        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true)
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: try encryption.key())
         try Output().write(realm.dynamicSchema.json)
     }
 }

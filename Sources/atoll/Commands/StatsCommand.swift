@@ -15,8 +15,10 @@ struct StatsCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     func run() throws {
-        let db = try DatabaseAccess.openDatabase(dbpath)
+        let db = try DatabaseAccess.openDatabase(dbpath, key: try encryption.key())
         let s = try db.stats()
         var text = "file size: \(s.fileSizeBytes) bytes\n"
         text += "used: \(s.usedBytes) bytes\n"

@@ -12,8 +12,10 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     func run() throws {
-        let db = try DatabaseAccess.openDatabase(dbpath)
+        let db = try DatabaseAccess.openDatabase(dbpath, key: try encryption.key())
         let report = try db.verify()
         let classes = report.tables.filter { !$0.name.hasPrefix(DynamicSchema.reservedPrefix) }.map { "\($0.name) \($0.objects)" }
         try Output().line("ok: version \(report.version), \(report.pageCount) pages (\(report.freePages) free), \(report.pagesChecked) checked; "

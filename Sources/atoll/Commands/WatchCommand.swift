@@ -21,15 +21,18 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: "The database file.")
     var dbpath: String
 
+    @OptionGroup var encryption: KeyFileOption
+
     @OptionGroup var query: QueryOptions
 
     func run() throws {
         try DatabaseAccess.requireExisting(dbpath)
+        let key = try encryption.key()
         // The realm lives on its queue: it refreshes there when any process commits, and the
         // observer prints there. This thread only waits for a signal or a failure.
         let queue = DispatchQueue(label: "atoll.watch")
         let session = WatchSession()
-        try queue.sync { try session.start(dbpath: dbpath, query: query, queue: queue) }
+        try queue.sync { try session.start(dbpath: dbpath, key: key, query: query, queue: queue) }
         let stop = DispatchSemaphore(value: 0)
         var sources: [any DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
@@ -52,8 +55,8 @@ final class WatchSession {
     private let out = Output()
     private(set) var failure: (any Error)?
 
-    func start(dbpath: String, query: QueryOptions, queue: DispatchQueue) throws {
-        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, queue: queue)
+    func start(dbpath: String, key: EncryptionKey?, query: QueryOptions, queue: DispatchQueue) throws {
+        let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: key, queue: queue)
         let results = try query.results(in: realm)
         self.realm = realm
         token = results.observe { [weak self] change in

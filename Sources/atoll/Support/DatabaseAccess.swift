@@ -23,19 +23,20 @@ enum DatabaseAccess {
     }
 
     /// A realm on an existing database for the dynamic API (its own classes, no models).
-    static func openRealm(_ path: String, readOnly: Bool, queue: DispatchQueue? = nil) throws -> Realm {
+    /// `key`: the encryption key of an encrypted database (`--key-file`).
+    static func openRealm(_ path: String, readOnly: Bool, key: EncryptionKey?, queue: DispatchQueue? = nil) throws -> Realm {
         try requireExisting(path)
-        return try Realm(configuration: configuration(path, readOnly: readOnly), dynamicSchema: nil, queue: queue)
+        return try Realm(configuration: configuration(path, readOnly: readOnly, key: key), dynamicSchema: nil, queue: queue)
     }
 
-    static func configuration(_ path: String, readOnly: Bool) -> Realm.Configuration {
-        Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: readOnly, objectTypes: [])
+    static func configuration(_ path: String, readOnly: Bool, key: EncryptionKey?) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: key.map { Data($0.bytes) }, readOnly: readOnly, objectTypes: [])
     }
 
     /// The storage engine's view of an existing database, read-only (stats, verify, log).
-    static func openDatabase(_ path: String) throws -> Database {
+    static func openDatabase(_ path: String, key: EncryptionKey?) throws -> Database {
         try requireExisting(path)
-        return try Database.open(DatabaseConfiguration(path: path, readOnly: true, createIfMissing: false))
+        return try Database.open(DatabaseConfiguration(path: path, readOnly: true, createIfMissing: false, encryptionKey: key))
     }
 
     /// The bytes of an input file (schema, data).
