@@ -61,6 +61,12 @@ struct AtollObjectHelper {
                 let note = try realm.write { realm.create(Note.self, value: ["id": 1]) }
                 let frozen = note.freeze()
                 try realm.write { frozen.text = "frozen" }
+            case "observe-in-write":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                try realm.write {
+                    let token = realm.objects(Note.self).observe { _ in }
+                    token.invalidate()
+                }
             case "read-deleted":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 let note = try realm.write { realm.create(Note.self, value: ["id": 1]) }

@@ -226,6 +226,12 @@ extension List: _ListProtocol {
         var converted: [Element] = []
         for item in items {
             if let e = item as? Element { converted.append(e); continue }
+            if let flat = flattenOptional(item), PropertyInfo.isNestedValue(flat), let objectType = Element.self as? Object.Type,
+               let e = Object.makeUnmanaged(objectType, value: flat) as? Element {
+                // A dictionary or array describing an object of the list: a new unmanaged one.
+                converted.append(e)
+                continue
+            }
             if let flat = flattenOptional(item), let t = Element._atollType.columnType, let stored = ValueConversion.scalar(flat, type: t),
                let e = Element._atollFromStorage(stored, realm: nil) { converted.append(e); continue }
             if flattenOptional(item) == nil, Element._atollType.isOptional { converted.append(Element._atollDefault()); continue }

@@ -184,10 +184,28 @@ extension Object: RealmCollectionValue {}
 
 extension Object {
     /// An unmanaged object with values from a dictionary (`["name": "Rex"]`) or an array of
-    /// every persisted property in declaration order. Unknown keys are ignored; values of the
-    /// wrong type are skipped (use `realm.create` to get errors).
+    /// every persisted property in declaration order. Nested dictionaries and arrays make
+    /// linked objects. Unknown keys are ignored; values of the wrong type are skipped (use
+    /// `realm.create` to get errors).
+    ///
+    /// ```swift
+    /// let pluto = Dog(value: ["name": "Pluto", "age": 3])
+    /// let fido = Dog(value: ["Fido", 5])
+    /// let jane = Person(value: ["Jane", 30, [["Buster", 5], ["Buddy", 6]]])
+    /// ```
     public convenience init(value: Any) {
         self.init()
+        fillUnmanaged(from: value)
+    }
+
+    /// A new unmanaged object of `type` (a class known at run time) from a dynamic value.
+    static func makeUnmanaged(_ type: Object.Type, value: Any) -> Object {
+        let object = type.init()
+        object.fillUnmanaged(from: value)
+        return object
+    }
+
+    private func fillUnmanaged(from value: Any) {
         let schema = objectSchema
         if let dict = value as? [String: Any] {
             for (k, v) in dict { if schema.index(of: k) != nil { setValue(v, forKey: k) } }

@@ -35,6 +35,8 @@ public final class Realm {
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
     /// Frozen realms are read from any thread: their bindings are made under this lock.
     private let frozenBindingsLock = NSLock()
+    /// The classes of `configuration.objectTypes` and those they link to; nil: every class.
+    private let subsetIdentifiers: Set<ObjectIdentifier>?
     /// The last frozen realm made by `freeze()`, reused while the version is the same.
     private weak var frozenCache: Realm?
     var bindingsGeneration: UInt64
@@ -63,6 +65,7 @@ public final class Realm {
     /// refreshes itself and delivers notifications on its queue when others commit.
     public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue?) throws {
         self.configuration = configuration
+        subsetIdentifiers = configuration.objectTypes.map { Set(SchemaSetup.closure(of: $0).map { ObjectIdentifier($0) }) }
         confinement = Confinement.current(queue: queue)
         isFrozen = false
         let opened = try RealmOpener.open(configuration)
@@ -77,6 +80,7 @@ public final class Realm {
     /// A frozen realm reading `transaction` forever.
     init(frozenFrom source: Realm, transaction: ReadTransaction) {
         configuration = source.configuration
+        subsetIdentifiers = source.subsetIdentifiers
         database = source.database
         confinement = .unconfined
         isFrozen = true
@@ -140,8 +144,14 @@ public final class Realm {
         return true
     }
 
-    /// The schema of the classes this realm knows (bound so far, or all with `objectTypes`).
-    public var schema: [ObjectSchema] { bindings.values.map(\.schema).sorted { $0.className < $1.className } }
+    /// The schema of the realm's classes, by name: the configuration's `objectTypes` and the
+    /// classes they link to, or without `objectTypes`, every class of the program used so far
+    /// whose table the file has.
+    public var schema: [ObjectSchema] {
+        let types = configuration.objectTypes.map { SchemaSetup.closure(of: $0) }
+            ?? ObjectSchema.knownTypes.filter { transaction.tableKey(named: $0.className()) != nil }
+        return types.map { ObjectSchema.of($0) }.sorted { $0.className < $1.className }
+    }
 
     func bumpStamp() { stamp &+= 1 }
 
@@ -160,6 +170,9 @@ public final class Realm {
     private func makeBinding(for type: Object.Type) throws -> ClassBinding {
         let id = ObjectIdentifier(type)
         if let b = bindings[id] { return b }
+        guard isInSubset(type) else {
+            throw AtollError(.schemaMismatch, "class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes")
+        }
         let schema = ObjectSchema.of(type)
         if let error = schema.error { throw error }
         guard let tableKey = transaction.tableKey(named: schema.className) else {
@@ -176,9 +189,16 @@ public final class Realm {
     /// schema that needs a migration) reads as having no objects, and writes of it fail.
     func requireBinding(for type: Object.Type) -> ClassBinding {
         if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
+        if !isInSubset(type) { atollProgrammerError("class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes") }
         do { return try binding(for: type) } catch {
             return ClassBinding(unavailable: ObjectSchema.of(type))
         }
+    }
+
+    /// Whether the configuration's `objectTypes` (with the classes they link to) include `type`;
+    /// every class is included without `objectTypes`.
+    func isInSubset(_ type: Object.Type) -> Bool {
+        subsetIdentifiers?.contains(ObjectIdentifier(type)) ?? true
     }
 
     /// Creates the tables of classes (and the classes they link to) missing from the file.

@@ -98,6 +98,11 @@ enum ValueConversion {
 extension PropertyInfo {
     var label: String { name }
 
+    /// Whether a dynamic value is a dictionary or array describing an object.
+    static func isNestedValue(_ value: Any) -> Bool {
+        value is [String: Any] || value is [String: Any?] || value is NSDictionary || ObjectWriter.array(value) != nil
+    }
+
     /// The stored value for a scalar property (no links or lists) from a dynamic value.
     func storageValue(from value: Any?, realm: Realm?) throws -> StorageValue {
         guard let value = flattenOptional(value) else {
@@ -131,10 +136,13 @@ extension PropertyInfo {
         case .link:
             let flat = flattenOptional(value)
             if flat == nil { return valueType._atollDefault() }
-            guard let o = flat as? Object, let target = type.objectType, ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) else {
-                throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for link property '\(name)'")
+            guard let target = type.objectType else { return valueType._atollDefault() }
+            if let o = flat as? Object, ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) { return o }
+            if let flat, Self.isNestedValue(flat) {
+                // A dictionary or array describing the linked object: a new unmanaged one.
+                return Object.makeUnmanaged(target, value: flat)
             }
-            return o
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for link property '\(name)'")
         case .list:
             guard let listType = valueType as? any _ListProtocol.Type else { return valueType._atollDefault() }
             let list = listType.makeUnmanaged()
