@@ -82,3 +82,43 @@ final class Counter: Object {
         done.wait()
     }
 }
+
+/// Matches the model of Tests/AtollObjectHelper, which writes it from another process.
+final class Note: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = ""
+    @Persisted var rank = 0
+}
+
+@Suite(.serialized) struct ObjectProcessNotificationTests {
+    @Test func exactIndicesForCommitsOfAnotherProcessWritingThroughTheObjectAPI() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("notes.atoll")
+        let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Note.self])
+        let queue = DispatchQueue(label: "notes-observer")
+        let log = ChangeLog<Results<Note>>()
+        final class Holder: @unchecked Sendable { var realm: Realm?; var token: NotificationToken? }
+        let holder = Holder()
+        queue.sync {
+            guard let realm = try? Realm(configuration: config, queue: queue) else { return }
+            holder.realm = realm
+            holder.token = realm.objects(Note.self).sorted(byKeyPath: "rank").observe { log.record($0, count: \.count) }
+        }
+        #expect(holder.realm != nil)
+        // One helper run (one process, one commit) at a time, each waited for.
+        let steps: [(ops: [String], expected: Change)] = [
+            (["+1:10"], Change(insertions: [0])),
+            (["+2:30"], Change(insertions: [1])),
+            (["+3:20"], Change(insertions: [1])),          // ranks 10 20 30
+            (["~2:renamed"], Change(modifications: [2])),
+            (["-1"], Change(deletions: [0])),               // ranks 20 30
+        ]
+        for (n, step) in steps.enumerated() {
+            let (status, _) = try ObjectHelper.run(["write-notes", path] + step.ops)
+            #expect(status.code == 0)
+            #expect(log.wait { $0.updates.count == n + 1 }, "step \(n) arrived")
+            #expect(log.updates.last == step.expected, "step \(n): \(log.updates)")
+        }
+        queue.sync { holder.token?.invalidate(); holder.realm = nil }
+    }
+}
