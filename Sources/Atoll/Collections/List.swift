@@ -21,11 +21,14 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     }
     private(set) var managed: Managed?
 
+    /// An empty, unmanaged list (an array in memory until its object is added to a realm).
     public init() {}
 
     init(managed: Managed) { self.managed = managed }
 
+    /// The realm managing the list; nil while unmanaged.
     public var realm: Realm? { managed?.realm }
+    /// Whether the list is a frozen snapshot (see `freeze()`).
     public var isFrozen: Bool { managed?.realm.isFrozen ?? false }
 
     /// True when the list's object was deleted.
@@ -51,8 +54,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    /// The number of elements. O(1) unmanaged; managed, a read of the stored list.
     public var count: Int { managed == nil ? storage.count : stored().count }
 
+    /// The element at `position`; setting it (in a write, when managed) replaces it. An index
+    /// out of bounds is a programming error.
     public subscript(position: Int) -> Element {
         get {
             guard managed != nil else { return storage[position] }
@@ -63,11 +69,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         set { replace(index: position, object: newValue) }
     }
 
+    /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
         guard managed != nil else { return storage.makeIterator() }
         return stored().map(element).makeIterator()
     }
 
+    /// A short description: the element type and the count.
     public var description: String { "List<\(Element.self)> (\(count) elements)" }
 
     // MARK: writing
@@ -92,11 +100,14 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         throw AtollError(.typeMismatch, "cannot store \(e) in a list")
     }
 
+    /// Appends an element. Managed lists change only inside a write transaction; an unmanaged
+    /// object appended to a managed list is added to the realm.
     public func append(_ element: Element) {
         guard managed != nil else { storage.append(element); return }
         write("append") { t, m, w in try t.listInsert(m.key, m.column, at: try t.listValues(m.key, m.column).count, try storageValue(element, &w)) }
     }
 
+    /// Appends every element of a sequence (for example `Results`), in order.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         for e in elements { append(e) }
     }
@@ -106,37 +117,44 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         append(contentsOf: elements)
     }
 
+    /// Inserts an element at `index`.
     public func insert(_ element: Element, at index: Int) {
         guard managed != nil else { storage.insert(element, at: index); return }
         write("insert") { t, m, w in try t.listInsert(m.key, m.column, at: index, try storageValue(element, &w)) }
     }
 
+    /// Removes the element at `index` (the object itself stays in the realm).
     public func remove(at index: Int) {
         guard managed != nil else { storage.remove(at: index); return }
         write("remove") { t, m, _ in try t.listRemove(m.key, m.column, at: index) }
     }
 
+    /// Removes the last element, if any.
     public func removeLast() {
         let n = count
         guard n > 0 else { return }
         remove(at: n - 1)
     }
 
+    /// Removes every element (the objects themselves stay in the realm).
     public func removeAll() {
         guard managed != nil else { storage.removeAll(); return }
         write("removeAll") { t, m, _ in try t.listClear(m.key, m.column) }
     }
 
+    /// Replaces the element at `index`.
     public func replace(index: Int, object: Element) {
         guard managed != nil else { storage[index] = object; return }
         write("replace") { t, m, w in try t.listSet(m.key, m.column, at: index, try storageValue(object, &w)) }
     }
 
+    /// Moves the element at `from` to `to`.
     public func move(from: Int, to: Int) {
         guard managed != nil else { let e = storage.remove(at: from); storage.insert(e, at: to); return }
         write("move") { t, m, _ in try t.listMove(m.key, m.column, from: from, to: to) }
     }
 
+    /// Exchanges two elements.
     public func swapAt(_ index1: Int, _ index2: Int) {
         guard index1 != index2 else { return }
         let a = self[index1], b = self[index2]
@@ -165,10 +183,12 @@ extension List where Element: Object {
         do { return try results().filter(throwing: predicateFormat, args) } catch { atollProgrammerError("invalid query: \(error)") }
     }
 
+    /// The list's objects sorted by a property, as live `Results`.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results().sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
+    /// The list's objects sorted by several properties, as live `Results`.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         results().sorted(by: descriptors)
     }
@@ -178,20 +198,26 @@ extension List where Element: Object {
 }
 
 extension List where Element: Comparable {
+    /// The smallest element, or nil when empty. O(n).
     public func min() -> Element? { Array(self).min() }
+    /// The largest element, or nil when empty. O(n).
     public func max() -> Element? { Array(self).max() }
+    /// The elements in ascending (or descending) order, as an array. O(n log n).
     public func sorted(ascending: Bool = true) -> [Element] { ascending ? Array(self).sorted() : Array(self).sorted(by: >) }
 }
 
 extension List where Element: AdditiveArithmetic {
+    /// The sum of the elements (zero when empty). O(n).
     public func sum() -> Element { Array(self).reduce(.zero, +) }
 }
 
 extension List where Element: BinaryInteger {
+    /// The mean of the elements, or nil when empty. O(n).
     public func average() -> Double? { isEmpty ? nil : Double(Array(self).reduce(0) { $0 + Int64($1) }) / Double(count) }
 }
 
 extension List where Element: BinaryFloatingPoint {
+    /// The mean of the elements, or nil when empty. O(n).
     public func average() -> Double? { isEmpty ? nil : Double(Array(self).reduce(0, +)) / Double(count) }
 }
 
@@ -214,10 +240,13 @@ extension List: PersistableValue {
 }
 
 extension List: _ListProtocol {
+    /// An empty unmanaged list of this type (dynamic APIs).
     public static func makeUnmanaged() -> any _ListProtocol { List<Element>() }
 
+    /// The elements as `Any` (dynamic APIs).
     public var anyElements: [Any?] { map { flattenOptional($0) } }
 
+    /// Replaces the elements with those of an array (dynamic APIs); nil empties the list.
     public func replaceAll(with value: Any?, property: PropertyInfo) throws {
         guard let value = flattenOptional(value) else { removeAll(); return }
         guard let items = ObjectWriter.array(value) else {

@@ -39,6 +39,7 @@ extension List {
 }
 
 extension LinkingObjects: RealmCollection {
+    /// The name of the linking objects' class.
     public var objectClassName: String { Element.className() }
 
     /// True when the object these link to was deleted.

@@ -4,9 +4,12 @@ import Dispatch
 
 /// A sort key for `sorted(by:)`.
 public struct SortDescriptor: Sendable, Hashable {
+    /// The property to sort by (a key path through to-one links: `"owner.name"`).
     public var keyPath: String
+    /// Smallest first when true.
     public var ascending: Bool
 
+    /// A sort key, ascending by default.
     public init(keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
@@ -33,9 +36,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     init(core: ResultsCore<ClassBinding>) { self.core = core }
 
+    /// The realm of the results.
     public var realm: Realm? { core.realm }
     /// The name of the objects' class (readable from any thread).
     public var objectClassName: String { core.binding.schema.className }
+    /// Whether these are frozen results (see `freeze()`).
     public var isFrozen: Bool { core.realm.isFrozen }
     /// True when the object whose list or linking objects these results are has been
     /// deleted. (False off the realm's thread.)
@@ -61,6 +66,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return core.count
     }
 
+    /// The object at `position` in the results' order (a programming error when out of
+    /// bounds). O(1) for all objects of a class; otherwise the keys of one evaluation.
     public subscript(position: Int) -> Element {
         core.realm.verifyThread()
         if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding),
@@ -73,7 +80,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return core.realm.makeObject(Element.self, key: key, binding: core.binding)
     }
 
+    /// The first object, or nil when there is none.
     public var first: Element? { isEmpty ? nil : self[0] }
+    /// The last object, or nil when there is none.
     public var last: Element? { let n = count; return n == 0 ? nil : self[n - 1] }
 
     /// Iterates lazily: objects are made one at a time from the keys of one evaluation.
@@ -95,6 +104,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return core.keys().firstIndex(of: m.key)
     }
 
+    /// A short description: the class and the count.
     public var description: String { "Results<\(core.binding.schema.className)> (\(count) objects)" }
 
     // MARK: filtering and sorting
@@ -119,10 +129,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return Results(core: core.with(query: query))
     }
 
+    /// The results sorted by a property (a key path through to-one links).
+    ///
+    /// ```swift
+    /// let byName = realm.objects(Dog.self).sorted(byKeyPath: "name")
+    /// ```
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
+    /// The results sorted by several properties, the first descriptor first.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         let clause = sortDescriptors.map { "\($0.keyPath) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
         guard !clause.isEmpty else { return self }
@@ -167,6 +183,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
     }
 
+    /// The largest value of a property (numbers and dates), or nil when there are none.
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
         if let v = tableAggregate(property, .max), let p = core.binding.schema[property] {
             return ValueConversion.swiftValue(v, property: p, realm: core.realm) as? T
@@ -273,6 +290,7 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         self.leaves = leaves
     }
 
+    /// The next object, or nil at the end.
     public mutating func next() -> Element? {
         if let table {
             while leafIndex < leaves.count && row >= leaves[leafIndex].count { leafIndex += 1; row = 0 }

@@ -61,6 +61,7 @@ public final class Migration {
         } catch { record(error); return nil }
     }
 
+    /// Deletes an object during the migration.
     public func delete(_ object: MigrationObject) {
         do { try transaction.table(object.tableKey).erase(object.key) } catch { record(error) }
     }

@@ -55,10 +55,13 @@ public enum RealmCollectionChange<CollectionType> {
 
 /// One changed property of an observed object.
 public struct PropertyChange: CustomStringConvertible {
+    /// The property's name.
     public let name: String
     /// The value before the change (nil when it was nil).
     public let oldValue: Any?
+    /// The value after the change (nil when it is nil).
     public let newValue: Any?
+    /// `name: old -> new`.
     public var description: String { "\(name): \(oldValue.map { "\($0)" } ?? "nil") -> \(newValue.map { "\($0)" } ?? "nil")" }
 }
 
@@ -77,5 +80,6 @@ extension Realm {
         case refreshRequired
     }
 
+    /// What `observe(_:)` calls after every change of the realm's version.
     public typealias NotificationBlock = (_ notification: Notification, _ realm: Realm) -> Void
 }

@@ -22,6 +22,7 @@ open class Object: CustomStringConvertible {
     /// Set when the object is managed.
     @exclusivity(unchecked) var _managed: ManagedObjectState?
 
+    /// A new unmanaged object with the declared default values.
     public required init() {
         _values = []
         _indexBase = 0
@@ -125,6 +126,8 @@ open class Object: CustomStringConvertible {
         }
     }
 
+    /// The value of a property by name (`dog["name"]`), like `value(forKey:)` and
+    /// `setValue(_:forKey:)`.
     public subscript(key: String) -> Any? {
         get { value(forKey: key) }
         set { setValue(newValue, forKey: key) }

@@ -3,9 +3,13 @@ import Synchronization
 
 /// One persisted property of a model class.
 public struct PropertyInfo: Sendable, CustomStringConvertible {
+    /// The property's name (the stored column's name).
     public let name: String
+    /// What the property stores (an implementation detail).
     public let type: _PropertyType
+    /// Whether this is the class's primary key.
     public let isPrimaryKey: Bool
+    /// Whether the property has a search index (primary keys always do).
     public let isIndexed: Bool
     /// Declared with @Persisted but listed in `ignoredProperties()`: kept in memory only.
     public let isIgnored: Bool
@@ -16,8 +20,11 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     /// The Swift type of the property (for dynamic conversions).
     let valueType: any PersistableValue.Type
 
+    /// Whether this is a `LinkingObjects` property (computed from links, not stored).
     public var isLinkingObjects: Bool { if case .linkingObjects = type.kind { true } else { false } }
+    /// Whether this is a `List` property.
     public var isList: Bool { if case .list = type.kind { true } else { false } }
+    /// Whether the property may be nil (for lists: whether its elements may be).
     public var isOptional: Bool { type.isOptional }
     /// The linked class for links, lists of links and linking objects.
     public var objectClassName: String? { type.objectType?.className() }
@@ -31,6 +38,7 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
         return t != .objectId && t != .uuid
     }
 
+    /// `name: Type`.
     public var description: String { "\(name): \(valueType)" }
 
     /// The column this property is stored in.
@@ -46,20 +54,26 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
 
 /// The schema of one model class, derived once from the class and cached.
 public final class ObjectSchema: Sendable, CustomStringConvertible {
+    /// The class name (its table's name).
     public let className: String
     /// Properties in declaration order; property i is the i-th @Persisted of the class.
     public let properties: [PropertyInfo]
+    /// The primary key property, if the class has one.
     public let primaryKeyProperty: PropertyInfo?
+    /// The model class.
     public let objectType: Object.Type
     let tableSpec: TableSpec
     /// Why the class cannot be used as a model, if it cannot.
     let error: AtollError?
     private let indexByName: [String: Int]
 
+    /// The class and its properties.
     public var description: String { "\(className) { \(properties.map(\.description).joined(separator: "; ")) }" }
 
+    /// The position of a property in `properties`, or nil.
     public func index(of name: String) -> Int? { indexByName[name] }
 
+    /// The property named `name`, or nil.
     public subscript(name: String) -> PropertyInfo? { indexByName[name].map { properties[$0] } }
 
     private init(type: Object.Type) {

@@ -16,6 +16,7 @@ public struct _PropertyType: Sendable, Equatable {
     /// For links, lists of links and linking objects: the target class.
     let objectType: Object.Type?
 
+    /// Same kind, optionality and integer width.
     public static func == (a: _PropertyType, b: _PropertyType) -> Bool {
         a.kind == b.kind && a.isOptional == b.isOptional && a.intBits == b.intBits
     }

@@ -40,6 +40,7 @@ extension Realm {
         /// with HMAC-SHA256 (docs/FORMAT.md, "Encryption"). Opening an encrypted file without
         /// its key fails with `.fileEncrypted`, with another key with `.invalidKey`.
         public var encryptionKey: Data?
+        /// Open without writing: writes throw `.readOnly`, and no file is created.
         public var readOnly: Bool
         /// The version of the schema the code declares; bump it when models change.
         public var schemaVersion: UInt64
@@ -57,6 +58,8 @@ extension Realm {
         /// and tests: commits then survive a crash of the process but not of the machine.
         public var syncWrites: Bool
 
+        /// A configuration; every parameter has a default (`.init(inMemoryIdentifier: "x")`).
+        /// `syncConfiguration` is reserved for sync and must be nil.
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil, syncConfiguration: Never? = nil,
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,

@@ -103,6 +103,7 @@ extension Realm {
         }
     }
 
+    /// Adds every object of a sequence, as `add(_:update:)` does for one.
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
         performWrite("add(_:)") { w in
             var writer = ObjectWriter(realm: self, transaction: w, update: update)

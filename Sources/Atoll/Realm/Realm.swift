@@ -22,6 +22,7 @@ import Glibc
 /// throw `.wrongThread` elsewhere, and accessors stop the program with a clear message. Use
 /// `ThreadSafeReference` or `freeze()` to pass objects to other threads.
 public final class Realm {
+    /// The configuration the realm was opened with.
     public let configuration: Configuration
     let database: Database
     let confinement: Confinement
@@ -40,6 +41,7 @@ public final class Realm {
     /// The last frozen realm made by `freeze()`, reused while the version is the same.
     private weak var frozenCache: Realm?
     var bindingsGeneration: UInt64
+    /// Whether this is a frozen snapshot (see `freeze()`).
     public let isFrozen: Bool
     /// The first error of the current write (see `recordError`).
     private(set) var pendingError: AtollError?
@@ -134,6 +136,7 @@ public final class Realm {
     /// The version the realm currently reads.
     public var version: UInt64 { transaction.version }
 
+    /// Whether a write transaction is open (`write { }` or `beginWrite()`).
     public var isInWriteTransaction: Bool { writeTransaction != nil }
 
     /// True when no objects are stored.

@@ -72,6 +72,7 @@ public struct Frozen<Element: Object>: @unchecked Sendable {
         self.object = object.freeze()
     }
 
+    /// A property of the frozen object (`frozenDog.name`).
     public subscript<Value>(dynamicMember keyPath: KeyPath<Element, Value>) -> Value {
         object[keyPath: keyPath]
     }
