@@ -61,75 +61,87 @@ enum ListCodec {
     }
 }
 
-/// Read access to an encoded list value.
+/// Read access to an encoded list value. Opening one and reading its elements allocates
+/// nothing except for string and binary elements (queries read lists of every object scanned).
 package struct ListView {
     package let count: Int
-    package let column: ColumnSpec
+    /// The element type (the list column's type).
+    let type: ColumnType
+    /// How elements are stored: the element type's physical kind.
+    let kind: PhysicalKind
     let p: UnsafeRawPointer
-    let starts: [Int]
-
+    /// Offsets of the element blocks (the second only for timestamps: nanoseconds).
+    let start0: Int
+    let start1: Int
 
     /// Validates `bytes` as a list of `column`'s element type.
     init(_ bytes: UnsafeRawBufferPointer, column: ColumnSpec) throws {
-        self.column = column
+        type = column.type
+        var element = column
+        element.isList = false
+        kind = element.physical
         guard bytes.count > 0, let base = bytes.baseAddress else {
             count = 0
             p = UnsafeRawPointer(bitPattern: 8).unsafelyUnwrapped
-            starts = []
+            start0 = 0
+            start1 = 0
             return
         }
         var r = ByteReader(bytes, context: "list value")
         let n = try r.length(max: bytes.count * 8)
-        var at = r.offset
-        var starts: [Int] = []
-        for spec in ListCodec.blockSpecs(for: column) {
-            starts.append(at)
-            guard let end = BlockCodec.end(kind: spec.kind, base, at: at, rows: n, limit: bytes.count), end <= bytes.count else {
+        // The same blocks as ListCodec.blockSpecs: one of the element's kind, or two int
+        // blocks for timestamps.
+        func blockEnd(_ kind: PhysicalKind, at: Int) throws -> Int {
+            guard let end = BlockCodec.end(kind: kind, base, at: at, rows: n, limit: bytes.count), end <= bytes.count else {
                 throw AtollError.corrupted("list value of \(bytes.count) bytes is malformed")
             }
-            at = end
+            return end
+        }
+        start0 = r.offset
+        let end0 = try blockEnd(kind, at: start0)
+        if column.type == .timestamp {
+            start1 = end0
+            _ = try blockEnd(.ints, at: start1)
+        } else {
+            start1 = 0
         }
         count = n
         p = base
-        self.starts = starts
     }
 
     package func value(at i: Int) -> StorageValue {
         guard i >= 0, i < count else { return .null }
-        var element = column
-        element.isList = false
-        switch element.physical {
+        switch kind {
         case .ints:
-            let c = BlockCodec.intColumn(p, at: starts[0], rows: count)
+            let c = BlockCodec.intColumn(p, at: start0, rows: count)
             if c.isNull(i) { return .null }
-            switch element.type {
+            switch type {
             case .bool: return .bool(c[i] != 0)
             case .link: return .link(ObjectKey(UInt64(bitPattern: c[i])))
             case .timestamp:
-                let ns = BlockCodec.intColumn(p, at: starts[1], rows: count)
+                let ns = BlockCodec.intColumn(p, at: start1, rows: count)
                 return .timestamp(Timestamp(seconds: c[i], nanoseconds: Int32(truncatingIfNeeded: ns[i])))
             default: return .int(c[i])
             }
         case .float32:
-            let c = BlockCodec.float32Column(p, at: starts[0], rows: count)
+            let c = BlockCodec.float32Column(p, at: start0, rows: count)
             return c.isNull(i) ? .null : .float(c[i])
         case .float64:
-            let c = BlockCodec.float64Column(p, at: starts[0], rows: count)
+            let c = BlockCodec.float64Column(p, at: start0, rows: count)
             return c.isNull(i) ? .null : .double(c[i])
         case .fixed(let k):
-            let c = BlockCodec.fixedColumn(p, at: starts[0], rows: count)
+            let c = BlockCodec.fixedColumn(p, at: start0, rows: count)
             if c.isNull(i) { return .null }
             let b = c.bytes(i)
-            if k == 16 {
-                let u = Array(b)
-                return .uuid(UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15])))
+            if k == 16, b.count == 16 {
+                return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
             }
             return .objectId(ObjectId(twelveBytes: Array(b)))
         case .bytes:
-            let c = BlockCodec.bytesColumn(p, at: starts[0], rows: count)
+            let c = BlockCodec.bytesColumn(p, at: start0, rows: count)
             if c.isNull(i) { return .null }
             let b = c.stored(i)
-            return element.type == .string ? .string(String(decoding: b, as: UTF8.self)) : .binary(Array(b))
+            return type == .string ? .string(String(decoding: b, as: UTF8.self)) : .binary(Array(b))
         }
     }
 
