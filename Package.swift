@@ -142,9 +142,18 @@ let package = Package(
             dependencies: ["AtollSync", "AtollStorage", "AtollTestHelper"],
             swiftSettings: strict
         ),
+        // Counts heap allocations by interposing malloc, for AtollQueryProbe only.
+        .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
+        // Measures the allocations of query evaluation (run by AtollQueryTests).
+        .executableTarget(
+            name: "AtollQueryProbe",
+            dependencies: ["AtollQuery", "AtollStorage", "CAllocationCounter"],
+            path: "Tests/AtollQueryProbe",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AtollQueryTests",
-            dependencies: ["AtollQuery", "AtollStorage"],
+            dependencies: ["AtollQuery", "AtollStorage", "AtollQueryProbe"],
             swiftSettings: strict
         ),
     ]

@@ -1,79 +1,302 @@
 import AtollStorage
+import Foundation
 
 /// `property <op> constant` for a property of the object itself, evaluated on a leaf's packed
-/// columns: ints, floats and strings are tested in place without building values; other types
-/// go through QueryValue.
+/// columns in place: no value is built and nothing is allocated per row (strings are matched
+/// on their UTF-8 bytes, except non-ASCII rows under [c]/[d], which StringMatcher folds).
+///
+/// Per leaf, ``prepare(_:table:)`` makes the column views once; ``select(_:from:into:)`` then
+/// tests rows in a tight loop, and ``holds(_:row:)`` tests one row (SUBQUERY elements).
 struct ColumnTest {
     let column: Int
     let type: QueryValueType
     let constant: QueryValue
     let comparator: Comparator
+    /// The constant prepared for in-place comparison, when the column type allows it.
+    private let operand: Operand
 
-    /// A per-row test for one leaf.
-    func tester(for leaf: LeafRef, table: Table) throws -> (Int) -> Bool {
+    /// The right side in the form the per-row loops compare with.
+    private enum Operand {
+        case int(IntOperand)
+        case double(IntOperand)
+        /// Strings and binary data: bytes to compare with (IN: several), nil for a nil constant.
+        case bytes([UInt8]?)
+        case bytesList([[UInt8]?])
+        case timestamp(Timestamp?)
+        case timestampList([Timestamp?])
+        case fixed([UInt8]?)
+        case fixedList([[UInt8]?])
+        /// Compared through QueryValue (types and operators the loops do not cover).
+        case value
+    }
+
+    init(column: Int, type: QueryValueType, constant: QueryValue, comparator: Comparator) {
+        self.column = column
+        self.type = type
+        self.constant = constant
+        self.comparator = comparator
+        operand = Self.operand(type: type, constant: constant, comparator: comparator)
+    }
+
+    private static func operand(type: QueryValueType, constant: QueryValue, comparator: Comparator) -> Operand {
+        func bytes(_ v: QueryValue) -> [UInt8]?? {
+            switch v {
+            case .null: .some(nil)
+            case .string(let s) where type == .string: .some(Array(s.utf8))
+            case .data(let d) where type == .data: .some(d)
+            default: nil
+            }
+        }
+        func timestamp(_ v: QueryValue) -> Timestamp?? {
+            if v.isNull { return .some(nil) }
+            return v.normalizedTimestamp.map { .some($0) }
+        }
+        func fixed(_ v: QueryValue) -> [UInt8]?? {
+            switch v {
+            case .null: .some(nil)
+            case .uuid(let u) where type == .uuid: .some(withUnsafeBytes(of: u.uuid) { Array($0) })
+            case .objectId(let o) where type == .objectId: .some(o.bytes)
+            default: nil
+            }
+        }
+        switch type {
+        case .int, .bool, .object:
+            if !comparator.isStringOperation, let rhs = intOperand(constant) { return .int(rhs) }
+        case .double, .float:
+            if !comparator.isStringOperation, let rhs = doubleOperand(constant) { return .double(rhs) }
+        case .string, .data:
+            // String operators and folded equality go through the prepared matchers; plain
+            // equality, ordering and IN compare bytes here.
+            if comparator.isStringOperation { return .bytes(nil) }
+            if case .list(let items) = constant, comparator.op == .in {
+                let all = items.map(bytes)
+                if all.allSatisfy({ $0 != nil }) { return .bytesList(all.map { $0 ?? nil }) }
+            } else if let b = bytes(constant) {
+                return .bytes(b)
+            }
+        case .date:
+            if case .list(let items) = constant, comparator.op == .in || comparator.op == .between {
+                let all = items.map(timestamp)
+                if all.allSatisfy({ $0 != nil }) { return .timestampList(all.map { $0 ?? nil }) }
+            } else if let t = timestamp(constant) {
+                return .timestamp(t)
+            }
+        case .uuid, .objectId:
+            if case .list(let items) = constant, comparator.op == .in || comparator.op == .between {
+                let all = items.map(fixed)
+                if all.allSatisfy({ $0 != nil }) { return .fixedList(all.map { $0 ?? nil }) }
+            } else if let f = fixed(constant) {
+                return .fixed(f)
+            }
+        }
+        return .value
+    }
+
+    /// The column views of one leaf.
+    enum Prepared {
+        case int(IntColumn, nullable: Bool, IntOperand)
+        case keyAlias(LeafRef, IntOperand)
+        case double(Float64Column, IntOperand)
+        case float(Float32Column, IntOperand)
+        case bytes(BytesColumn, Table)
+        case timestamp(seconds: IntColumn, nanoseconds: IntColumn)
+        case fixed(FixedColumn)
+        case value(LeafRef, Table, linkTarget: String?)
+    }
+
+    func prepare(_ leaf: LeafRef, table: Table) throws -> Prepared {
         guard column >= 0, column < table.spec.columns.count else {
             throw AtollError(.invalidQuery, "column \(column) does not exist in '\(table.name)'")
         }
-        let op = comparator.op
-        let nullable = table.spec.columns[column].isNullable
-        // Integers, booleans and links: compare Int64 values in place.
-        if (type == .int || type == .bool || type == .object), !comparator.isStringOperation, let rhs = Self.intOperand(constant) {
-            if table.isKeyAlias(column) {
-                return { r in Self.compareInt(ObjectKey(leaf.key(r)).intPrimaryKey, isNull: false, op, rhs) }
-            }
-            let values = leaf.intColumn(table.block(column))
-            if !nullable { return { r in Self.compareInt(values[r], isNull: false, op, rhs) } }
-            return { r in Self.compareInt(values[r], isNull: values.isNull(r), op, rhs) }
-        }
-        if type == .double, !comparator.isStringOperation, let rhs = Self.doubleOperand(constant) {
-            let values = leaf.float64Column(table.block(column))
-            return { r in Self.compareDouble(values[r], isNull: values.isNull(r), op, rhs) }
-        }
-        if type == .float, !comparator.isStringOperation, let rhs = Self.doubleOperand(constant) {
-            let values = leaf.float32Column(table.block(column))
-            return { r in Self.compareDouble(Double(values[r]), isNull: values.isNull(r), op, rhs) }
-        }
-        if type == .string, case .string(let s) = constant {
-            let values = leaf.bytesColumn(table.block(column))
-            let pattern = Array(s.utf8)
-            let comparator = self.comparator
-            return { r in
-                if values.isNull(r) { return comparator.holds(.null, .string(s)) }
-                guard let bytes = try? table.bytes(of: values, row: r) else { return false }
-                if comparator.isStringOperation, let m = comparator.stringMatcher {
-                    let matched = m.matches(bytes)
-                    return op == .notEqual ? !matched : matched
-                }
-                switch op {
-                case .equal: return Self.bytesEqual(bytes, pattern)
-                case .notEqual: return !Self.bytesEqual(bytes, pattern)
-                default:
-                    let c = pattern.withUnsafeBytes { StringOrdering.compare(bytes, $0) }
-                    switch op {
-                    case .less: return c < 0
-                    case .lessOrEqual: return c <= 0
-                    case .greater: return c > 0
-                    case .greaterOrEqual: return c >= 0
-                    default: return comparator.holds(.string(String(decoding: bytes, as: UTF8.self)), .string(s))
-                    }
-                }
-            }
-        }
-        // Everything else: build the value and compare.
-        let comparator = self.comparator, constant = self.constant
-        let target = table.spec.columns[column].linkTarget
-        return { r in
-            let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-            guard let stored = try? table.value(h, column) else { return false }
-            return comparator.holds(QueryValue(stored, linkTarget: target), constant)
+        switch operand {
+        case .int(let rhs):
+            if table.isKeyAlias(column) { return .keyAlias(leaf, rhs) }
+            return .int(leaf.intColumn(table.block(column)), nullable: table.spec.columns[column].isNullable, rhs)
+        case .double(let rhs):
+            if type == .float { return .float(leaf.float32Column(table.block(column)), rhs) }
+            return .double(leaf.float64Column(table.block(column)), rhs)
+        case .bytes, .bytesList:
+            return .bytes(leaf.bytesColumn(table.block(column)), table)
+        case .timestamp, .timestampList:
+            let b = table.block(column)
+            return .timestamp(seconds: leaf.intColumn(b), nanoseconds: leaf.intColumn(b + 1))
+        case .fixed, .fixedList:
+            return .fixed(leaf.fixedColumn(table.block(column)))
+        case .value:
+            return .value(leaf, table, linkTarget: table.spec.columns[column].linkTarget)
         }
     }
 
-    private static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return b.withUnsafeBytes { bb in
-            guard let pa = a.baseAddress, let pb = bb.baseAddress else { return true }
-            return memcmp(pa, pb, a.count) == 0
+    /// Writes the rows of `input` (ascending) that pass to `output`; returns how many.
+    func select(_ prepared: Prepared, from input: UnsafeBufferPointer<Int>, into output: UnsafeMutableBufferPointer<Int>) -> Int {
+        var n = 0
+        var i = 0
+        let op = comparator.op
+        // One loop per column kind, so the per-row work is a load and a compare.
+        switch prepared {
+        case .int(let values, let nullable, let rhs):
+            if nullable {
+                while i < input.count {
+                    let r = input[i]
+                    if Self.compareInt(values[r], isNull: values.isNull(r), op, rhs) { output[n] = r; n += 1 }
+                    i += 1
+                }
+            } else {
+                while i < input.count {
+                    let r = input[i]
+                    if Self.compareInt(values[r], isNull: false, op, rhs) { output[n] = r; n += 1 }
+                    i += 1
+                }
+            }
+        case .double(let values, let rhs):
+            while i < input.count {
+                let r = input[i]
+                if Self.compareDouble(values[r], isNull: values.isNull(r), op, rhs) { output[n] = r; n += 1 }
+                i += 1
+            }
+        default:
+            while i < input.count {
+                let r = input[i]
+                if holds(prepared, row: r) { output[n] = r; n += 1 }
+                i += 1
+            }
+        }
+        return n
+    }
+
+    /// Whether row `r` of the prepared leaf passes.
+    func holds(_ prepared: Prepared, row r: Int) -> Bool {
+        let op = comparator.op
+        switch prepared {
+        case .int(let values, let nullable, let rhs):
+            return Self.compareInt(values[r], isNull: nullable && values.isNull(r), op, rhs)
+        case .keyAlias(let leaf, let rhs):
+            return Self.compareInt(ObjectKey(leaf.key(r)).intPrimaryKey, isNull: false, op, rhs)
+        case .double(let values, let rhs):
+            return Self.compareDouble(values[r], isNull: values.isNull(r), op, rhs)
+        case .float(let values, let rhs):
+            return Self.compareDouble(Double(values[r]), isNull: values.isNull(r), op, rhs)
+        case .bytes(let values, let table):
+            if values.isNull(r) { return comparator.holds(.null, constant) }
+            guard let bytes = try? table.bytes(of: values, row: r) else { return false }
+            return holdsBytes(bytes)
+        case .timestamp(let seconds, let nanoseconds):
+            let t: Timestamp? = seconds.isNull(r) ? nil : Timestamp(seconds: seconds[r], nanoseconds: Int32(truncatingIfNeeded: nanoseconds[r]))
+            switch operand {
+            case .timestamp(let c): return Self.compareOrdered(t, op, c)
+            case .timestampList(let items): return Self.compareList(t, op, items)
+            default: return false
+            }
+        case .fixed(let values):
+            let b: UnsafeRawBufferPointer? = values.isNull(r) ? nil : values.bytes(r)
+            switch operand {
+            case .fixed(let c): return Self.compareFixed(b, op, c)
+            case .fixedList(let items): return Self.compareFixedList(b, op, items)
+            default: return false
+            }
+        case .value(let leaf, let table, let linkTarget):
+            let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
+            guard let stored = try? table.value(h, column) else { return false }
+            return comparator.holds(QueryValue(stored, linkTarget: linkTarget), constant)
+        }
+    }
+
+    /// A non-null string or binary value against the constant.
+    private func holdsBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let op = comparator.op
+        if comparator.isStringOperation {
+            let matched: Bool
+            if let m = comparator.stringMatcher { matched = m.matches(bytes) }
+            else if let m = comparator.binaryMatcher { matched = m.matches(bytes) }
+            else { return op == .notEqual } // a nil pattern never matches
+            return op == .notEqual ? !matched : matched
+        }
+        switch operand {
+        case .bytes(let pattern):
+            guard let pattern else { return op == .notEqual }
+            let c = pattern.withUnsafeBytes { StringOrdering.compare(bytes, $0) }
+            switch op {
+            case .equal: return c == 0
+            case .notEqual: return c != 0
+            case .less: return c < 0
+            case .lessOrEqual: return c <= 0
+            case .greater: return c > 0
+            case .greaterOrEqual: return c >= 0
+            default: return false
+            }
+        case .bytesList(let items):
+            let matchers = comparator.listMatchers
+            var i = 0
+            if !matchers.isEmpty {
+                while i < matchers.count {
+                    if matchers[i].matches(bytes) { return true }
+                    i += 1
+                }
+                return false
+            }
+            while i < items.count {
+                if let item = items[i], item.withUnsafeBytes({ StringOrdering.compare(bytes, $0) }) == 0 { return true }
+                i += 1
+            }
+            return false
+        default:
+            return false
+        }
+    }
+
+    private static func compareOrdered<T: Comparable>(_ v: T?, _ op: ComparisonOperator, _ c: T?) -> Bool {
+        switch op {
+        case .equal: return v == c
+        case .notEqual: return v != c
+        default:
+            guard let v, let c else { return false }
+            switch op {
+            case .less: return v < c
+            case .lessOrEqual: return v <= c
+            case .greater: return v > c
+            case .greaterOrEqual: return v >= c
+            default: return false
+            }
+        }
+    }
+
+    private static func compareList<T: Comparable>(_ v: T?, _ op: ComparisonOperator, _ items: [T?]) -> Bool {
+        switch op {
+        case .in: return items.contains { $0 == v }
+        case .between:
+            guard items.count == 2, let v, let lo = items[0], let hi = items[1] else { return false }
+            return lo <= v && v <= hi
+        default: return false
+        }
+    }
+
+    private static func compareFixed(_ v: UnsafeRawBufferPointer?, _ op: ComparisonOperator, _ c: [UInt8]?) -> Bool {
+        guard let v, let c else {
+            switch op {
+            case .equal: return v == nil && c == nil
+            case .notEqual: return !(v == nil && c == nil)
+            default: return false
+            }
+        }
+        let order = c.withUnsafeBytes { StringOrdering.compare(v, $0) }
+        switch op {
+        case .equal: return order == 0
+        case .notEqual: return order != 0
+        case .less: return order < 0
+        case .lessOrEqual: return order <= 0
+        case .greater: return order > 0
+        case .greaterOrEqual: return order >= 0
+        default: return false
+        }
+    }
+
+    private static func compareFixedList(_ v: UnsafeRawBufferPointer?, _ op: ComparisonOperator, _ items: [[UInt8]?]) -> Bool {
+        switch op {
+        case .in: return items.contains { compareFixed(v, .equal, $0) }
+        case .between:
+            guard items.count == 2 else { return false }
+            return compareFixed(v, .greaterOrEqual, items[0]) && compareFixed(v, .lessOrEqual, items[1])
+        default: return false
         }
     }
 
@@ -133,7 +356,13 @@ struct ColumnTest {
             return compareDouble(Double(v), isNull: isNull, op, .double(c))
         case .list(let items):
             switch op {
-            case .in: return items.contains { compareInt(v, isNull: isNull, .equal, $0) }
+            case .in:
+                var i = 0
+                while i < items.count {
+                    if compareInt(v, isNull: isNull, .equal, items[i]) { return true }
+                    i += 1
+                }
+                return false
             case .between:
                 guard items.count == 2, !isNull else { return false }
                 return compareInt(v, isNull: false, .greaterOrEqual, items[0]) && compareInt(v, isNull: false, .lessOrEqual, items[1])
@@ -164,7 +393,13 @@ struct ColumnTest {
             }
         case .list(let items):
             switch op {
-            case .in: return items.contains { compareDouble(v, isNull: isNull, .equal, $0) }
+            case .in:
+                var i = 0
+                while i < items.count {
+                    if compareDouble(v, isNull: isNull, .equal, items[i]) { return true }
+                    i += 1
+                }
+                return false
             case .between:
                 guard items.count == 2, !isNull else { return false }
                 return compareDouble(v, isNull: false, .greaterOrEqual, items[0]) && compareDouble(v, isNull: false, .lessOrEqual, items[1])
@@ -173,7 +408,3 @@ struct ColumnTest {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

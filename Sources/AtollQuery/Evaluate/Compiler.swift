@@ -15,6 +15,9 @@ indirect enum Node {
 struct CompiledComparison {
     let comparison: BoundComparison
     let comparator: Comparator
+    /// The predicates of SUBQUERY counts on either side, compiled once for every object.
+    var leftSubquery: Node?
+    var rightSubquery: Node?
 }
 
 struct Compiler {
@@ -34,7 +37,10 @@ struct Compiler {
                 let property = path.steps[0].property
                 return .column(ColumnTest(column: property.columnIndex, type: property.type, constant: constant, comparator: comparator))
             }
-            return .general(CompiledComparison(comparison: c, comparator: comparator))
+            var compiled = CompiledComparison(comparison: c, comparator: comparator)
+            if case .subqueryCount(let sub) = c.left { compiled.leftSubquery = try compile(sub.predicate, className: sub.elementClassName) }
+            if case .subqueryCount(let sub) = c.right { compiled.rightSubquery = try compile(sub.predicate, className: sub.elementClassName) }
+            return .general(compiled)
         }
     }
 }

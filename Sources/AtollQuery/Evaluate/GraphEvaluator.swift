@@ -8,6 +8,12 @@ struct ObjectRef {
 
 /// Evaluates comparisons that follow links, lists and linking objects, aggregates and
 /// SUBQUERY counts, one object at a time.
+///
+/// Values are streamed to the comparison as the key path reaches them (no arrays of values or
+/// objects), quantifiers stop at the first decisive value, and aggregates are folded as they
+/// go. What still allocates per object: linking objects (the backlink entries are read into an
+/// array), and string or binary values at the end of a path (built as String / [UInt8];
+/// strings of up to 15 UTF-8 bytes are stored inline by Swift and do not allocate).
 struct GraphEvaluator {
     let engine: QueryEngine
 
@@ -21,91 +27,124 @@ struct GraphEvaluator {
         return ObjectRef(table: table, row: h)
     }
 
-    /// Every value `path` reaches from `start`. A to-one path through a nil link gives [nil].
-    func values(of path: BoundKeyPath, from start: ObjectRef) throws -> [QueryValue] {
-        if path.steps.isEmpty { return [.object(className: start.table.name, key: start.row.key.rawValue)] }
-        var current = [start]
-        var sawNil = false
-        for (i, step) in path.steps.enumerated() {
-            let last = i == path.steps.count - 1
-            let p = step.property
-            var next: [ObjectRef] = []
-            var out: [QueryValue] = []
-            for o in current {
-                if let origin = p.linkingObjectsOrigin {
-                    let originTable = try table(origin.className)
-                    let keys = try o.table.backlinks(to: o.row.key, from: originTable.key, column: p.columnIndex)
-                    if last { out += keys.map { .object(className: origin.className, key: $0.rawValue) } }
-                    else { for k in keys { if let r = try object(originTable, k) { next.append(r) } } }
-                } else if p.isList {
-                    let list = try o.table.list(o.row, p.columnIndex)
-                    if p.type == .object, let target = p.objectClassName {
-                        let targetTable = try table(target)
-                        for j in 0..<list.count {
-                            guard case .link(let k) = list.value(at: j) else { continue }
-                            if last { out.append(.object(className: target, key: k.rawValue)) }
-                            else if let r = try object(targetTable, k) { next.append(r) }
-                        }
-                    } else {
-                        for j in 0..<list.count { out.append(QueryValue(list.value(at: j), linkTarget: nil)) }
-                    }
-                } else if p.type == .object, let target = p.objectClassName {
-                    guard let k = o.table.link(o.row, p.columnIndex) else {
-                        if last { out.append(.null) } else { sawNil = true }
-                        continue
-                    }
-                    if last { out.append(.object(className: target, key: k.rawValue)) }
-                    else if let r = try object(try table(target), k) { next.append(r) }
-                } else {
-                    out.append(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
+    /// Calls `body` with every value `path` reaches from `start`, in order, until it returns
+    /// false. A to-one path through a nil link reaches one nil. Returns false if `body` stopped.
+    @discardableResult
+    func forEachValue(of path: BoundKeyPath, from start: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        if path.steps.isEmpty { return try body(.object(className: start.table.name, key: start.row.key.rawValue)) }
+        return try visit(path, step: 0, from: start, body)
+    }
+
+    private func visit(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        let p = path.steps[i].property
+        let last = i == path.steps.count - 1
+        if let origin = p.linkingObjectsOrigin {
+            let originTable = try table(origin.className)
+            let keys = try o.table.backlinks(to: o.row.key, from: originTable.key, column: p.columnIndex)
+            var j = 0
+            while j < keys.count {
+                let k = keys[j]
+                j += 1
+                if last {
+                    if try !body(.object(className: origin.className, key: k.rawValue)) { return false }
+                } else if let r = try object(originTable, k) {
+                    if try !visit(path, step: i + 1, from: r, body) { return false }
                 }
             }
-            if last {
-                if out.isEmpty && sawNil && !path.isToMany { return [.null] }
-                return out
-            }
-            current = next
+            return true
         }
-        return []
+        if p.isList {
+            let list = try o.table.list(o.row, p.columnIndex)
+            if p.type == .object, let target = p.objectClassName {
+                let targetTable = last ? nil : try table(target)
+                var j = 0
+                while j < list.count {
+                    let element = list.value(at: j)
+                    j += 1
+                    guard case .link(let k) = element else { continue }
+                    if let targetTable {
+                        if let r = try object(targetTable, k), try !visit(path, step: i + 1, from: r, body) { return false }
+                    } else if try !body(.object(className: target, key: k.rawValue)) {
+                        return false
+                    }
+                }
+            } else {
+                var j = 0
+                while j < list.count {
+                    if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
+                    j += 1
+                }
+            }
+            return true
+        }
+        if p.type == .object, let target = p.objectClassName {
+            guard let k = o.table.link(o.row, p.columnIndex) else {
+                // A nil link ends the path: nil for the last step or a to-one path; nothing
+                // when the path reaches many values.
+                return last || !path.isToMany ? try body(.null) : true
+            }
+            if last { return try body(.object(className: target, key: k.rawValue)) }
+            guard let r = try object(try table(target), k) else { return true }
+            return try visit(path, step: i + 1, from: r, body)
+        }
+        return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
+    }
+
+    /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).
+    func firstValue(of path: BoundKeyPath, from start: ObjectRef) throws -> QueryValue {
+        var first = QueryValue.null
+        try forEachValue(of: path, from: start) { v in first = v; return false }
+        return first
     }
 
     /// The single value of a right-hand expression (constant, or an expression on `object`).
-    func value(of expression: BoundExpression, on object: ObjectRef) throws -> QueryValue {
+    func value(of expression: BoundExpression, on object: ObjectRef, subquery: Node?) throws -> QueryValue {
         switch expression {
         case .constant(let v): return v
-        case .keyPath(let path): return try values(of: path, from: object).first ?? .null
-        case .count(let path): return .int(Int64(try values(of: path, from: object).count))
+        case .keyPath(let path): return try firstValue(of: path, from: object)
+        case .count(let path):
+            var n: Int64 = 0
+            try forEachValue(of: path, from: object) { _ in n += 1; return true }
+            return .int(n)
         case .aggregate(let a): return try aggregate(a, on: object)
-        case .subqueryCount(let s): return .int(Int64(try subqueryCount(s, on: object)))
+        case .subqueryCount(let s):
+            guard let subquery else { throw AtollError(.invalidQuery, "SUBQUERY was not compiled") }
+            return .int(Int64(try subqueryCount(s, node: subquery, on: object)))
         }
     }
 
     func aggregate(_ a: BoundAggregate, on object: ObjectRef) throws -> QueryValue {
-        let values = try values(of: a.values, from: object).filter { !$0.isNull }
-        switch a.function {
-        case .min: return values.min { ValueComparison.compare($0, $1) < 0 } ?? .null
-        case .max: return values.max { ValueComparison.compare($0, $1) < 0 } ?? .null
-        case .sum:
-            if a.resultType == .int {
-                var total: Int64 = 0
-                for v in values { if case .int(let i) = v { total = total &+ i } }
-                return .int(total)
+        var best = QueryValue.null
+        var intTotal: Int64 = 0
+        var doubleTotal = 0.0
+        var count = 0
+        try forEachValue(of: a.values, from: object) { v in
+            if v.isNull { return true }
+            count += 1
+            switch a.function {
+            case .min: if best.isNull || ValueComparison.compare(v, best) < 0 { best = v }
+            case .max: if best.isNull || ValueComparison.compare(v, best) > 0 { best = v }
+            case .sum, .avg:
+                if case .int(let i) = v { intTotal = intTotal &+ i }
+                doubleTotal += ValueComparison.numeric(v) ?? 0
             }
-            return .double(values.reduce(0) { $0 + (ValueComparison.numeric($1) ?? 0) })
-        case .avg:
-            guard !values.isEmpty else { return .null }
-            return .double(values.reduce(0) { $0 + (ValueComparison.numeric($1) ?? 0) } / Double(values.count))
+            return true
+        }
+        switch a.function {
+        case .min, .max: return best
+        case .sum: return a.resultType == .int ? .int(intTotal) : .double(doubleTotal)
+        case .avg: return count == 0 ? .null : .double(doubleTotal / Double(count))
         }
     }
 
-    func subqueryCount(_ s: BoundSubquery, on object: ObjectRef) throws -> Int {
-        let elements = try values(of: s.collection, from: object)
+    /// How many elements of the subquery's collection satisfy its compiled predicate.
+    func subqueryCount(_ s: BoundSubquery, node: Node, on object: ObjectRef) throws -> Int {
         let elementTable = try table(s.elementClassName)
-        let node = try Compiler(engine: engine).compile(s.predicate, className: s.elementClassName)
         var count = 0
-        for e in elements {
-            guard case .object(_, let key) = e, let o = try self.object(elementTable, ObjectKey(key)) else { continue }
-            if try !engine.evaluate(node, leaf: o.row.leaf, table: elementTable, rows: [o.row.row]).isEmpty { count += 1 }
+        try forEachValue(of: s.collection, from: object) { e in
+            guard case .object(_, let key) = e, let h = try elementTable.locate(ObjectKey(key)) else { return true }
+            if try engine.matches(node, h, table: elementTable) { count += 1 }
+            return true
         }
         return count
     }
@@ -113,16 +152,21 @@ struct GraphEvaluator {
     /// Whether a compiled comparison holds for `object`.
     func holds(_ compiled: CompiledComparison, on object: ObjectRef) throws -> Bool {
         let c = compiled.comparison
-        let rhs = try value(of: c.right, on: object)
-        let lefts: [QueryValue]
-        switch c.left {
-        case .keyPath(let path): lefts = try values(of: path, from: object)
-        default: lefts = [try value(of: c.left, on: object)]
+        let comparator = compiled.comparator
+        let rhs = try value(of: c.right, on: object, subquery: compiled.rightSubquery)
+        guard case .keyPath(let path) = c.left else {
+            return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
         }
         switch c.quantifier {
-        case .any: return lefts.contains { compiled.comparator.holds($0, rhs) }
-        case .all: return lefts.allSatisfy { compiled.comparator.holds($0, rhs) }
-        case .none: return !lefts.contains { compiled.comparator.holds($0, rhs) }
+        case .any, .none:
+            var found = false
+            try forEachValue(of: path, from: object) { v in
+                if comparator.holds(v, rhs) { found = true; return false }
+                return true
+            }
+            return c.quantifier == .any ? found : !found
+        case .all:
+            return try forEachValue(of: path, from: object) { v in comparator.holds(v, rhs) }
         }
     }
 }

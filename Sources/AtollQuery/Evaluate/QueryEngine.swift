@@ -56,8 +56,10 @@ public struct QueryEngine {
             let node = try Compiler(engine: self).compile(query.predicate, className: query.className)
             if plannedCandidates(query.predicate, table: table) == nil {
                 var total = 0
+                let scratch = RowScratch()
                 try table.forEachLeaf { leaf in
-                    total += try evaluate(node, leaf: leaf, table: table, rows: Array(0..<leaf.count)).count
+                    total += try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count),
+                                        output: scratch.output(leaf.count), scratch: scratch, depth: 0)
                     return true
                 }
                 return total
@@ -73,16 +75,24 @@ public struct QueryEngine {
         let node = try Compiler(engine: self).compile(predicate, className: table.name)
         if let selected = candidates ?? plannedCandidates(predicate, table: table) {
             var result: [ObjectKey] = []
-            for key in selected {
+            var i = 0
+            while i < selected.count {
+                let key = selected[i]
+                i += 1
                 guard let h = try table.locate(key) else { continue }
-                if try !evaluate(node, leaf: h.leaf, table: table, rows: [h.row]).isEmpty { result.append(key) }
+                if try matches(node, h, table: table) { result.append(key) }
             }
             return result
         }
         var result: [ObjectKey] = []
+        let scratch = RowScratch()
         try table.forEachLeaf { leaf in
-            for r in try evaluate(node, leaf: leaf, table: table, rows: Array(0..<leaf.count)) {
-                result.append(ObjectKey(leaf.key(r)))
+            let output = scratch.output(leaf.count)
+            let n = try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count), output: output, scratch: scratch, depth: 0)
+            var j = 0
+            while j < n {
+                result.append(ObjectKey(leaf.key(output[j])))
+                j += 1
             }
             return true
         }
@@ -133,44 +143,122 @@ public struct QueryEngine {
         }
     }
 
-    /// The rows of `leaf` (from `rows`, ascending) for which `node` holds.
-    func evaluate(_ node: Node, leaf: LeafRef, table: Table, rows: [Int]) throws -> [Int] {
-        if rows.isEmpty { return rows }
+    /// Writes the rows of `input` (rows of `leaf`, ascending) for which `node` holds to `output`
+    /// (ascending) and returns how many. Buffers come from `scratch` (two per nesting level,
+    /// reused for every leaf), so a scan allocates nothing per leaf or row; loops are explicit
+    /// `while` loops for the same reason in unoptimized builds.
+    func select(_ node: Node, leaf: LeafRef, table: Table, input: UnsafeBufferPointer<Int>,
+                output: UnsafeMutableBufferPointer<Int>, scratch: RowScratch, depth: Int) throws -> Int
+    {
+        if input.isEmpty { return 0 }
         switch node {
-        case .constant(let b): return b ? rows : []
-        case .and(let children):
-            var current = rows
-            for child in children {
-                current = try evaluate(child, leaf: leaf, table: table, rows: current)
-                if current.isEmpty { break }
-            }
-            return current
-        case .or(let children):
-            var selected = [Bool](repeating: false, count: leaf.count)
-            var remaining = rows
-            for child in children {
-                for r in try evaluate(child, leaf: leaf, table: table, rows: remaining) { selected[r] = true }
-                remaining = remaining.filter { !selected[$0] }
-                if remaining.isEmpty { break }
-            }
-            return rows.filter { selected[$0] }
-        case .not(let child):
-            let matched = try evaluate(child, leaf: leaf, table: table, rows: rows)
-            if matched.isEmpty { return rows }
-            var set = [Bool](repeating: false, count: leaf.count)
-            for r in matched { set[r] = true }
-            return rows.filter { !set[$0] }
+        case .constant(let b):
+            guard b else { return 0 }
+            return Self.copy(input, to: output)
         case .column(let test):
-            let tester = try test.tester(for: leaf, table: table)
-            return rows.filter(tester)
+            return test.select(try test.prepare(leaf, table: table), from: input, into: output)
         case .general(let comparison):
-            var result: [Int] = []
-            for r in rows {
+            let graph = GraphEvaluator(engine: self)
+            var n = 0, i = 0
+            while i < input.count {
+                let r = input[i]
+                i += 1
                 let object = ObjectRef(table: table, row: RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r))))
-                if try GraphEvaluator(engine: self).holds(comparison, on: object) { result.append(r) }
+                if try graph.holds(comparison, on: object) { output[n] = r; n += 1 }
             }
-            return result
+            return n
+        case .and(let children):
+            if children.isEmpty { return Self.copy(input, to: output) }
+            let a = scratch.rows(depth: depth, slot: 0, capacity: input.count)
+            let b = scratch.rows(depth: depth, slot: 1, capacity: input.count)
+            var source = input
+            var target = a
+            var i = 0
+            while i < children.count {
+                let last = i == children.count - 1
+                let n = try select(children[i], leaf: leaf, table: table, input: source, output: last ? output : target,
+                                   scratch: scratch, depth: depth + 1)
+                if last || n == 0 { return n }
+                source = UnsafeBufferPointer(rebasing: target[0..<n])
+                target = target.baseAddress == a.baseAddress ? b : a
+                i += 1
+            }
+            return 0
+        case .or(let children):
+            let marks = scratch.marks(depth: depth, capacity: leaf.count)
+            let remaining = scratch.rows(depth: depth, slot: 0, capacity: input.count)
+            let hits = scratch.rows(depth: depth, slot: 1, capacity: input.count)
+            var remainingCount = Self.copy(input, to: remaining)
+            var i = 0
+            while i < children.count && remainingCount > 0 {
+                let n = try select(children[i], leaf: leaf, table: table, input: UnsafeBufferPointer(rebasing: remaining[0..<remainingCount]),
+                                   output: hits, scratch: scratch, depth: depth + 1)
+                var j = 0
+                while j < n { marks[hits[j]] = true; j += 1 }
+                var kept = 0
+                j = 0
+                while j < remainingCount {
+                    let r = remaining[j]
+                    if !marks[r] { remaining[kept] = r; kept += 1 }
+                    j += 1
+                }
+                remainingCount = kept
+                i += 1
+            }
+            var n = 0
+            i = 0
+            while i < input.count {
+                let r = input[i]
+                if marks[r] { output[n] = r; n += 1; marks[r] = false }
+                i += 1
+            }
+            return n
+        case .not(let child):
+            let hits = scratch.rows(depth: depth, slot: 0, capacity: input.count)
+            let h = try select(child, leaf: leaf, table: table, input: input, output: hits, scratch: scratch, depth: depth + 1)
+            // input minus hits; both ascending.
+            var n = 0, i = 0, j = 0
+            while i < input.count {
+                let r = input[i]
+                i += 1
+                if j < h && hits[j] == r { j += 1; continue }
+                output[n] = r
+                n += 1
+            }
+            return n
         }
+    }
+
+    /// Whether `node` holds for one object (candidates from an index or a list, SUBQUERY
+    /// elements). Allocates nothing.
+    func matches(_ node: Node, _ h: RowHandle, table: Table) throws -> Bool {
+        switch node {
+        case .constant(let b): return b
+        case .column(let test): return test.holds(try test.prepare(h.leaf, table: table), row: h.row)
+        case .general(let comparison): return try GraphEvaluator(engine: self).holds(comparison, on: ObjectRef(table: table, row: h))
+        case .and(let children):
+            var i = 0
+            while i < children.count {
+                if try !matches(children[i], h, table: table) { return false }
+                i += 1
+            }
+            return true
+        case .or(let children):
+            var i = 0
+            while i < children.count {
+                if try matches(children[i], h, table: table) { return true }
+                i += 1
+            }
+            return false
+        case .not(let child): return try !matches(child, h, table: table)
+        }
+    }
+
+    private static func copy(_ input: UnsafeBufferPointer<Int>, to output: UnsafeMutableBufferPointer<Int>) -> Int {
+        if let from = input.baseAddress, let to = output.baseAddress, input.count > 0 {
+            to.update(from: from, count: input.count)
+        }
+        return input.count
     }
 
     // MARK: SORT / DISTINCT / LIMIT
@@ -197,7 +285,7 @@ public struct QueryEngine {
             guard let h = try table.locate(key) else { continue }
             let object = ObjectRef(table: table, row: h)
             var values: [QueryValue] = []
-            for s in sortKeys { values.append(try graph.values(of: s.keyPath, from: object).first ?? .null) }
+            for s in sortKeys { values.append(try graph.firstValue(of: s.keyPath, from: object)) }
             rows.append((i, key, values))
         }
         rows.sort { a, b in
@@ -218,7 +306,7 @@ public struct QueryEngine {
             guard let h = try table.locate(key) else { continue }
             let object = ObjectRef(table: table, row: h)
             var values: [QueryValue] = []
-            for p in paths { values.append(try graph.values(of: p, from: object).first ?? .null) }
+            for p in paths { values.append(try graph.firstValue(of: p, from: object)) }
             if seen.insert(values.map(Self.distinctKey)).inserted { result.append(key) }
         }
         return result
