@@ -94,3 +94,47 @@ import Testing
         #expect(failed?.message.contains("maximum of 3") == true)
     }
 }
+
+@Suite struct OpenErrorTests {
+    @Test func aCorruptedFileIsRefusedWithAnError() throws {
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("corrupt.atoll"))
+        do {
+            let realm = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
+            try realm.write { for i in 0..<100 { realm.create(Dog.self, value: ["id": i, "name": "dog \(i)"]) } }
+        }
+        // Scribble over both header slots and the first pages.
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seek(toOffset: 0)
+        handle.write(Data(repeating: 0x5A, count: 3 * 4096))
+        try handle.close()
+        do {
+            _ = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
+            Issue.record("a corrupted file must be refused")
+        } catch let e as AtollError {
+            #expect([.fileCorrupted, .notAnAtollFile].contains(e.kind), "\(e)")
+        }
+    }
+
+    @Test func aClassThatIsNotAValidModelIsRefusedAtOpen() throws {
+        do {
+            _ = try Realm(configuration: freshConfiguration([BadLink.self]))
+            Issue.record("an invalid model must be refused")
+        } catch let e as AtollError {
+            #expect(e.kind == .schemaMismatch)
+        }
+    }
+
+    @Test func aReadOnlyRealmWithoutAClassesTableReadsNoObjects() throws {
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("ro.atoll"))
+        do {
+            let realm = try Realm(configuration: .init(fileURL: url, objectTypes: [Book.self, Person.self]))
+            try realm.write { realm.create(Book.self, value: ["title": "T"]) }
+        }
+        let ro = try Realm(configuration: .init(fileURL: url, readOnly: true))
+        #expect(ro.objects(Book.self).count == 1)
+        #expect(ro.objects(Contact.self).isEmpty, "no table: no objects, and no crash")
+        #expect(ro.object(ofType: Contact.self, forPrimaryKey: 1) == nil)
+    }
+}

@@ -191,9 +191,10 @@ public final class Realm {
     /// error; a class the file cannot give (a read-only or frozen realm without its table, a
     /// schema that needs a migration) reads as having no objects, and writes of it fail.
     func requireBinding(for type: Object.Type) -> ClassBinding {
-        if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
-        if !isInSubset(type) { atollProgrammerError("class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes") }
         do { return try binding(for: type) } catch {
+            // Checked only on failure: the common path is one dictionary lookup.
+            if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
+            if !isInSubset(type) { atollProgrammerError("class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes") }
             return ClassBinding(unavailable: ObjectSchema.of(type))
         }
     }

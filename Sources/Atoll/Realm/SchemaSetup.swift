@@ -13,6 +13,15 @@ enum SchemaSetup {
         try w.setMetadata(versionKey, withUnsafeBytes(of: v.littleEndian) { Array($0) })
     }
 
+    /// Without objectTypes: the valid classes used so far, except names several classes
+    /// share (versions of one model kept side by side). Those, and invalid classes, are
+    /// checked where they are used instead of at every open.
+    static func knownTypesToCheck() -> [Object.Type] {
+        let valid = ObjectSchema.knownTypes.filter { ObjectSchema.of($0).error == nil }
+        let names = Dictionary(grouping: valid, by: { $0.className() })
+        return valid.filter { names[$0.className()]?.count == 1 }
+    }
+
     /// `types` plus every class they link to, transitively.
     static func closure(of types: [Object.Type]) -> [Object.Type] {
         var seen = Set<ObjectIdentifier>()
@@ -93,7 +102,7 @@ enum RealmOpener {
             }
         }
         var database = try Database.open(storage)
-        let types = configuration.objectTypes ?? ObjectSchema.knownTypes
+        let types = configuration.objectTypes ?? SchemaSetup.knownTypesToCheck()
         for t in types { if let e = ObjectSchema.of(t).error { throw e } }
         let (fileVersion, hasTables, differences) = try { () throws -> (UInt64?, Bool, [String]) in
             // Scoped so the transaction (and its reference to the database) is gone before a
