@@ -51,6 +51,8 @@ public struct AtollError: Error, Sendable, Equatable, CustomStringConvertible {
         case authenticationFailed
         case timeout
         case cancelled
+        /// A peer's clock is too far from this one's (sync refuses its stamps until it is right).
+        case clockSkew
     }
 
     public let kind: Kind

@@ -78,6 +78,8 @@ public final class SyncReplica {
     let schema: SyncSchema
     /// Upload acknowledgements received since the last commit (persisted with the next one).
     private var acknowledgedInMemory: UInt64 = 0
+    /// A download position reached without anything to apply (persisted with the next commit).
+    private var cursorInMemory: DownloadCursor?
 
     public var nodeID: NodeID { state.nodeID }
     public var realmID: String { state.realmID }
@@ -90,7 +92,18 @@ public final class SyncReplica {
     /// The last own sequence number the relay acknowledged.
     public var uploadAcknowledged: UInt64 { max(state.uploadAcknowledged, acknowledgedInMemory) }
     /// Where downloading resumes.
-    public var downloadCursor: DownloadCursor { DownloadCursor(relayID: state.relayID, seq: state.relayCursor) }
+    public var downloadCursor: DownloadCursor {
+        if let c = cursorInMemory, c.relayID == state.relayID || state.relayCursor == 0 { return c }
+        return DownloadCursor(relayID: state.relayID, seq: state.relayCursor)
+    }
+
+    /// Records a download position reached by a batch with nothing to apply (only changesets
+    /// this node already has). Kept in memory and written with the next commit: losing it in a
+    /// crash only means downloading those positions again.
+    public func advanceCursor(to cursor: DownloadCursor) {
+        guard cursor != downloadCursor else { return }
+        cursorInMemory = cursor
+    }
     /// The last version whose local changes are changesets.
     public var extractedThrough: UInt64 { state.extractedThrough }
     /// The clock's last reading.
@@ -171,11 +184,16 @@ public final class SyncReplica {
             }
             let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
+            if let c = cursorInMemory, c.relayID != writer.state.relayID || c.seq > writer.state.relayCursor {
+                writer.state.relayID = c.relayID
+                writer.state.relayCursor = c.seq
+            }
             let result = try body(writer)
             try persistAcknowledgements(writer)
             try writer.finish()
             let version = try w.commit()
             state = writer.state
+            cursorInMemory = nil
             return (result, version)
         } catch {
             w.rollback()

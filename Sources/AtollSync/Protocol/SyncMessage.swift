@@ -1,0 +1,263 @@
+import AtollStorage
+
+/// The protocol version this code speaks. A peer with another version gets a `.protocolVersion`
+/// error naming both.
+public let syncProtocolVersion: UInt32 = 1
+
+/// Why a peer refuses or ends a session (sent in an `.error` message before closing).
+public enum SyncErrorCode: UInt16, Sendable, Equatable {
+    /// A message could not be decoded, or broke the protocol's rules.
+    case malformed = 1
+    case protocolVersion = 2
+    /// The node's synced schema differs from the realm's.
+    case schemaMismatch = 3
+    /// The realm id is empty or too long.
+    case invalidRealm = 4
+    /// The relay no longer has history the node needs (trimmed after every known peer had it).
+    case historyTrimmed = 5
+    /// The relay holds more changesets of this node than the node made: the file was restored
+    /// from a backup or copied from another node.
+    case originConflict = 6
+    /// A changeset is stamped too far ahead of the relay's clock; the node's clock is wrong. Not
+    /// fatal: the relay stores what came before and the node retries later.
+    case clockAhead = 7
+    /// The relay could not store changesets (a storage failure); retry later.
+    case unavailable = 8
+    /// A message that is not valid in the session's state (e.g. data before the handshake).
+    case unexpectedMessage = 9
+
+    /// Whether the session must end (every code but `.clockAhead`).
+    public var isFatal: Bool { self != .clockAhead }
+
+    var errorKind: AtollError.Kind {
+        switch self {
+        case .schemaMismatch: .schemaMismatch
+        case .unavailable: .connectionFailed
+        case .clockAhead: .clockSkew
+        default: .protocolViolation
+        }
+    }
+}
+
+/// The messages of the sync protocol. Each travels as one `Frame` (kind byte + payload); the
+/// transport compresses, checksums and delimits frames.
+///
+/// Node -> relay: `hello` (first), `upload`, `downloadAck`, `markRequest`.
+/// Relay -> node: `welcome` (or `error`), `uploadAck`, `download`, `markReply`.
+/// Either side: `error` (then the sender closes, unless the code is not fatal).
+public enum SyncMessage: Equatable, Sendable {
+    /// Opens a session: who the node is, which realm and schema, and what it already has.
+    case hello(Hello)
+    /// The relay accepts: its identity, what it has stored of the node's own changesets, and the
+    /// realm's current head.
+    case welcome(Welcome)
+    case error(code: SyncErrorCode, message: String)
+    /// Own changesets of the node, in sequence order.
+    case upload([Changeset])
+    /// The relay stored the node's changesets up to `through`, durably. `resend`: it detected a
+    /// gap and the node should send again from `through + 1`.
+    case uploadAck(through: UInt64, resend: Bool)
+    /// Changesets of other nodes from the relay's log: entries after `from` up to `to` (entries
+    /// the node already has are left out; `to` may pass some), and the log's `head` when sent.
+    case download(from: UInt64, to: UInt64, head: UInt64, changesets: [Changeset])
+    /// The node applied the relay's log up to `cursor`. `resend`: it saw a gap and wants the log
+    /// again from `cursor + 1`.
+    case downloadAck(cursor: UInt64, resend: Bool)
+    /// Asks the relay for its current head (for "wait until downloaded everything there is").
+    case markRequest(id: UInt64)
+    case markReply(id: UInt64, head: UInt64)
+
+    public struct Hello: Equatable, Sendable {
+        public var protocolVersion: UInt32
+        public var nodeID: NodeID
+        public var realmID: String
+        public var schemaFingerprint: [UInt8]
+        public var cursor: DownloadCursor
+        public var versionVector: VersionVector
+
+        public init(protocolVersion: UInt32 = syncProtocolVersion, nodeID: NodeID, realmID: String, schemaFingerprint: [UInt8],
+                    cursor: DownloadCursor, versionVector: VersionVector)
+        {
+            self.protocolVersion = protocolVersion
+            self.nodeID = nodeID
+            self.realmID = realmID
+            self.schemaFingerprint = schemaFingerprint
+            self.cursor = cursor
+            self.versionVector = versionVector
+        }
+    }
+
+    public struct Welcome: Equatable, Sendable {
+        public var protocolVersion: UInt32
+        public var relayID: NodeID
+        /// The highest sequence number of the node's own changesets the relay has stored.
+        public var uploadedThrough: UInt64
+        public var head: UInt64
+
+        public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64) {
+            self.protocolVersion = protocolVersion
+            self.relayID = relayID
+            self.uploadedThrough = uploadedThrough
+            self.head = head
+        }
+    }
+
+    /// Frame kinds (the transport reserves none).
+    public enum Kind: UInt8, Sendable {
+        case hello = 1, welcome, error, upload, uploadAck, download, downloadAck, markRequest, markReply
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hello: .hello
+        case .welcome: .welcome
+        case .error: .error
+        case .upload: .upload
+        case .uploadAck: .uploadAck
+        case .download: .download
+        case .downloadAck: .downloadAck
+        case .markRequest: .markRequest
+        case .markReply: .markReply
+        }
+    }
+}
+
+// MARK: encoding
+
+extension SyncMessage {
+    /// The message as a frame.
+    public var frame: Frame { Frame(kind: kind.rawValue, payload: encodePayload()) }
+
+    func encodePayload() -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        switch self {
+        case .hello(let h):
+            w.varint(UInt64(h.protocolVersion))
+            w.append(h.nodeID.bytes)
+            w.string(h.realmID)
+            w.blob(h.schemaFingerprint)
+            w.append(h.cursor.relayID.bytes)
+            w.varint(h.cursor.seq)
+            let entries = h.versionVector.entries.sorted { $0.key < $1.key }
+            w.varint(UInt64(entries.count))
+            for (node, seq) in entries {
+                w.append(node.bytes)
+                w.varint(seq)
+            }
+        case .welcome(let wl):
+            w.varint(UInt64(wl.protocolVersion))
+            w.append(wl.relayID.bytes)
+            w.varint(wl.uploadedThrough)
+            w.varint(wl.head)
+        case .error(let code, let message):
+            w.varint(UInt64(code.rawValue))
+            w.string(truncated(message, bytes: SyncLimits.errorMessageBytesMax))
+        case .upload(let changesets):
+            ChangesetBatch.encode(changesets, into: &w)
+        case .uploadAck(let through, let resend):
+            w.varint(through)
+            w.u8(resend ? 1 : 0)
+        case .download(let from, let to, let head, let changesets):
+            w.varint(from)
+            w.varint(to)
+            w.varint(head)
+            ChangesetBatch.encode(changesets, into: &w)
+        case .downloadAck(let cursor, let resend):
+            w.varint(cursor)
+            w.u8(resend ? 1 : 0)
+        case .markRequest(let id):
+            w.varint(id)
+        case .markReply(let id, let head):
+            w.varint(id)
+            w.varint(head)
+        }
+        return w.bytes
+    }
+
+    /// Decodes and validates a frame. Anything malformed throws `.protocolViolation` (and never
+    /// traps): unknown kinds, truncated or trailing bytes, counts beyond `SyncLimits`.
+    public init(frame: Frame) throws {
+        guard let kind = Kind(rawValue: frame.kind) else {
+            throw AtollError(.protocolViolation, "unknown message kind \(frame.kind)")
+        }
+        self = try frame.payload.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer, context: "sync message")
+            do {
+                let m = try Self.decode(kind, &r)
+                guard r.isAtEnd else { throw AtollError(.protocolViolation, "\(r.remaining) bytes after a \(kind) message") }
+                return m
+            } catch let e as AtollError {
+                throw e.kind == .protocolViolation ? e : AtollError(.protocolViolation, "malformed \(kind) message: \(e.message)")
+            }
+        }
+    }
+
+    private static func node(_ r: inout ByteReader) throws -> NodeID {
+        guard let n = NodeID(bytes: try r.bytes(16)) else { throw AtollError(.protocolViolation, "bad node id") }
+        return n
+    }
+
+    private static func decode(_ kind: Kind, _ r: inout ByteReader) throws -> SyncMessage {
+        switch kind {
+        case .hello:
+            let version = try r.varint()
+            let id = try node(&r)
+            let realm = try r.string(max: SyncLimits.realmIDBytesMax)
+            let fingerprint = try r.blob(max: 64)
+            let relay = try node(&r)
+            let cursor = try r.varint()
+            let n = try r.length(max: min(SyncLimits.versionVectorEntriesMax, r.remaining / 17))
+            var vv = VersionVector()
+            for _ in 0..<n {
+                let origin = try node(&r)
+                let seq = try r.varint()
+                guard vv[origin] == 0 else { throw AtollError(.protocolViolation, "a version vector names node \(origin) twice") }
+                vv[origin] = seq
+            }
+            return .hello(Hello(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), nodeID: id, realmID: realm,
+                                schemaFingerprint: fingerprint, cursor: DownloadCursor(relayID: relay, seq: cursor), versionVector: vv))
+        case .welcome:
+            let version = try r.varint()
+            return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: try node(&r),
+                                    uploadedThrough: try r.varint(), head: try r.varint()))
+        case .error:
+            let raw = try r.varint()
+            let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed
+            return .error(code: code, message: try r.string(max: SyncLimits.errorMessageBytesMax))
+        case .upload:
+            return .upload(try ChangesetBatch.decode(from: &r))
+        case .uploadAck:
+            let through = try r.varint()
+            let flags = try r.u8()
+            guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown acknowledgement flags \(flags)") }
+            return .uploadAck(through: through, resend: flags == 1)
+        case .download:
+            let from = try r.varint(), to = try r.varint(), head = try r.varint()
+            guard from <= to, to <= head else { throw AtollError(.protocolViolation, "a download covers \(from)...\(to) of a log whose head is \(head)") }
+            return .download(from: from, to: to, head: head, changesets: try ChangesetBatch.decode(from: &r))
+        case .downloadAck:
+            let cursor = try r.varint()
+            let flags = try r.u8()
+            guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown acknowledgement flags \(flags)") }
+            return .downloadAck(cursor: cursor, resend: flags == 1)
+        case .markRequest:
+            return .markRequest(id: try r.varint())
+        case .markReply:
+            return .markReply(id: try r.varint(), head: try r.varint())
+        }
+    }
+}
+
+/// `s` cut to at most `bytes` UTF-8 bytes, at a character boundary.
+func truncated(_ s: String, bytes: Int) -> String {
+    guard s.utf8.count > bytes else { return s }
+    var out = ""
+    var used = 0
+    for ch in s {
+        let n = ch.utf8.count
+        guard used + n <= bytes else { break }
+        out.append(ch)
+        used += n
+    }
+    return out
+}

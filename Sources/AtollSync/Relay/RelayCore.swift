@@ -1,0 +1,361 @@
+public import AtollStorage
+import Foundation
+
+/// How a relay behaves.
+public struct RelayConfiguration: Sendable {
+    /// Changesets stamped further ahead of the relay's clock than this are refused (the node's
+    /// clock is wrong; it keeps them and retries), so such stamps never reach the realm.
+    public var maxForwardDriftMilliseconds: UInt64
+    /// Wall-clock time in milliseconds since 1970 (arrival times, lag in seconds, clock checks).
+    public var physicalClock: @Sendable () -> UInt64
+    /// Downloads sent and not acknowledged for this long are sent again.
+    public var retransmitMilliseconds: UInt64
+    /// Peers' acknowledgements are written to the relay's file at most this often.
+    public var acknowledgementFlushMilliseconds: UInt64
+    /// History is trimmed (up to what every known peer has acknowledged) at most this often.
+    public var trimIntervalMilliseconds: UInt64
+    /// Most log entries one trim commit deletes.
+    public var trimEntriesMax: Int
+    /// A peer not seen for this long stops counting as known (its unacknowledged history may
+    /// then be trimmed; if it comes back it is refused with `historyTrimmed`). nil: never.
+    public var peerExpiryMilliseconds: UInt64?
+
+    public init(maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
+                physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds,
+                retransmitMilliseconds: UInt64 = 10_000, acknowledgementFlushMilliseconds: UInt64 = 1000,
+                trimIntervalMilliseconds: UInt64 = 5000, trimEntriesMax: Int = 10_000, peerExpiryMilliseconds: UInt64? = nil)
+    {
+        self.maxForwardDriftMilliseconds = maxForwardDriftMilliseconds
+        self.physicalClock = physicalClock
+        self.retransmitMilliseconds = retransmitMilliseconds
+        self.acknowledgementFlushMilliseconds = acknowledgementFlushMilliseconds
+        self.trimIntervalMilliseconds = trimIntervalMilliseconds
+        self.trimEntriesMax = trimEntriesMax
+        self.peerExpiryMilliseconds = peerExpiryMilliseconds
+    }
+}
+
+/// A connection, named by the driver.
+public typealias ConnectionID = UInt64
+
+/// What the driver of a relay must do.
+public enum RelayAction: Equatable, Sendable {
+    case send(ConnectionID, Frame)
+    /// Close the connection (after sending what came before for it).
+    case close(ConnectionID)
+}
+
+/// One peer's position, for `atoll-relay status`.
+public struct RelayPeerStatus: Equatable, Sendable {
+    public var realmID: String
+    public var nodeID: NodeID
+    public var isConnected: Bool
+    /// The log position the peer has acknowledged.
+    public var acknowledged: UInt64
+    /// Operations (instructions) in the log after that position.
+    public var lagOperations: UInt64
+    /// How long the oldest changeset the peer lacks has been waiting (0 when it lacks none).
+    public var lagSeconds: Double
+    public var lastSeenMilliseconds: UInt64
+}
+
+public struct RelayRealmStatus: Equatable, Sendable {
+    public var realmID: String
+    public var head: UInt64
+    public var trimmedThrough: UInt64
+    public var operations: UInt64
+    public var peers: [RelayPeerStatus]
+}
+
+/// The relay side of the sync protocol, without network I/O: the driver feeds it connection
+/// events, frames and clock ticks and carries out the actions it returns. It persists every
+/// changeset in the relay's own Atoll file before acknowledging it, forwards to the other
+/// connected nodes of the same realm, serves catch-up from the log to nodes that were away,
+/// trims the log only once every known peer has acknowledged it, and reports per-peer lag.
+///
+/// A misbehaving peer gets an `.error` message and its connection closed; nothing it sends can
+/// change what is stored for others, except valid changesets of its own.
+///
+/// ```swift
+/// let relay = try RelayCore(database: db)
+/// perform(relay.connected(7, now: now))
+/// perform(relay.receive(frame, from: 7, now: now))   // hello, uploads, acks
+/// ```
+public final class RelayCore {
+    public let configuration: RelayConfiguration
+    private let store: RelayStore
+    private var connections: [ConnectionID: Connection] = [:]
+    private var lastFlush: UInt64 = 0
+    private var lastTrim: UInt64 = 0
+
+    public var relayID: NodeID { store.relayID }
+
+    private final class Connection {
+        let id: ConnectionID
+        var realm: String?
+        var node = NodeID.zero
+        var known = VersionVector()
+        var sent: UInt64 = 0
+        var acknowledged: UInt64 = 0
+        var inFlight: [UInt64] = []
+        var lastProgress: UInt64 = 0
+
+        init(id: ConnectionID) { self.id = id }
+    }
+
+    public init(database: Database, configuration: RelayConfiguration = RelayConfiguration()) throws {
+        self.configuration = configuration
+        store = try RelayStore(database: database)
+    }
+
+    // MARK: connection events
+
+    public func connected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
+        connections[c] = Connection(id: c)
+        return []
+    }
+
+    public func disconnected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
+        if let conn = connections.removeValue(forKey: c), let realm = conn.realm {
+            store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
+        }
+        return []
+    }
+
+    private func refuse(_ c: ConnectionID, _ code: SyncErrorCode, _ message: String) -> [RelayAction] {
+        connections[c] = nil
+        return [.send(c, SyncMessage.error(code: code, message: message).frame), .close(c)]
+    }
+
+    public func receive(_ frame: Frame, from c: ConnectionID, now: UInt64) -> [RelayAction] {
+        guard let conn = connections[c] else { return [] }
+        let message: SyncMessage
+        do {
+            message = try SyncMessage(frame: frame)
+        } catch let e as AtollError {
+            return refuse(c, .malformed, e.message)
+        } catch {
+            return refuse(c, .malformed, "unreadable message")
+        }
+        switch (conn.realm, message) {
+        case (nil, .hello(let h)):
+            return hello(conn, h, now: now)
+        case (_, .error):
+            // The node gave up on the session; it closes.
+            connections[c] = nil
+            return [.close(c)]
+        case (let realm?, .upload(let changesets)):
+            return upload(conn, realm, changesets, now: now)
+        case (let realm?, .downloadAck(let cursor, let resend)):
+            guard let head = store.realms[realm]?.head, cursor <= head, cursor <= conn.sent || resend else {
+                return refuse(c, .malformed, "acknowledged log position \(cursor), which was never sent")
+            }
+            if cursor > conn.acknowledged { conn.lastProgress = now }
+            conn.acknowledged = max(conn.acknowledged, cursor)
+            conn.inFlight.removeAll { $0 <= cursor }
+            if resend {
+                conn.sent = cursor
+                conn.inFlight.removeAll()
+                conn.lastProgress = now
+            }
+            store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
+            return pump(conn, now: now)
+        case (let realm?, .markRequest(let id)):
+            return [.send(c, SyncMessage.markReply(id: id, head: store.realms[realm]?.head ?? 0).frame)]
+        default:
+            return refuse(c, .unexpectedMessage, "a \(message.kind) message is not valid \(conn.realm == nil ? "before the handshake" : "after the handshake")")
+        }
+    }
+
+    private func hello(_ conn: Connection, _ h: SyncMessage.Hello, now: UInt64) -> [RelayAction] {
+        let c = conn.id
+        guard h.protocolVersion == syncProtocolVersion else {
+            return refuse(c, .protocolVersion, "this relay speaks sync protocol \(syncProtocolVersion), the node \(h.protocolVersion); upgrade the older one")
+        }
+        guard !h.realmID.isEmpty, h.schemaFingerprint.count == 16, h.nodeID != .zero else {
+            return refuse(c, .invalidRealm, "a handshake needs a node id, a realm id and a 16-byte schema fingerprint")
+        }
+        let realm: RelayRealm
+        do {
+            realm = try store.realm(h.realmID, fingerprint: h.schemaFingerprint)
+        } catch {
+            return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
+        }
+        guard realm.fingerprint == h.schemaFingerprint else {
+            return refuse(c, .schemaMismatch,
+                "the node's synced schema (fingerprint \(hex(h.schemaFingerprint))) differs from realm '\(h.realmID)' (fingerprint \(hex(realm.fingerprint))); every node of a realm must sync the same classes and properties")
+        }
+        var start = h.cursor.relayID == relayID ? h.cursor.seq : 0
+        guard start <= realm.head else {
+            return refuse(c, .malformed, "the node claims log position \(start) of realm '\(h.realmID)', whose head is \(realm.head)")
+        }
+        if start < realm.trimmedThrough {
+            // The log before trimmedThrough is gone: fine only if the node already has all of it.
+            let lacking = realm.origins.filter { $0.key != h.nodeID && h.versionVector[$0.key] < $0.value.trimmed }
+            guard lacking.isEmpty else {
+                return refuse(c, .historyTrimmed,
+                    "realm '\(h.realmID)' no longer has the history this node lacks (trimmed through \(realm.trimmedThrough) after every known peer had it); start this node from a copy of a synced node's file")
+            }
+            start = realm.trimmedThrough
+        }
+        // A node reconnecting before its old connection was noticed dead: the old one goes.
+        var actions: [RelayAction] = []
+        for (other, o) in connections where other != c && o.realm == h.realmID && o.node == h.nodeID {
+            connections[other] = nil
+            actions.append(.close(other))
+        }
+        conn.realm = h.realmID
+        conn.node = h.nodeID
+        conn.known = h.versionVector
+        conn.sent = start
+        conn.acknowledged = start
+        conn.lastProgress = now
+        store.notePeer(h.realmID, h.nodeID, acknowledged: start, now: configuration.physicalClock(), firstContact: true)
+        let welcome = SyncMessage.Welcome(relayID: relayID, uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head)
+        actions.append(.send(c, SyncMessage.welcome(welcome).frame))
+        return actions + pump(conn, now: now)
+    }
+
+    private func upload(_ conn: Connection, _ realmID: String, _ changesets: [Changeset], now: UInt64) -> [RelayAction] {
+        let c = conn.id
+        guard changesets.allSatisfy({ $0.origin == conn.node }) else {
+            return refuse(c, .malformed, "a node may upload only its own changesets")
+        }
+        var next = (store.realms[realmID]?.origins[conn.node]?.stored ?? 0) + 1
+        var accepted: [Changeset] = []
+        var gap = false
+        var clockAhead: Changeset?
+        let physicalNow = configuration.physicalClock()
+        for cs in changesets {
+            if cs.seq < next { continue } // already stored
+            guard cs.seq == next else { gap = true; break }
+            guard HybridLogicalClock.physicalMilliseconds(of: cs.hlc) <= physicalNow &+ configuration.maxForwardDriftMilliseconds else {
+                clockAhead = cs
+                break
+            }
+            accepted.append(cs)
+            next += 1
+        }
+        var actions: [RelayAction] = []
+        let entries: [RelayEntry]
+        do {
+            entries = try store.append(realmID, accepted, arrival: physicalNow)
+        } catch let e as AtollError where e.kind == .protocolViolation {
+            return refuse(c, .malformed, e.message)
+        } catch {
+            return refuse(c, .unavailable, "the relay could not store changesets: \(error)")
+        }
+        actions.append(.send(c, SyncMessage.uploadAck(through: next - 1, resend: gap).frame))
+        if let cs = clockAhead {
+            let ahead = HybridLogicalClock.physicalMilliseconds(of: cs.hlc) &- physicalNow
+            actions.append(.send(c, SyncMessage.error(code: .clockAhead,
+                message: "changeset \(cs.seq) is stamped \(ahead / 1000) s ahead of the relay's clock (more than \(configuration.maxForwardDriftMilliseconds / 1000) s); correct this node's clock. It will be accepted once its time has come.").frame))
+        }
+        if !entries.isEmpty {
+            // The others get the new changesets; the uploader gets an (empty) download moving its
+            // position past its own, so its lag and the trimming point advance.
+            for other in connections.values where other.realm == realmID {
+                actions += pump(other, now: now)
+            }
+        }
+        return actions
+    }
+
+    /// Sends `conn` the log entries it lacks, within the in-flight window.
+    private func pump(_ conn: Connection, now: UInt64) -> [RelayAction] {
+        guard let realmID = conn.realm, let realm = store.realms[realmID] else { return [] }
+        var actions: [RelayAction] = []
+        while conn.inFlight.count < SyncLimits.downloadBatchesInFlightMax, conn.sent < realm.head {
+            let node = conn.node, known = conn.known
+            let batch: (entries: [RelayEntry], through: UInt64)
+            do {
+                batch = try store.entries(realmID, after: conn.sent) { cs in cs.origin != node && cs.seq > known[cs.origin] }
+            } catch {
+                return actions + refuse(conn.id, .unavailable, "the relay could not read its log: \(error)")
+            }
+            let message = SyncMessage.download(from: conn.sent, to: batch.through, head: realm.head, changesets: batch.entries.map(\.changeset))
+            actions.append(.send(conn.id, message.frame))
+            if conn.inFlight.isEmpty { conn.lastProgress = now }
+            conn.sent = batch.through
+            conn.inFlight.append(batch.through)
+        }
+        return actions
+    }
+
+    // MARK: timers
+
+    /// Resends stalled downloads, persists acknowledgements, trims history, forgets expired peers.
+    public func tick(now: UInt64) -> [RelayAction] {
+        var actions: [RelayAction] = []
+        for conn in connections.values where conn.realm != nil {
+            if !conn.inFlight.isEmpty, now >= conn.lastProgress + configuration.retransmitMilliseconds {
+                conn.sent = conn.acknowledged
+                conn.inFlight.removeAll()
+                conn.lastProgress = now
+            }
+            actions += pump(conn, now: now)
+        }
+        if now >= lastFlush + configuration.acknowledgementFlushMilliseconds {
+            lastFlush = now
+            try? store.flushPeers()
+        }
+        if now >= lastTrim + configuration.trimIntervalMilliseconds {
+            lastTrim = now
+            try? trim()
+        }
+        return actions
+    }
+
+    /// Trims every realm's log through the smallest position acknowledged by its known peers.
+    public func trim() throws {
+        let physicalNow = configuration.physicalClock()
+        for realm in store.realms.values {
+            if let expiry = configuration.peerExpiryMilliseconds {
+                for (node, peer) in realm.peers where physicalNow > peer.lastSeenMilliseconds &+ expiry
+                    && !connections.values.contains(where: { $0.realm == realm.id && $0.node == node })
+                {
+                    try store.forgetPeer(realm.id, node)
+                }
+            }
+            guard let current = store.realms[realm.id], !current.peers.isEmpty else { continue }
+            var floor = current.peers.values.map(\.acknowledged).min() ?? 0
+            for conn in connections.values where conn.realm == realm.id { floor = min(floor, conn.acknowledged) }
+            if floor > current.trimmedThrough {
+                try store.flushPeers()
+                try store.trim(realm.id, through: floor, limit: configuration.trimEntriesMax)
+            }
+        }
+    }
+
+    // MARK: status
+
+    /// Every realm with its peers' lag.
+    public func status() throws -> [RelayRealmStatus] {
+        let physicalNow = configuration.physicalClock()
+        var result: [RelayRealmStatus] = []
+        for realm in store.realms.values.sorted(by: { $0.id < $1.id }) {
+            var peers: [RelayPeerStatus] = []
+            for (node, peer) in realm.peers.sorted(by: { $0.key < $1.key }) {
+                let conn = connections.values.first { $0.realm == realm.id && $0.node == node }
+                let acknowledged = max(conn?.acknowledged ?? 0, peer.acknowledged)
+                let lagOperations = realm.operations &- (try store.operations(realm.id, through: acknowledged))
+                var lagSeconds = 0.0
+                if acknowledged < realm.head, let next = try store.entry(realm.id, acknowledged + 1) {
+                    lagSeconds = Double(physicalNow &- min(physicalNow, next.arrivalMilliseconds)) / 1000
+                }
+                peers.append(RelayPeerStatus(realmID: realm.id, nodeID: node, isConnected: conn != nil, acknowledged: acknowledged,
+                                             lagOperations: lagOperations, lagSeconds: lagSeconds, lastSeenMilliseconds: peer.lastSeenMilliseconds))
+            }
+            result.append(RelayRealmStatus(realmID: realm.id, head: realm.head, trimmedThrough: realm.trimmedThrough,
+                                           operations: realm.operations, peers: peers))
+        }
+        return result
+    }
+
+    /// Writes pending acknowledgements (call before a clean shutdown).
+    public func flush() throws { try store.flushPeers() }
+}
+
+private func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+}

@@ -1,0 +1,344 @@
+import AtollStorage
+
+// The relay's persistent state, in internal trees of its own Atoll file (the relay dogfoods the
+// engine: every changeset is durable, per the file's durability, before it is acknowledged).
+//
+//   relay.meta     "id"                          -> 16-byte relay id (a new file is a new log)
+//   relay.realms   UTF-8 realm id                -> u32 realm index, 16-byte schema fingerprint,
+//                                                   varint head, varint trimmed-through,
+//                                                   varint operations through head,
+//                                                   varint operations through trimmed-through
+//   relay.log      u32 BE realm ++ u64 BE seq    -> varint arrival (ms since 1970), varint
+//                                                   operations through this entry, 16-byte
+//                                                   origin, varint origin seq, varint hlc,
+//                                                   u8 flags, changeset body
+//   relay.origins  u32 BE realm ++ 16-byte node  -> varint stored seq (contiguous from 1),
+//                                                   varint trimmed seq
+//   relay.peers    u32 BE realm ++ 16-byte node  -> varint acknowledged log position,
+//                                                   varint first seen, varint last seen (ms)
+//
+// The log of a realm is the arrival order of its changesets. Arrival order respects causality
+// (a node's changeset can depend only on changesets the relay had already stored and sent it),
+// so serving the log in order delivers every changeset after the ones it depends on.
+
+struct RelayRealm {
+    let id: String
+    let index: UInt32
+    var fingerprint: [UInt8]
+    var head: UInt64 = 0
+    var trimmedThrough: UInt64 = 0
+    var operations: UInt64 = 0
+    var operationsAtTrim: UInt64 = 0
+    var origins: [NodeID: (stored: UInt64, trimmed: UInt64)] = [:]
+    var peers: [NodeID: RelayPeer] = [:]
+}
+
+struct RelayPeer {
+    var acknowledged: UInt64
+    var firstSeenMilliseconds: UInt64
+    var lastSeenMilliseconds: UInt64
+    var isDirty = false
+}
+
+/// One entry of a realm's log.
+struct RelayEntry {
+    let seq: UInt64
+    let arrivalMilliseconds: UInt64
+    let operations: UInt64
+    let changeset: Changeset
+}
+
+final class RelayStore {
+    let database: Database
+    let relayID: NodeID
+    private(set) var realms: [String: RelayRealm] = [:]
+    private var nextRealmIndex: UInt32 = 1
+
+    static let meta = "relay.meta"
+    static let realmsTree = "relay.realms"
+    static let log = "relay.log"
+    static let origins = "relay.origins"
+    static let peers = "relay.peers"
+
+    init(database: Database) throws {
+        self.database = database
+        let w = try database.beginWrite()
+        do {
+            if let bytes = try w.internalValue(Self.meta, key: Array("id".utf8)), let id = NodeID(bytes: bytes) {
+                relayID = id
+                w.rollback()
+            } else {
+                relayID = NodeID.random()
+                try w.putInternal(Self.meta, key: Array("id".utf8), value: relayID.bytes)
+                try w.commit()
+            }
+        } catch {
+            w.rollback()
+            throw error
+        }
+        try load()
+    }
+
+    private func load() throws {
+        let r = try database.beginRead()
+        defer { r.close() }
+        var byIndex: [UInt32: String] = [:]
+        try r.forEachInternalEntry(Self.realmsTree, from: []) { k, v in
+            let id = String(decoding: k, as: UTF8.self)
+            var rd = ByteReader(v, context: "relay realm")
+            var realm = RelayRealm(id: id, index: try rd.u32(), fingerprint: Array(try rd.bytes(16)))
+            realm.head = try rd.varint()
+            realm.trimmedThrough = try rd.varint()
+            realm.operations = try rd.varint()
+            realm.operationsAtTrim = try rd.varint()
+            realms[id] = realm
+            byIndex[realm.index] = id
+            nextRealmIndex = max(nextRealmIndex, realm.index + 1)
+            return true
+        }
+        try r.forEachInternalEntry(Self.origins, from: []) { k, v in
+            guard k.count == 20, let realm = byIndex[UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))],
+                  let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[4...]))
+            else { throw AtollError.corrupted("relay origin key of \(k.count) bytes") }
+            var rd = ByteReader(v, context: "relay origin")
+            realms[realm]?.origins[node] = (try rd.varint(), try rd.varint())
+            return true
+        }
+        try r.forEachInternalEntry(Self.peers, from: []) { k, v in
+            guard k.count == 20, let realm = byIndex[UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))],
+                  let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[4...]))
+            else { throw AtollError.corrupted("relay peer key of \(k.count) bytes") }
+            var rd = ByteReader(v, context: "relay peer")
+            realms[realm]?.peers[node] = RelayPeer(acknowledged: try rd.varint(), firstSeenMilliseconds: try rd.varint(),
+                                                   lastSeenMilliseconds: try rd.varint())
+            return true
+        }
+    }
+
+    private static func key(_ realm: UInt32, _ node: NodeID) -> [UInt8] {
+        var w = ByteWriter(capacity: 20)
+        w.u32BigEndian(realm)
+        w.append(node.bytes)
+        return w.bytes
+    }
+
+    private static func logKey(_ realm: UInt32, _ seq: UInt64) -> [UInt8] {
+        var w = ByteWriter(capacity: 12)
+        w.u32BigEndian(realm)
+        w.u64BigEndian(seq)
+        return w.bytes
+    }
+
+    private func putRealm(_ w: WriteTransaction, _ realm: RelayRealm) throws {
+        var v = ByteWriter(capacity: 48)
+        v.u32(realm.index)
+        v.append(realm.fingerprint)
+        v.varint(realm.head)
+        v.varint(realm.trimmedThrough)
+        v.varint(realm.operations)
+        v.varint(realm.operationsAtTrim)
+        try w.putInternal(Self.realmsTree, key: Array(realm.id.utf8), value: v.bytes)
+    }
+
+    @discardableResult
+    private func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let w = try database.beginWrite()
+        do {
+            let r = try body(w)
+            try w.commit()
+            return r
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    /// The realm `id`, created (bound to `fingerprint`) when new.
+    func realm(_ id: String, fingerprint: [UInt8]) throws -> RelayRealm {
+        if let r = realms[id] { return r }
+        let realm = RelayRealm(id: id, index: nextRealmIndex, fingerprint: fingerprint)
+        try write { w in try putRealm(w, realm) }
+        nextRealmIndex += 1
+        realms[id] = realm
+        return realm
+    }
+
+    /// Appends changesets (already checked to continue their origins' sequences) to a realm's
+    /// log in one durable commit. Returns the entries made. Bodies are decoded to validate them
+    /// and count their operations; a malformed one throws `.protocolViolation` and nothing is
+    /// stored.
+    func append(_ realmID: String, _ changesets: [Changeset], arrival: UInt64) throws -> [RelayEntry] {
+        guard var realm = realms[realmID], !changesets.isEmpty else { return [] }
+        var entries: [RelayEntry] = []
+        try write { w in
+            for cs in changesets {
+                var origin = realm.origins[cs.origin] ?? (0, 0)
+                guard cs.seq == origin.stored + 1 else {
+                    throw AtollError(.protocolViolation, "changeset \(cs.seq) of \(cs.origin) does not follow \(origin.stored)")
+                }
+                let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+                realm.head += 1
+                realm.operations += UInt64(content.instructions.count)
+                var v = ByteWriter(capacity: cs.body.count + 40)
+                v.varint(arrival)
+                v.varint(realm.operations)
+                v.append(cs.origin.bytes)
+                v.varint(cs.seq)
+                v.varint(cs.hlc)
+                v.u8(cs.flags)
+                v.append(cs.body)
+                try w.putInternal(Self.log, key: Self.logKey(realm.index, realm.head), value: v.bytes)
+                origin.stored = cs.seq
+                realm.origins[cs.origin] = origin
+                entries.append(RelayEntry(seq: realm.head, arrivalMilliseconds: arrival, operations: realm.operations, changeset: cs))
+            }
+            for origin in Set(changesets.map(\.origin)) {
+                guard let o = realm.origins[origin] else { continue }
+                var v = ByteWriter(capacity: 12)
+                v.varint(o.stored)
+                v.varint(o.trimmed)
+                try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
+            }
+            try putRealm(w, realm)
+        }
+        realms[realmID] = realm
+        return entries
+    }
+
+    private static func decodeEntry(seq: UInt64, _ v: UnsafeRawBufferPointer) throws -> RelayEntry {
+        var r = ByteReader(v, context: "relay log entry")
+        let arrival = try r.varint()
+        let operations = try r.varint()
+        guard let origin = NodeID(bytes: try r.bytes(16)) else { throw AtollError.corrupted("relay log entry: bad origin") }
+        let originSeq = try r.varint()
+        let hlc = try r.varint()
+        let flags = try r.u8()
+        let body = Array(try r.bytes(r.remaining))
+        return RelayEntry(seq: seq, arrivalMilliseconds: arrival, operations: operations,
+                          changeset: Changeset(origin: origin, seq: originSeq, hlc: hlc, flags: flags, body: body))
+    }
+
+    /// Log entries after `after`, in order, that `include` accepts, up to the batch limits.
+    /// Returns them and the position they cover through (entries left out still count).
+    func entries(_ realmID: String, after: UInt64, maxCount: Int = SyncLimits.batchChangesetsMax, maxBytes: Int = SyncLimits.batchBytesMax,
+                 scanMax: Int = SyncLimits.batchChangesetsMax * 10, include: (Changeset) -> Bool) throws -> (entries: [RelayEntry], through: UInt64)
+    {
+        guard let realm = realms[realmID], after < realm.head else { return ([], after) }
+        let r = try database.beginRead()
+        defer { r.close() }
+        var result: [RelayEntry] = []
+        var through = after
+        var bytes = 0
+        var scanned = 0
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm.index)
+        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: prefix.bytes) { k, v in
+            guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
+            let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+            let e = try Self.decodeEntry(seq: seq, v)
+            through = seq
+            scanned += 1
+            if include(e.changeset) {
+                result.append(e)
+                bytes += e.changeset.body.count
+            }
+            return result.count < maxCount && bytes < maxBytes && scanned < scanMax
+        }
+        if through < after { through = after }
+        // Reached the end: nothing else up to the head.
+        if scanned < scanMax && result.count < maxCount && bytes < maxBytes { through = realm.head }
+        return (result, through)
+    }
+
+    /// The entry at `seq`, if the log still has it.
+    func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry? {
+        guard let realm = realms[realmID] else { return nil }
+        let r = try database.beginRead()
+        defer { r.close() }
+        return try r.internalValue(Self.log, key: Self.logKey(realm.index, seq)).map { bytes in
+            try bytes.withUnsafeBytes { try Self.decodeEntry(seq: seq, $0) }
+        }
+    }
+
+    // MARK: peers
+
+    func notePeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64, firstContact: Bool = false) {
+        guard realms[realmID] != nil else { return }
+        var p = realms[realmID]?.peers[node] ?? RelayPeer(acknowledged: acknowledged, firstSeenMilliseconds: now, lastSeenMilliseconds: now)
+        if firstContact { p.acknowledged = acknowledged } else { p.acknowledged = max(p.acknowledged, acknowledged) }
+        p.lastSeenMilliseconds = now
+        p.isDirty = true
+        realms[realmID]?.peers[node] = p
+    }
+
+    func forgetPeer(_ realmID: String, _ node: NodeID) throws {
+        guard let realm = realms[realmID], realm.peers[node] != nil else { return }
+        try write { w in try w.deleteInternal(Self.peers, key: Self.key(realm.index, node)) }
+        realms[realmID]?.peers[node] = nil
+    }
+
+    /// Writes changed peer records (acknowledgements are kept in memory between flushes; a
+    /// crash loses only some, which makes trimming more careful, never less).
+    func flushPeers() throws {
+        let dirty = realms.values.flatMap { realm in realm.peers.filter(\.value.isDirty).map { (realm, $0.key, $0.value) } }
+        guard !dirty.isEmpty else { return }
+        try write { w in
+            for (realm, node, p) in dirty {
+                var v = ByteWriter(capacity: 24)
+                v.varint(p.acknowledged)
+                v.varint(p.firstSeenMilliseconds)
+                v.varint(p.lastSeenMilliseconds)
+                try w.putInternal(Self.peers, key: Self.key(realm.index, node), value: v.bytes)
+            }
+        }
+        for (realm, node, _) in dirty { realms[realm.id]?.peers[node]?.isDirty = false }
+    }
+
+    /// Drops log entries up to `through` (which every known peer has acknowledged), at most
+    /// `limit` of them. Returns how many went.
+    @discardableResult
+    func trim(_ realmID: String, through: UInt64, limit: Int) throws -> Int {
+        guard var realm = realms[realmID], through > realm.trimmedThrough else { return 0 }
+        let end = min(through, realm.head, realm.trimmedThrough + UInt64(max(1, limit)))
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm.index)
+        var count = 0
+        try write { w in
+            var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64)] = []
+            try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
+                let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+                guard seq <= end else { return false }
+                let e = try Self.decodeEntry(seq: seq, v)
+                doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations))
+                return true
+            }
+            for d in doomed {
+                try w.deleteInternal(Self.log, key: d.key)
+                var o = realm.origins[d.origin] ?? (d.seq, d.seq)
+                o.trimmed = max(o.trimmed, d.seq)
+                realm.origins[d.origin] = o
+                realm.operationsAtTrim = d.operations
+            }
+            for origin in Set(doomed.map(\.origin)) {
+                guard let o = realm.origins[origin] else { continue }
+                var v = ByteWriter(capacity: 12)
+                v.varint(o.stored)
+                v.varint(o.trimmed)
+                try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
+            }
+            realm.trimmedThrough = end
+            try putRealm(w, realm)
+            count = doomed.count
+        }
+        realms[realmID] = realm
+        return count
+    }
+
+    /// Operations through log position `seq` (for lag).
+    func operations(_ realmID: String, through seq: UInt64) throws -> UInt64 {
+        guard let realm = realms[realmID] else { return 0 }
+        if seq >= realm.head { return realm.operations }
+        if seq <= realm.trimmedThrough { return seq == realm.trimmedThrough ? realm.operationsAtTrim : 0 }
+        return try entry(realmID, seq)?.operations ?? 0
+    }
+}

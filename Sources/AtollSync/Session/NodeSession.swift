@@ -1,0 +1,366 @@
+public import AtollStorage
+
+/// Where a node's session stands.
+public enum SessionState: Sendable, Equatable, CustomStringConvertible {
+    /// Not trying to sync: not started, paused, or stopped by a fatal error (`lastError`).
+    case offline
+    /// Wants to sync and has no connection: the transport should connect (with backoff).
+    case disconnected
+    /// Connected, handshake sent, waiting for the relay's welcome.
+    case connecting
+    /// Handshake done: changesets flow both ways.
+    case connected
+
+    public var description: String {
+        switch self {
+        case .offline: "offline"
+        case .disconnected: "disconnected"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        }
+    }
+}
+
+/// How far uploads and downloads are, counted in changesets and relay log positions.
+public struct SyncProgress: Equatable, Sendable {
+    /// The last own changeset the relay acknowledged, and the last one made.
+    public var uploaded: UInt64
+    public var uploadable: UInt64
+    /// The relay log position applied, and the log's head as last heard from the relay.
+    public var downloaded: UInt64
+    public var downloadable: UInt64
+
+    public var isUploadComplete: Bool { uploaded >= uploadable }
+    public var isDownloadComplete: Bool { downloaded >= downloadable }
+}
+
+/// What the driver of a session must do.
+public enum SessionAction: Equatable, Sendable {
+    /// Send this frame on the connection.
+    case send(Frame)
+    /// Close the connection (after sending what came before).
+    case disconnect
+    /// The state changed (for observers).
+    case stateChanged(SessionState)
+    /// An error for the user. When the session stopped because of it, the state is `.offline`.
+    case error(AtollError)
+}
+
+/// Timing parameters of a session (milliseconds of the driver's monotonic clock).
+public struct SessionTimings: Sendable, Equatable {
+    /// Uploads sent and not acknowledged for this long are sent again; a download gap not
+    /// filled for this long is asked for again.
+    public var retransmitMilliseconds: UInt64
+
+    public init(retransmitMilliseconds: UInt64 = 10_000) {
+        self.retransmitMilliseconds = retransmitMilliseconds
+    }
+}
+
+/// The node side of the sync protocol, without I/O: the driver feeds it transport events,
+/// received frames, local commit notifications and clock ticks, and carries out the actions it
+/// returns (send a frame, close the connection). It reads and writes only the node's file,
+/// through its `SyncReplica`.
+///
+/// ```swift
+/// let session = NodeSession(replica: replica)
+/// perform(session.start(now: now))                 // -> .stateChanged(.disconnected)
+/// perform(session.transportConnected(now: now))    // -> .send(hello)
+/// perform(session.receive(frame, now: now))        // welcome, acks, downloads
+/// ```
+///
+/// Use one session from one thread (or actor). Uploads go in batches of at most
+/// `SyncLimits.batchChangesetsMax` changesets, with at most `SyncLimits.uploadBatchesInFlightMax`
+/// unacknowledged; each download batch is applied in one commit and acknowledged after it.
+public final class NodeSession {
+    public let replica: SyncReplica
+    public let timings: SessionTimings
+    public private(set) var state: SessionState = .offline
+    /// The error that stopped the session, if one did.
+    public private(set) var lastError: AtollError?
+    /// Remote clock readings capped so far (a peer's clock is too far ahead).
+    public private(set) var clockWarnings = 0
+
+    private var wantsConnection = false
+    private var relayID: NodeID?
+    private var relayHead: UInt64 = 0
+    private var cursor: UInt64 = 0
+    private var uploadSent: UInt64 = 0
+    private var uploadInFlight: [UInt64] = []
+    private var lastUploadProgress: UInt64 = 0
+    private var lastDownloadProgress: UInt64 = 0
+    private var marks: [UInt64: UInt64?] = [:]
+    private var nextMarkID: UInt64 = 1
+
+    public init(replica: SyncReplica, timings: SessionTimings = SessionTimings()) {
+        self.replica = replica
+        self.timings = timings
+        cursor = replica.downloadCursor.seq
+    }
+
+    // MARK: control
+
+    /// Starts syncing: the driver should connect the transport.
+    public func start(now: UInt64) -> [SessionAction] {
+        lastError = nil
+        wantsConnection = true
+        var actions = extract()
+        if state == .offline { actions += transition(.disconnected) }
+        return actions
+    }
+
+    /// Stops syncing until `resume()`; local commits still become changesets.
+    public func pause() -> [SessionAction] {
+        wantsConnection = false
+        return stop()
+    }
+
+    public func resume(now: UInt64) -> [SessionAction] { start(now: now) }
+
+    /// Whether the driver should keep a connection open (or reconnect, with backoff).
+    public var shouldConnect: Bool { wantsConnection }
+
+    private func stop() -> [SessionAction] {
+        var actions: [SessionAction] = []
+        if state == .connecting || state == .connected { actions.append(.disconnect) }
+        resetConnection()
+        return actions + transition(.offline)
+    }
+
+    private func transition(_ s: SessionState) -> [SessionAction] {
+        guard s != state else { return [] }
+        state = s
+        return [.stateChanged(s)]
+    }
+
+    private func resetConnection() {
+        relayID = nil
+        uploadInFlight.removeAll()
+    }
+
+    /// Ends the session because of `error`: tells the relay (when `code` is given), closes, and
+    /// goes offline (fatal) or waits to reconnect.
+    private func fail(_ error: AtollError, code: SyncErrorCode?, fatal: Bool) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        if let code, state == .connecting || state == .connected { actions.append(.send(SyncMessage.error(code: code, message: error.message).frame)) }
+        actions.append(.error(error))
+        if fatal {
+            lastError = error
+            wantsConnection = false
+            return actions + stop()
+        }
+        if state == .connecting || state == .connected { actions.append(.disconnect) }
+        resetConnection()
+        return actions + transition(.disconnected)
+    }
+
+    // MARK: transport events
+
+    /// The transport connected (TLS done): sends the handshake.
+    public func transportConnected(now: UInt64) -> [SessionAction] {
+        guard wantsConnection else { return [.disconnect] }
+        resetConnection()
+        var actions = extract()
+        let hello = SyncMessage.Hello(nodeID: replica.nodeID, realmID: replica.realmID, schemaFingerprint: replica.schemaFingerprint,
+                                      cursor: replica.downloadCursor, versionVector: replica.versionVector)
+        actions.append(.send(SyncMessage.hello(hello).frame))
+        lastUploadProgress = now
+        lastDownloadProgress = now
+        return actions + transition(.connecting)
+    }
+
+    /// The connection ended (for any reason). In-flight uploads will be sent again.
+    public func transportDisconnected(error: AtollError?, now: UInt64) -> [SessionAction] {
+        resetConnection()
+        var actions: [SessionAction] = []
+        if let error, wantsConnection { actions.append(.error(error)) }
+        return actions + transition(wantsConnection ? .disconnected : .offline)
+    }
+
+    /// A local commit happened (in this or another process): makes changesets and uploads them.
+    public func localCommitted(now: UInt64) -> [SessionAction] {
+        extract() + pumpUploads(now: now)
+    }
+
+    /// Timers: resends unacknowledged uploads, asks for stalled downloads, picks up commits of
+    /// other processes that sent no notification.
+    public func tick(now: UInt64) -> [SessionAction] {
+        var actions = extract()
+        guard state == .connected else { return actions }
+        if !uploadInFlight.isEmpty, now >= lastUploadProgress + timings.retransmitMilliseconds {
+            uploadSent = replica.uploadAcknowledged
+            uploadInFlight.removeAll()
+            lastUploadProgress = now
+        }
+        if relayHead > cursor, now >= lastDownloadProgress + timings.retransmitMilliseconds {
+            actions.append(.send(SyncMessage.downloadAck(cursor: cursor, resend: true).frame))
+            lastDownloadProgress = now
+        }
+        return actions + pumpUploads(now: now)
+    }
+
+    private func extract() -> [SessionAction] {
+        do {
+            try replica.extractLocalChanges()
+            return []
+        } catch let e as AtollError {
+            // A local problem (schema changed, storage failure): syncing cannot go on.
+            return fail(e, code: nil, fatal: true)
+        } catch {
+            return []
+        }
+    }
+
+    // MARK: received frames
+
+    public func receive(_ frame: Frame, now: UInt64) -> [SessionAction] {
+        let message: SyncMessage
+        do {
+            message = try SyncMessage(frame: frame)
+        } catch let e as AtollError {
+            return fail(e, code: .malformed, fatal: true)
+        } catch {
+            return []
+        }
+        switch (state, message) {
+        case (.offline, _), (.disconnected, _):
+            // A frame of a connection that has ended: nothing to do with it.
+            return []
+        case (_, .error(let code, let text)):
+            let e = AtollError(code.errorKind, "the relay refused: \(text)")
+            if !code.isFatal { return [.error(e)] }
+            return fail(e, code: nil, fatal: code != .unavailable)
+        case (.connecting, .welcome(let w)):
+            return welcome(w, now: now)
+        case (.connected, .uploadAck(let through, let resend)):
+            return uploadAck(through, resend: resend, now: now)
+        case (.connected, .download(let from, let to, let head, let changesets)):
+            return download(from: from, to: to, head: head, changesets, now: now)
+        case (.connected, .markReply(let id, let head)):
+            relayHead = max(relayHead, head)
+            if marks[id] != nil { marks[id] = .some(head) }
+            return []
+        default:
+            return fail(AtollError(.protocolViolation, "the relay sent a \(message.kind) message while the session was \(state)"),
+                        code: .unexpectedMessage, fatal: true)
+        }
+    }
+
+    private func welcome(_ w: SyncMessage.Welcome, now: UInt64) -> [SessionAction] {
+        guard w.protocolVersion == syncProtocolVersion else {
+            return fail(AtollError(.protocolViolation, "the relay speaks sync protocol \(w.protocolVersion); this node speaks \(syncProtocolVersion)"),
+                        code: .protocolVersion, fatal: true)
+        }
+        guard w.uploadedThrough <= replica.lastLocalSeq else {
+            return fail(AtollError(.protocolViolation,
+                "the relay holds \(w.uploadedThrough) changesets of this node, which made only \(replica.lastLocalSeq): this file was restored from a backup or copied from another node; give it a new identity or sync a fresh copy"),
+                        code: .originConflict, fatal: true)
+        }
+        relayID = w.relayID
+        relayHead = w.head
+        cursor = replica.downloadCursor.relayID == w.relayID ? replica.downloadCursor.seq : 0
+        replica.acknowledgeUpload(through: w.uploadedThrough)
+        uploadSent = replica.uploadAcknowledged
+        uploadInFlight.removeAll()
+        lastUploadProgress = now
+        lastDownloadProgress = now
+        var actions = transition(.connected)
+        for (id, head) in marks where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
+        return actions + pumpUploads(now: now)
+    }
+
+    private func uploadAck(_ through: UInt64, resend: Bool, now: UInt64) -> [SessionAction] {
+        guard through <= replica.lastLocalSeq else {
+            return fail(AtollError(.protocolViolation, "the relay acknowledged changeset \(through), which this node never made"), code: .malformed, fatal: true)
+        }
+        if through > replica.uploadAcknowledged { lastUploadProgress = now }
+        replica.acknowledgeUpload(through: through)
+        uploadInFlight.removeAll { $0 <= through }
+        if resend {
+            uploadSent = through
+            uploadInFlight.removeAll()
+        }
+        return pumpUploads(now: now)
+    }
+
+    private func pumpUploads(now: UInt64) -> [SessionAction] {
+        guard state == .connected else { return [] }
+        var actions: [SessionAction] = []
+        do {
+            while uploadInFlight.count < SyncLimits.uploadBatchesInFlightMax {
+                let batch = try replica.outgoingChangesets(after: uploadSent)
+                guard let last = batch.last else { break }
+                actions.append(.send(SyncMessage.upload(batch).frame))
+                if uploadInFlight.isEmpty { lastUploadProgress = now }
+                uploadSent = last.seq
+                uploadInFlight.append(last.seq)
+            }
+        } catch let e as AtollError {
+            return actions + fail(e, code: nil, fatal: false)
+        } catch {}
+        return actions
+    }
+
+    private func download(from: UInt64, to: UInt64, head: UInt64, _ changesets: [Changeset], now: UInt64) -> [SessionAction] {
+        relayHead = max(relayHead, head)
+        guard from == cursor else {
+            // A repeat (already applied) or a gap (something was lost): say where we are.
+            return [.send(SyncMessage.downloadAck(cursor: cursor, resend: to > cursor).frame)]
+        }
+        guard let relayID else { return [] }
+        do {
+            if changesets.isEmpty {
+                // Only positions to pass (this node's own changesets): no commit needed.
+                replica.advanceCursor(to: DownloadCursor(relayID: relayID, seq: to))
+            } else {
+                let report = try replica.apply(changesets, cursor: DownloadCursor(relayID: relayID, seq: to))
+                clockWarnings += report.clockCapped
+            }
+        } catch let e as AtollError where e.kind == .protocolViolation {
+            return fail(e, code: .malformed, fatal: true)
+        } catch let e as AtollError {
+            return fail(e, code: nil, fatal: false)
+        } catch {
+            return []
+        }
+        cursor = to
+        lastDownloadProgress = now
+        // Local changesets made by the apply's extraction go out too.
+        return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + pumpUploads(now: now)
+    }
+
+    // MARK: progress and waiting
+
+    public var progress: SyncProgress {
+        SyncProgress(uploaded: replica.uploadAcknowledged, uploadable: replica.lastLocalSeq, downloaded: cursor, downloadable: max(relayHead, cursor))
+    }
+
+    /// The sequence number that `waitForUpload` waits for: every local commit made so far,
+    /// as changesets (extracted now).
+    public func uploadTarget() throws -> UInt64 {
+        try replica.extractLocalChanges()
+        return replica.lastLocalSeq
+    }
+
+    /// Whether the relay has acknowledged own changesets through `seq`.
+    public func isUploaded(through seq: UInt64) -> Bool { replica.uploadAcknowledged >= seq }
+
+    /// Starts waiting for "everything the relay has now": asks the relay for its head (now, or
+    /// once connected). `isDownloaded(mark:)` turns true once the node has applied that far.
+    public func requestDownloadMark() -> (id: UInt64, actions: [SessionAction]) {
+        let id = nextMarkID
+        nextMarkID += 1
+        marks[id] = .some(nil)
+        let actions: [SessionAction] = state == .connected ? [.send(SyncMessage.markRequest(id: id).frame)] : []
+        return (id, actions)
+    }
+
+    /// Whether the node has downloaded everything the relay had when it answered mark `id`.
+    public func isDownloaded(mark id: UInt64) -> Bool {
+        guard let entry = marks[id], let head = entry else { return false }
+        return cursor >= head
+    }
+
+    /// Forgets a mark (its waiter went away or is satisfied).
+    public func removeMark(_ id: UInt64) { marks[id] = nil }
+}

@@ -1,0 +1,257 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+import Testing
+
+/// Direct wiring of node sessions to a relay core: every action is carried out at once, in
+/// order (a perfect network), so tests can step the protocol and look at each message.
+final class Loopback {
+    let relay: RelayCore
+    var sessions: [ConnectionID: NodeSession] = [:]
+    var now: UInt64 = 0
+    var toRelay: [(ConnectionID, Frame)] = []
+    /// Frames for nodes, and closes (nil), in the order the relay produced them.
+    var toNodes: [(ConnectionID, Frame?)] = []
+    var closed: Set<ConnectionID> = []
+    var nodeErrors: [AtollError] = []
+
+    init(relayDB: Database? = nil, configuration: RelayConfiguration = RelayConfiguration()) throws {
+        relay = try RelayCore(database: relayDB ?? Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")),
+                              configuration: configuration)
+    }
+
+    func connect(_ session: NodeSession, as c: ConnectionID) {
+        sessions[c] = session
+        closed.remove(c)
+        _ = relay.connected(c, now: now)
+        perform(c, session.start(now: now))
+        perform(c, session.transportConnected(now: now))
+    }
+
+    func perform(_ c: ConnectionID, _ actions: [SessionAction]) {
+        for a in actions {
+            switch a {
+            case .send(let f): if !closed.contains(c) { toRelay.append((c, f)) }
+            case .disconnect: closed.insert(c); _ = relay.disconnected(c, now: now)
+            case .error(let e): nodeErrors.append(e)
+            case .stateChanged: break
+            }
+        }
+    }
+
+    func performRelay(_ actions: [RelayAction]) {
+        for a in actions {
+            switch a {
+            case .send(let c, let f): if !closed.contains(c) { toNodes.append((c, f)) }
+            case .close(let c):
+                closed.insert(c)
+                toNodes.append((c, nil))
+            }
+        }
+    }
+
+    /// Delivers everything until nothing is left to deliver.
+    func settle(maxSteps: Int = 10_000) {
+        var steps = 0
+        while steps < maxSteps, !toRelay.isEmpty || !toNodes.isEmpty {
+            steps += 1
+            if !toNodes.isEmpty {
+                let (c, f) = toNodes.removeFirst()
+                guard let s = sessions[c] else { continue }
+                if let f { perform(c, s.receive(f, now: now)) } else { perform(c, s.transportDisconnected(error: nil, now: now)) }
+            } else {
+                let (c, f) = toRelay.removeFirst()
+                if !closed.contains(c) { performRelay(relay.receive(f, from: c, now: now)) }
+            }
+        }
+    }
+}
+
+@Suite struct ProtocolTests {
+    let a = NodeID(high: 1, low: 2)
+
+    @Test func everyMessageRoundTrips() throws {
+        let cs = Changeset(origin: a, seq: 3, hlc: 99, body: ChangesetContent().encode(origin: a))
+        var cs2 = cs
+        cs2.seq = 4
+        let messages: [SyncMessage] = [
+            .hello(.init(nodeID: a, realmID: "shop", schemaFingerprint: Array(repeating: 7, count: 16),
+                         cursor: DownloadCursor(relayID: NodeID(high: 5, low: 5), seq: 17), versionVector: VersionVector([a: 4, NodeID(high: 9, low: 9): 2]))),
+            .welcome(.init(relayID: a, uploadedThrough: 4, head: 1000)),
+            .error(code: .schemaMismatch, message: "no"),
+            .upload([cs, cs2]),
+            .uploadAck(through: 12, resend: true),
+            .download(from: 3, to: 9, head: 12, changesets: [cs]),
+            .downloadAck(cursor: 9, resend: false),
+            .markRequest(id: 5),
+            .markReply(id: 5, head: 77),
+        ]
+        for m in messages {
+            #expect(try SyncMessage(frame: m.frame) == m)
+        }
+    }
+
+    @Test func malformedFramesAreProtocolViolations() throws {
+        #expect { try SyncMessage(frame: Frame(kind: 200, payload: [])) } throws: { ($0 as? AtollError)?.kind == .protocolViolation }
+        let good = SyncMessage.download(from: 1, to: 2, head: 3, changesets: [Changeset(origin: a, seq: 1, hlc: 1, body: [1, 0, 0, 0, 0])]).frame
+        for n in 0..<good.payload.count {
+            #expect(throws: AtollError.self) { try SyncMessage(frame: Frame(kind: good.kind, payload: Array(good.payload.prefix(n)))) }
+        }
+        #expect(throws: AtollError.self) { try SyncMessage(frame: Frame(kind: good.kind, payload: good.payload + [0])) }
+        // A download whose positions contradict each other.
+        #expect(throws: AtollError.self) { try SyncMessage(frame: SyncMessage.download(from: 5, to: 2, head: 9, changesets: []).frame) }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var p = good.payload
+            p[Int.random(in: 0..<p.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            do { _ = try SyncMessage(frame: Frame(kind: UInt8.random(in: 1...9, using: &rng), payload: p)) } catch let e as AtollError {
+                #expect(e.kind == .protocolViolation)
+            }
+        }
+    }
+
+    @Test func nodesSyncThroughTheRelayAndReportProgress() throws {
+        let net = try Loopback()
+        let x = try TestNode(), y = try TestNode()
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        #expect(sx.state == .connected && sy.state == .connected)
+        try x.db.write { w in try w.items().set(try w.items().create(primaryKey: .int(1)), TestSchema.Item.title, .string("hi")) }
+        let target = try sx.uploadTarget()
+        #expect(!sx.isUploaded(through: target))
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        #expect(sx.isUploaded(through: target))
+        #expect(sx.progress.isUploadComplete)
+        let (mark, actions) = sy.requestDownloadMark()
+        net.perform(2, actions)
+        net.settle()
+        #expect(sy.isDownloaded(mark: mark))
+        #expect(try x.dump() == y.dump())
+        #expect(try y.dump().contains("\"hi\""))
+
+        // Paused: nothing flows; resumed: it catches up.
+        net.perform(2, sy.pause())
+        #expect(sy.state == .offline)
+        try x.db.write { w in try w.items().set(ObjectKey(primaryKey: 1), TestSchema.Item.title, .string("while paused")) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        #expect(try x.dump() != y.dump())
+        net.connect(sy, as: 3)
+        net.settle()
+        #expect(try x.dump() == y.dump())
+        #expect(sy.progress.isDownloadComplete)
+
+        let status = try net.relay.status()
+        #expect(status.first?.peers.count == 2)
+        #expect(status.first?.peers.allSatisfy { $0.lagOperations == 0 } == true)
+    }
+
+    @Test func aSchemaMismatchIsRefusedWithAClearMessage() throws {
+        let net = try Loopback()
+        let x = try TestNode()
+        net.connect(NodeSession(replica: x.replica), as: 1)
+        net.settle()
+        // A node whose schema differs (an extra property).
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "other-\(UUID())"))
+        try db.write { w in
+            var item = TestSchema.item
+            item.columns.append(ColumnSpec(name: "extra", type: .int))
+            try w.createTable(TestSchema.person)
+            try w.createTable(item)
+        }
+        let other = NodeSession(replica: try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "test")))
+        net.connect(other, as: 2)
+        net.settle()
+        #expect(other.state == .offline)
+        #expect(other.lastError?.kind == .schemaMismatch)
+        #expect(other.lastError?.message.contains("same classes and properties") == true)
+        #expect(net.closed.contains(2))
+    }
+
+    /// A peer that speaks the protocol wrongly is refused with an error and cut off; the relay's
+    /// log is unchanged.
+    @Test func theRelayRefusesHostileInput() throws {
+        let net = try Loopback()
+        let x = try TestNode()
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        try x.db.write { w in try w.items().create(primaryKey: .int(1)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        let head = try net.relay.status().first?.head
+        let fingerprint = x.replica.schemaFingerprint
+        func refused(_ frames: [Frame], code: SyncErrorCode) throws {
+            let c = ConnectionID.random(in: 100...1_000_000)
+            _ = net.relay.connected(c, now: 0)
+            var actions: [RelayAction] = []
+            for f in frames { actions += net.relay.receive(f, from: c, now: 0) }
+            let errors = actions.compactMap { a -> SyncErrorCode? in
+                if case .send(_, let f) = a, case .error(let code, _)? = try? SyncMessage(frame: f) { return code }
+                return nil
+            }
+            #expect(errors == [code])
+            #expect(actions.last == .close(c))
+            #expect(try net.relay.status().first?.head == head)
+        }
+        let evil = NodeID(high: 66, low: 66)
+        let hello = SyncMessage.hello(.init(nodeID: evil, realmID: "test", schemaFingerprint: fingerprint, cursor: .start, versionVector: VersionVector())).frame
+        try refused([SyncMessage.upload([]).frame], code: .unexpectedMessage)
+        try refused([Frame(kind: 1, payload: [1, 2, 3])], code: .malformed)
+        try refused([SyncMessage.hello(.init(protocolVersion: 99, nodeID: evil, realmID: "test", schemaFingerprint: fingerprint, cursor: .start, versionVector: VersionVector())).frame],
+                    code: .protocolVersion)
+        // Changesets of another origin.
+        try refused([hello, SyncMessage.upload([Changeset(origin: x.id, seq: 2, hlc: 1, body: ChangesetContent().encode(origin: x.id))]).frame], code: .malformed)
+        // A changeset whose body is garbage.
+        try refused([hello, SyncMessage.upload([Changeset(origin: evil, seq: 1, hlc: 1, body: [1, 9, 9, 9])]).frame], code: .malformed)
+        // A cursor beyond the log.
+        try refused([SyncMessage.hello(.init(nodeID: evil, realmID: "test", schemaFingerprint: fingerprint,
+                                             cursor: DownloadCursor(relayID: net.relay.relayID, seq: 999), versionVector: VersionVector())).frame], code: .malformed)
+        // An acknowledgement of something never sent.
+        try refused([hello, SyncMessage.downloadAck(cursor: 50, resend: false).frame], code: .malformed)
+    }
+
+    @Test func aChangesetStampedFarAheadIsHeldBackNotStored() throws {
+        let relayClock = ManualClock()
+        let net = try Loopback(configuration: RelayConfiguration(physicalClock: relayClock.function))
+        let nodeClock = ManualClock(relayClock.now + 5 * 60_000) // five minutes ahead
+        let x = try TestNode(clock: nodeClock)
+        try x.db.write { w in try w.items().create(primaryKey: .int(1)) }
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        #expect(sx.state == .connected)
+        #expect(!sx.progress.isUploadComplete)
+        #expect(net.nodeErrors.contains { $0.kind == .clockSkew })
+        #expect(try net.relay.status().first?.head == 0)
+        // Once the relay's time has come, it is accepted.
+        relayClock.advance(5 * 60_000)
+        net.perform(1, sx.tick(now: 60_000))
+        net.settle()
+        #expect(sx.progress.isUploadComplete)
+    }
+
+    @Test func aNodeRestoredFromABackupIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("n.atoll")
+        let net = try Loopback()
+        let x = try TestNode(path: path)
+        let backup = dir.file("backup.atoll")
+        try x.db.writeCopy(to: backup)
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        try x.db.write { w in try w.items().create(primaryKey: .int(1)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        #expect(sx.progress.isUploadComplete && sx.progress.uploaded == 1)
+        let restored = try Database.open(DatabaseConfiguration(path: backup, durability: .unsafe))
+        let old = NodeSession(replica: try SyncReplica.open(restored, configuration: ReplicaConfiguration(realmID: "test")))
+        net.connect(old, as: 2)
+        net.settle()
+        #expect(old.state == .offline)
+        #expect(old.lastError?.message.contains("restored from a backup") == true)
+    }
+}

@@ -1,0 +1,149 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+
+/// An independent statement of the merge rules: the state every node must reach, computed
+/// directly from the set of all changesets (no metadata, no incremental apply, no order of
+/// arrival). The simulator compares every node with it, which checks convergence and that every
+/// acknowledged write survives unless overwritten by a later stamp.
+struct Oracle {
+    private struct Element {
+        var id: ElementID
+        var parent: ElementID?
+        var inserted: Stamp
+        var value: SyncValue
+        var valueStamp: Stamp
+        var erased = false
+    }
+
+    private struct Object {
+        var latest: Stamp?
+        var deleted: Stamp?
+        var sets: [String: (Stamp, SyncValue)] = [:]
+        var increments: [String: [(Stamp, Int64)]] = [:]
+        var lists: [String: [ElementID: Element]] = [:]
+
+        mutating func write(_ s: Stamp) { if latest.map({ s > $0 }) ?? true { latest = s } }
+        var exists: Bool { latest.map { l in deleted.map { l > $0 } ?? true } ?? false }
+    }
+
+    private struct Key: Hashable {
+        let className: String
+        let pk: StorageValue
+    }
+
+    private var objects: [Key: Object] = [:]
+
+    /// The changesets in any order: the result depends only on the set.
+    init(_ changesets: [Changeset]) throws {
+        var elementWrites: [(Key, String, ElementID, Stamp, SyncValue?)] = []
+        for cs in changesets {
+            let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+            for (i, instruction) in content.instructions.enumerated() {
+                let s = cs.stamp.at(i)
+                let o = instruction.object
+                let key = Key(className: content.classes[o.classIndex], pk: o.primaryKey)
+                var obj = objects[key] ?? Object()
+                switch instruction {
+                case .create: obj.write(s)
+                case .erase: if obj.deleted.map({ s > $0 }) ?? true { obj.deleted = s }
+                case .set(_, let p, let v):
+                    obj.write(s)
+                    let name = content.properties[p]
+                    if obj.sets[name].map({ s > $0.0 }) ?? true { obj.sets[name] = (s, v) }
+                case .addInteger(_, let p, let d):
+                    obj.write(s)
+                    obj.increments[content.properties[p], default: []].append((s, d))
+                case .listInsert(_, let p, let after, let lamport, let v):
+                    obj.write(s)
+                    let id = ElementID(lamport: lamport, node: cs.origin)
+                    obj.lists[content.properties[p], default: [:]][id] = Element(id: id, parent: after, inserted: s, value: v, valueStamp: s)
+                case .listSet(_, let p, let e, let v):
+                    obj.write(s)
+                    elementWrites.append((key, content.properties[p], e, s, v))
+                case .listErase(_, let p, let e):
+                    elementWrites.append((key, content.properties[p], e, s, nil))
+                }
+                objects[key] = obj
+            }
+        }
+        // Element writes and removals, once every insert is known.
+        for (key, name, e, s, v) in elementWrites {
+            guard var el = objects[key]?.lists[name]?[e] else { continue }
+            if let v {
+                if s > el.valueStamp { el.value = v; el.valueStamp = s }
+            } else {
+                el.erased = true
+            }
+            objects[key]?.lists[name]?[e] = el
+        }
+    }
+
+    /// The canonical dump (the format of `canonicalDump`) of the state the changesets define.
+    func expectedDump(_ specs: [TableSpec]) -> String {
+        var out = ""
+        for spec in specs.sorted(by: { $0.name < $1.name }) {
+            let present = objects.filter { $0.key.className == spec.name && $0.value.exists }
+            out += "\(spec.name) (\(present.count))\n"
+            var rows: [([UInt8], String)] = []
+            for (key, obj) in present {
+                var line = "  \(key.pk):"
+                for (i, c) in spec.columns.enumerated() where i != spec.primaryKeyIndex {
+                    if c.isList {
+                        line += " \(c.name)=[\(listValues(obj, c).joined(separator: ","))]"
+                    } else {
+                        line += " \(c.name)=\(fieldValue(obj, c))"
+                    }
+                }
+                rows.append((IndexKey.encode(key.pk).bytes, line))
+            }
+            for (_, line) in rows.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) { out += line + "\n" }
+        }
+        return out
+    }
+
+    private func show(_ v: SyncValue, _ c: ColumnSpec) -> String? {
+        switch v {
+        case .value(let s): return s.description
+        case .link(let pk):
+            guard let target = c.linkTarget, objects[Key(className: target, pk: pk)]?.exists == true else { return nil }
+            return "->\(pk)"
+        }
+    }
+
+    private func fieldValue(_ o: Object, _ c: ColumnSpec) -> String {
+        let defaultValue = SyncedClass.defaultValue(c)
+        var base: (stamp: Stamp, value: StorageValue)
+        if let (s, v) = o.sets[c.name], o.deleted.map({ s > $0 }) ?? true {
+            if case .link = v {
+                return show(v, c) ?? "null"
+            }
+            guard case .value(let sv) = v else { return "null" }
+            base = (s, sv)
+        } else {
+            base = (o.deleted ?? .zero, defaultValue)
+        }
+        if case .int(var n) = base.value {
+            for (s, d) in o.increments[c.name] ?? [] where s > base.stamp { n = n &+ d }
+            base.value = .int(wrap(n, bits: c.intBits))
+        }
+        return base.value.description
+    }
+
+    private func listValues(_ o: Object, _ c: ColumnSpec) -> [String] {
+        guard let elements = o.lists[c.name] else { return [] }
+        // Children of each element (nil: the head), newest id first; document order is preorder.
+        var children: [ElementID?: [ElementID]] = [:]
+        for e in elements.values { children[e.parent, default: []].append(e.id) }
+        var order: [ElementID] = []
+        var stack: [ElementID] = (children[nil] ?? []).sorted()
+        while let id = stack.popLast() {
+            order.append(id)
+            stack += (children[id] ?? []).sorted()
+        }
+        return order.compactMap { id in
+            guard let e = elements[id], !e.erased, o.deleted.map({ e.inserted > $0 }) ?? true else { return nil }
+            return show(e.value, c)
+        }
+    }
+}

@@ -1,0 +1,547 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+
+/// A seeded, deterministic, in-process simulation of N nodes and a relay, driving the real
+/// sans-IO cores (`NodeSession`, `RelayCore`) over simulated connections.
+///
+/// Time is virtual (milliseconds); events (message deliveries, connection changes, ticks, user
+/// transactions, crashes, partitions, clock jumps) run in time order from a heap, ties broken by
+/// insertion order, so a seed replays the same schedule exactly. Connections behave like TCP:
+/// ordered and reliable until they break, and a break loses everything in flight; with
+/// `lossyLinks` the data messages of an established connection are also dropped, duplicated and
+/// reordered, which the protocol's acknowledgements and resends must absorb. Crashing a node or
+/// the relay drops everything in memory and keeps what was committed to its database (the
+/// database object plays the disk). Users keep writing into a crashed node's database (another
+/// process, such as `atoll import`, writing the file while the node is down).
+///
+/// After the chaos phase everything heals and the simulation runs until quiet; then every node
+/// must hold identical data, equal to what the `Oracle` computes from all changesets.
+final class Simulator {
+    struct Options: CustomStringConvertible {
+        var nodes = 3
+        var chaosMilliseconds: UInt64 = 30_000
+        var userTransactionsPerNode = 6
+        var nodeCrashes = true
+        var relayCrashes = true
+        var partitions = true
+        var lossyLinks = false
+        var wireCodec = true
+        var clockSkewMillisecondsMax: Int64 = 45_000
+        var clockJumps = true
+
+        var description: String {
+            "nodes=\(nodes) tx/node=\(userTransactionsPerNode) crashes=\(nodeCrashes) relayCrashes=\(relayCrashes) partitions=\(partitions) lossy=\(lossyLinks) wire=\(wireCodec) skew=\(clockSkewMillisecondsMax) jumps=\(clockJumps)"
+        }
+
+        /// Options drawn from a seed, so schedules vary in shape as well as in detail.
+        static func random(_ rng: inout SeededRandom) -> Options {
+            var o = Options()
+            o.nodes = Int.random(in: 2...4, using: &rng)
+            o.userTransactionsPerNode = Int.random(in: 2...8, using: &rng)
+            o.nodeCrashes = rng.chance(70)
+            o.relayCrashes = rng.chance(40)
+            o.partitions = rng.chance(60)
+            o.lossyLinks = rng.chance(30)
+            o.wireCodec = !o.lossyLinks && rng.chance(50)
+            o.clockSkewMillisecondsMax = rng.chance(50) ? 45_000 : 5000
+            o.clockJumps = rng.chance(30)
+            return o
+        }
+    }
+
+    enum Event {
+        case deliverToRelay(ConnectionID, Frame)
+        case deliverToNode(ConnectionID, Frame)
+        case connect(Int)
+        case established(ConnectionID)
+        case relayNoticesClose(ConnectionID)
+        case nodeNoticesClose(ConnectionID)
+        case nodeTick(Int)
+        case relayTick
+        case userWrite(Int)
+        case crash(Int)
+        case restart(Int)
+        case crashRelay
+        case restartRelay
+        case partition(Int)
+        case heal(Int)
+        case clockJump(Int, Int64)
+        case endChaos
+        case checkQuiet
+    }
+
+    final class Node {
+        let index: Int
+        let clock: ManualClock
+        var skew: Int64
+        let db: Database
+        var replica: SyncReplica?
+        var session: NodeSession?
+        var connection: ConnectionID?
+        var alive = true
+        var partitioned = false
+        var connectPending = false
+        var encoder: FrameEncoder?
+        var decoder: FrameDecoder?
+
+        init(index: Int, db: Database, clock: ManualClock, skew: Int64) {
+            self.index = index
+            self.db = db
+            self.clock = clock
+            self.skew = skew
+        }
+    }
+
+    final class Connection {
+        let id: ConnectionID
+        let node: Int
+        var alive = true
+        var established = false
+        /// Set once the welcome reached the node: the data-message chaos of lossy links starts
+        /// then (a TCP connection never reorders; lossy links model what resends must absorb).
+        var handshakeDone = false
+        var lastToRelay: UInt64 = 0
+        var lastToNode: UInt64 = 0
+        var relayEncoder: FrameEncoder?
+        var relayDecoder: FrameDecoder?
+
+        init(id: ConnectionID, node: Int) {
+            self.id = id
+            self.node = node
+        }
+    }
+
+    let seed: UInt64
+    let options: Options
+    private var rng: SeededRandom
+    private(set) var now: UInt64 = 0
+    static let epoch: UInt64 = 1_700_000_000_000
+    private var heap: [(time: UInt64, order: UInt64, event: Event)] = []
+    private var order: UInt64 = 0
+    private(set) var nodes: [Node] = []
+    private let relayDB: Database
+    private let relayClock: ManualClock
+    private(set) var relay: RelayCore?
+    private var connections: [ConnectionID: Connection] = [:]
+    private var nextConnection: ConnectionID = 1
+    private var chaos = true
+    private(set) var quiet = false
+    /// Every changeset seen in an upload, by origin and seq (they must never change).
+    private(set) var uploaded: [NodeID: [UInt64: Changeset]] = [:]
+    private(set) var trace: [String] = []
+    /// Protocol violations seen by nodes: none may happen between correct peers.
+    private(set) var protocolErrors: [String] = []
+    private(set) var eventsRun = 0
+    let realm = "sim"
+
+    init(seed: UInt64, options: Options? = nil) throws {
+        self.seed = seed
+        rng = SeededRandom(seed: seed)
+        self.options = options ?? Options.random(&rng)
+        relayClock = ManualClock(Self.epoch)
+        relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "sim-relay-\(seed)-\(UUID().uuidString)"))
+        relay = try RelayCore(database: relayDB, configuration: relayConfiguration)
+        for i in 0..<self.options.nodes {
+            let skew = Int64.random(in: -self.options.clockSkewMillisecondsMax...self.options.clockSkewMillisecondsMax, using: &rng)
+            let clock = ManualClock(UInt64(Int64(Self.epoch) + skew))
+            let node = Node(index: i, db: try TestSchema.database(), clock: clock, skew: skew)
+            nodes.append(node)
+            try start(node)
+        }
+        for i in nodes.indices {
+            schedule(UInt64.random(in: 0...1000, using: &rng), .nodeTick(i))
+            for _ in 0..<self.options.userTransactionsPerNode {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &rng), .userWrite(i))
+            }
+            if self.options.nodeCrashes, rng.chance(60) {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &rng), .crash(i))
+            }
+            if self.options.partitions, rng.chance(60) {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &rng), .partition(i))
+            }
+            if self.options.clockJumps, rng.chance(50) {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &rng), .clockJump(i, Int64.random(in: -600_000...90_000, using: &rng)))
+            }
+        }
+        if self.options.relayCrashes {
+            for _ in 0..<Int.random(in: 1...2, using: &rng) {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &rng), .crashRelay)
+            }
+        }
+        schedule(1000, .relayTick)
+        schedule(self.options.chaosMilliseconds, .endChaos)
+    }
+
+    var relayConfiguration: RelayConfiguration {
+        RelayConfiguration(physicalClock: relayClock.function, retransmitMilliseconds: 3000, acknowledgementFlushMilliseconds: 2000,
+                           trimIntervalMilliseconds: 4000_000_000, trimEntriesMax: 50)
+    }
+
+    func note(_ s: String) {
+        trace.append("\(now) \(s)")
+        if trace.count > 400 { trace.removeFirst(100) }
+    }
+
+    // MARK: scheduling
+
+    private func schedule(_ delay: UInt64, _ e: Event) {
+        order += 1
+        heap.append((now + delay, order, e))
+        var i = heap.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            guard (heap[i].time, heap[i].order) < (heap[p].time, heap[p].order) else { break }
+            heap.swapAt(i, p)
+            i = p
+        }
+    }
+
+    private func popEvent() -> (time: UInt64, order: UInt64, event: Event)? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count, (heap[l].time, heap[l].order) < (heap[m].time, heap[m].order) { m = l }
+            if r < heap.count, (heap[r].time, heap[r].order) < (heap[m].time, heap[m].order) { m = r }
+            if m == i { break }
+            heap.swapAt(i, m)
+            i = m
+        }
+        return top
+    }
+
+    private func latency() -> UInt64 { UInt64.random(in: 1...40, using: &rng) }
+
+    private func setTime(_ t: UInt64) {
+        now = t
+        relayClock.now = Self.epoch + t
+        for n in nodes { n.clock.now = UInt64(max(0, Int64(Self.epoch) + Int64(t) + n.skew)) }
+    }
+
+    /// Runs until quiet after the chaos phase, or throws after `limit` of virtual time.
+    func run(limit: UInt64 = 900_000) throws {
+        while !quiet, let (time, _, event) = popEvent() {
+            guard time <= options.chaosMilliseconds + limit else {
+                throw AtollError(.timeout, "seed \(seed): not quiet after \(limit) ms of virtual time after the chaos")
+            }
+            setTime(time)
+            eventsRun += 1
+            try handle(event)
+        }
+        guard quiet else { throw AtollError(.timeout, "seed \(seed): ran out of events before quiet") }
+    }
+
+    // MARK: nodes
+
+    private func start(_ node: Node) throws {
+        let replica = try SyncReplica.open(node.db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function))
+        let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
+        node.replica = replica
+        node.session = session
+        node.alive = true
+        perform(node, session.start(now: now))
+    }
+
+    private func perform(_ node: Node, _ actions: [SessionAction]) {
+        for a in actions {
+            switch a {
+            case .send(let frame):
+                if frame.kind == SyncMessage.Kind.upload.rawValue, let m = try? SyncMessage(frame: frame), case .upload(let changesets) = m {
+                    for cs in changesets {
+                        if let seen = uploaded[cs.origin]?[cs.seq], seen != cs {
+                            note("CHANGESET CHANGED: \(cs.origin) \(cs.seq)")
+                        }
+                        uploaded[cs.origin, default: [:]][cs.seq] = cs
+                    }
+                }
+                guard let cid = node.connection, let conn = connections[cid], conn.alive else { continue }
+                send(conn, toRelay: true, frame)
+            case .disconnect:
+                if let cid = node.connection { close(cid, byRelay: false) }
+                node.connection = nil
+                scheduleConnect(node)
+            case .stateChanged(let s):
+                note("n\(node.index) \(s)")
+                if s == .disconnected { scheduleConnect(node) }
+            case .error(let e):
+                note("n\(node.index) error \(e)")
+                if e.kind == .protocolViolation || e.kind == .schemaMismatch { protocolErrors.append("n\(node.index) at \(now): \(e)") }
+            }
+        }
+    }
+
+    private func scheduleConnect(_ node: Node) {
+        guard !node.connectPending else { return }
+        node.connectPending = true
+        schedule(UInt64.random(in: 200...2500, using: &rng), .connect(node.index))
+    }
+
+    private func send(_ conn: Connection, toRelay: Bool, _ frame: Frame) {
+        var deliveries = 1
+        var extraDelay: UInt64 = 0
+        let isHandshake = frame.kind == SyncMessage.Kind.hello.rawValue || frame.kind == SyncMessage.Kind.welcome.rawValue
+        if options.lossyLinks, conn.handshakeDone, !isHandshake {
+            let roll = Int.random(in: 0..<100, using: &rng)
+            if roll < 4 { deliveries = 0 } else if roll < 7 { deliveries = 2 } else if roll < 15 { extraDelay = UInt64.random(in: 50...3000, using: &rng) }
+        }
+        var payload = frame
+        if options.wireCodec {
+            // Through the real wire format: zstd stream per direction, CRC32C, size checks.
+            let encoder = toRelay ? nodes[conn.node].encoder : conn.relayEncoder
+            var bytes: [UInt8] = []
+            do {
+                try encoder?.encode(frame, into: &bytes)
+                payload = Frame(kind: frame.kind, payload: bytes)
+            } catch {
+                note("encode failed: \(error)")
+                return
+            }
+        }
+        for _ in 0..<deliveries {
+            let base = now + latency() + extraDelay
+            let t: UInt64
+            if extraDelay > 0 || deliveries > 1 {
+                t = base
+            } else if toRelay {
+                t = max(base, conn.lastToRelay)
+                conn.lastToRelay = t
+            } else {
+                t = max(base, conn.lastToNode)
+                conn.lastToNode = t
+            }
+            schedule(t - now, toRelay ? .deliverToRelay(conn.id, payload) : .deliverToNode(conn.id, payload))
+        }
+    }
+
+    private func decode(_ frame: Frame, with decoder: FrameDecoder?) -> Frame? {
+        guard options.wireCodec else { return frame }
+        do {
+            let frames = try decoder?.decode(frame.payload) ?? []
+            return frames.first
+        } catch {
+            note("decode failed: \(error)")
+            return nil
+        }
+    }
+
+    /// Breaks a connection (a crash, a partition): both ends learn it after a delay; what is in
+    /// flight is lost.
+    private func drop(_ cid: ConnectionID, notifyNode: Bool = true, notifyRelay: Bool = true) {
+        guard let conn = connections[cid], conn.alive else { return }
+        conn.alive = false
+        if notifyRelay { schedule(latency(), .relayNoticesClose(cid)) }
+        if notifyNode { schedule(latency(), .nodeNoticesClose(cid)) }
+    }
+
+    /// Closes a connection in order (like TCP's FIN): what was sent before still arrives, then the
+    /// other end learns of the close.
+    private func close(_ cid: ConnectionID, byRelay: Bool) {
+        guard let conn = connections[cid], conn.alive else { return }
+        if byRelay {
+            schedule(max(now + latency(), conn.lastToNode + 1) - now, .nodeNoticesClose(cid))
+        } else {
+            schedule(max(now + latency(), conn.lastToRelay + 1) - now, .relayNoticesClose(cid))
+        }
+    }
+
+    private func performRelay(_ actions: [RelayAction]) {
+        for a in actions {
+            switch a {
+            case .send(let cid, let frame):
+                guard let conn = connections[cid], conn.alive else { continue }
+                send(conn, toRelay: false, frame)
+            case .close(let cid):
+                note("relay closes c\(cid)")
+                close(cid, byRelay: true)
+            }
+        }
+    }
+
+    // MARK: events
+
+    private func handle(_ event: Event) throws {
+        switch event {
+        case .deliverToRelay(let cid, let frame):
+            guard let conn = connections[cid], conn.alive, let relay, let f = decode(frame, with: conn.relayDecoder) else { return }
+            performRelay(relay.receive(f, from: cid, now: now))
+
+        case .deliverToNode(let cid, let frame):
+            guard let conn = connections[cid], conn.alive else { return }
+            let node = nodes[conn.node]
+            guard node.alive, node.connection == cid, let session = node.session, let f = decode(frame, with: node.decoder) else { return }
+            if f.kind == SyncMessage.Kind.welcome.rawValue { conn.handshakeDone = true }
+            perform(node, session.receive(f, now: now))
+
+        case .connect(let i):
+            let node = nodes[i]
+            node.connectPending = false
+            guard node.alive, let session = node.session, session.shouldConnect, node.connection == nil else { return }
+            guard !node.partitioned, relay != nil else {
+                // Refused (no route, or nobody listening): try again later.
+                perform(node, session.transportDisconnected(error: AtollError(.connectionFailed, "connection refused"), now: now))
+                scheduleConnect(node)
+                return
+            }
+            let cid = nextConnection
+            nextConnection += 1
+            let conn = Connection(id: cid, node: i)
+            connections[cid] = conn
+            node.connection = cid
+            if options.wireCodec {
+                node.encoder = try FrameEncoder()
+                node.decoder = try FrameDecoder()
+                conn.relayEncoder = try FrameEncoder()
+                conn.relayDecoder = try FrameDecoder()
+            }
+            performRelay(relay?.connected(cid, now: now) ?? [])
+            schedule(latency() * 2, .established(cid))
+
+        case .established(let cid):
+            guard let conn = connections[cid], conn.alive else { return }
+            conn.established = true
+            let node = nodes[conn.node]
+            guard node.alive, node.connection == cid, let session = node.session else { return }
+            note("n\(node.index) connected c\(cid)")
+            perform(node, session.transportConnected(now: now))
+
+        case .relayNoticesClose(let cid):
+            performRelay(relay?.disconnected(cid, now: now) ?? [])
+
+        case .nodeNoticesClose(let cid):
+            guard let conn = connections[cid] else { return }
+            connections[cid] = nil
+            let node = nodes[conn.node]
+            guard node.alive, node.connection == cid, let session = node.session else { return }
+            node.connection = nil
+            perform(node, session.transportDisconnected(error: AtollError(.connectionFailed, "connection lost"), now: now))
+            scheduleConnect(node)
+
+        case .nodeTick(let i):
+            let node = nodes[i]
+            if node.alive, let session = node.session { perform(node, session.tick(now: now)) }
+            schedule(UInt64.random(in: 700...1300, using: &rng), .nodeTick(i))
+
+        case .relayTick:
+            if let relay { performRelay(relay.tick(now: now)) }
+            schedule(1000, .relayTick)
+
+        case .userWrite(let i):
+            let node = nodes[i]
+            let what = try Workload.randomTransaction(node.db, &rng)
+            note("n\(i)\(node.alive ? "" : " (down, another process)") writes: \(what)")
+            if node.alive, let session = node.session { perform(node, session.localCommitted(now: now)) }
+
+        case .crash(let i):
+            let node = nodes[i]
+            guard chaos, node.alive else { return }
+            note("n\(i) crashes")
+            if let cid = node.connection { drop(cid, notifyNode: false) }
+            node.connection = nil
+            node.session = nil
+            node.replica = nil
+            node.alive = false
+            schedule(UInt64.random(in: 500...6000, using: &rng), .restart(i))
+
+        case .restart(let i):
+            let node = nodes[i]
+            guard !node.alive else { return }
+            note("n\(i) restarts")
+            try start(node)
+
+        case .crashRelay:
+            guard chaos, relay != nil else { return }
+            note("relay crashes")
+            relay = nil
+            for (cid, conn) in connections where conn.alive {
+                conn.alive = false
+                schedule(latency(), .nodeNoticesClose(cid))
+            }
+            schedule(UInt64.random(in: 500...5000, using: &rng), .restartRelay)
+
+        case .restartRelay:
+            guard relay == nil else { return }
+            note("relay restarts")
+            relay = try RelayCore(database: relayDB, configuration: relayConfiguration)
+
+        case .partition(let i):
+            guard chaos else { return }
+            let node = nodes[i]
+            note("n\(i) partitioned")
+            node.partitioned = true
+            if let cid = node.connection { drop(cid) }
+            schedule(UInt64.random(in: 1000...15_000, using: &rng), .heal(i))
+
+        case .heal(let i):
+            nodes[i].partitioned = false
+
+        case .clockJump(let i, let delta):
+            note("n\(i) clock jumps \(delta) ms")
+            nodes[i].skew += delta
+            // Jumps back later: a clock far ahead is corrected (as NTP would).
+            if delta > 0 { schedule(UInt64.random(in: 1000...20_000, using: &rng), .clockJump(i, -delta)) }
+
+        case .endChaos:
+            chaos = false
+            note("end of chaos")
+            for n in nodes {
+                n.partitioned = false
+                if n.skew > options.clockSkewMillisecondsMax { n.skew = options.clockSkewMillisecondsMax }
+                if !n.alive { try start(n) }
+            }
+            if relay == nil { relay = try RelayCore(database: relayDB, configuration: relayConfiguration) }
+            schedule(1000, .checkQuiet)
+
+        case .checkQuiet:
+            if try isQuiet() { quiet = true } else { schedule(1000, .checkQuiet) }
+        }
+    }
+
+    private func isQuiet() throws -> Bool {
+        guard let relay, !heap.contains(where: { if case .deliverToNode = $0.event { true } else if case .deliverToRelay = $0.event { true } else { false } }) else {
+            return false
+        }
+        let head = try relay.status().first { $0.realmID == realm }?.head ?? 0
+        for n in nodes {
+            guard n.alive, let session = n.session, let replica = n.replica, session.state == .connected else { return false }
+            guard try !replica.hasUnextractedCommits, replica.uploadAcknowledged == replica.lastLocalSeq,
+                  session.progress.downloaded == head
+            else { return false }
+        }
+        return true
+    }
+
+    // MARK: checks
+
+    /// Every node's data, equal across nodes and to the oracle. Returns a failure description.
+    func check() throws -> String? {
+        var problems: [String] = []
+        let dumps = try nodes.map { try canonicalDump($0.db) }
+        for (i, d) in dumps.enumerated() where d != dumps[0] {
+            problems.append("node \(i) differs from node 0:\n--- n0\n\(dumps[0])--- n\(i)\n\(d)")
+        }
+        let all = uploaded.values.flatMap(\.values)
+        // Every changeset every node made was uploaded (and, being quiet, acknowledged).
+        for n in nodes {
+            guard let r = n.replica else { continue }
+            let count = uploaded[r.nodeID]?.count ?? 0
+            if UInt64(count) != r.lastLocalSeq { problems.append("node \(n.index) made \(r.lastLocalSeq) changesets, \(count) were uploaded") }
+        }
+        let expected = try Oracle(all).expectedDump([TestSchema.person, TestSchema.item])
+        if dumps[0] != expected { problems.append("nodes differ from the oracle:\n--- oracle\n\(expected)--- n0\n\(dumps[0])") }
+        for n in nodes {
+            do {
+                try n.replica?.checkInvariants()
+                _ = try n.db.verify()
+            } catch {
+                problems.append("node \(n.index): \(error)")
+            }
+        }
+        if trace.contains(where: { $0.contains("CHANGESET CHANGED") }) { problems.append("a changeset was uploaded twice with different content") }
+        if !protocolErrors.isEmpty { problems.append("protocol errors between correct peers:\n" + protocolErrors.joined(separator: "\n")) }
+        return problems.isEmpty ? nil : problems.joined(separator: "\n")
+    }
+}

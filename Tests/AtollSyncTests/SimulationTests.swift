@@ -1,0 +1,42 @@
+@testable import AtollSync
+import Foundation
+import Testing
+
+/// Seeded schedules of the simulator (Simulation/Simulator.swift). `ATOLL_SIM_SCHEDULES` sets
+/// how many run (1,000 by default); `ATOLL_SIM_SEED` runs one schedule and prints its trace.
+/// A failing schedule reports its seed: rerun it with `ATOLL_SIM_SEED=<seed> swift test --filter SimulationTests`.
+@Suite struct SimulationTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let scheduleCount = Int(environment["ATOLL_SIM_SCHEDULES"] ?? "") ?? 1000
+    static let shards = 16
+
+    static func runSchedule(_ seed: UInt64, verbose: Bool = false) throws -> String? {
+        let sim = try Simulator(seed: seed)
+        do {
+            try sim.run()
+        } catch {
+            return "seed \(seed) (\(sim.options)): \(error)\n" + sim.trace.suffix(120).joined(separator: "\n")
+        }
+        if verbose { print(sim.trace.joined(separator: "\n")) }
+        if let problem = try sim.check() {
+            return "seed \(seed) (\(sim.options)): \(problem)\n" + sim.trace.suffix(120).joined(separator: "\n")
+        }
+        return nil
+    }
+
+    @Test(arguments: 0..<shards)
+    func seededSchedulesConverge(shard: Int) throws {
+        if let only = Self.environment["ATOLL_SIM_SEED"].flatMap(UInt64.init) {
+            if shard == 0, let failure = try Self.runSchedule(only, verbose: true) { Issue.record(Comment(rawValue: failure)) }
+            return
+        }
+        var seed = UInt64(shard)
+        while seed < UInt64(Self.scheduleCount) {
+            if let failure = try Self.runSchedule(seed) {
+                Issue.record(Comment(rawValue: failure))
+                return
+            }
+            seed += UInt64(Self.shards)
+        }
+    }
+}
