@@ -415,3 +415,4 @@ import Testing
 
     @Test(arguments: literalsCases) func literals(_ c: People) throws { try check(c) }
 }
+
