@@ -10,7 +10,8 @@
 //     16   u64  published version: the newest committed version (atomic)
 //     24   u32  commit sequence: incremented after every commit; the futex word waiters sleep on
 //     28   u32  writer pid, while a write transaction is open (diagnostics only)
-//     32   ...  reserved up to 4096
+//     32   u32  slot high-water mark: slots at or above it have never been claimed
+//     36   ...  reserved up to 4096
 //     4096 N reader slots of 32 bytes each:
 //              0  u32 pid owning the slot (0: free), claimed by compare-and-swap
 //              4  u32 reserved
