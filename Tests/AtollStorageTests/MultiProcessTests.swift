@@ -242,6 +242,41 @@ import Testing
         }
     }
 
+    /// Readers never wait for a writer: while this process holds the write transaction open
+    /// (with uncommitted changes), another process and another thread begin reads and see the
+    /// last committed version at once.
+    @Test func readersAreNotBlockedByAnOpenWriteTransaction() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("nonblocking.atoll")
+        let reader = try ChildProcess(Self.helper, ["serve", path])
+        #expect(reader.readLine() == "ready")
+        #expect(reader.ask("increment 3") == "ok 3")
+        let before = reader.ask("digest")
+        let db = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe))
+        let w = try db.beginWrite()
+        try w.table(named: "Counter")?.set(ObjectKey(primaryKey: 1), 1, .int(99))
+        let start = Date()
+        #expect(reader.ask("digest", timeout: 5) == before, "another process reads the committed state while the writer is open")
+        let seen = DispatchSemaphore(value: 0)
+        final class Box: Sendable { let value = Mutex<Int64>(-1) }
+        let box = Box()
+        Thread.detachNewThread {
+            if let r = try? db.beginRead(), let t = try? r.table(named: "Counter"), case .int(let v)? = try? t.value(ObjectKey(primaryKey: 1), 1) {
+                box.value.withLock { $0 = v }
+                r.close()
+            }
+            seen.signal()
+        }
+        #expect(seen.wait(timeout: .now() + 5) == .success, "a thread of this process reads while the writer is open")
+        #expect(box.value.withLock { $0 } == 3)
+        #expect(Date().timeIntervalSince(start) < 5)
+        try w.commit()
+        #expect(reader.ask("digest") != before, "after the commit the reader sees it")
+        reader.send("quit")
+        #expect(reader.wait() == 0)
+        #expect(try counter(db) == 99)
+    }
+
     @Test func readerSlotsOfKilledProcessesAreReleased() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("slots.atoll")
