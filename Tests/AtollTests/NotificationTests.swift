@@ -397,6 +397,21 @@ final class ChangeLog<C>: @unchecked Sendable {
         token.invalidate()
     }
 
+    @Test func keyPathsThroughLinksReportTheLinkProperty() throws {
+        let realm = try Realm(configuration: freshConfiguration())
+        try realm.write { realm.create(Dog.self, value: ["id": 1, "owner": ["name": "Ann", "age": 30]]) }
+        let rex = try #require(realm.objects(Dog.self).first)
+        var names: [[String]] = []
+        let token = rex.observe(keyPaths: ["owner.age"]) { (change: ObjectChange<Dog>) in
+            if case .change(_, let p) = change { names.append(p.map(\.name)) }
+        }
+        try realm.write { rex.owner?.birthdate = Date() }      // not on the path
+        try realm.write { rex.owner?.age = 31 }
+        try realm.write { rex.owner = nil }
+        #expect(names == [["owner"], ["owner"]])
+        token.invalidate()
+    }
+
     @Test func objectChangesFromAnotherThreadArriveOnRefresh() throws {
         let config = freshConfiguration()
         let realm = try Realm(configuration: config)

@@ -48,23 +48,33 @@ extension Object {
             block(.deleted)
             return NotificationToken(flag: flag)
         }
+        // Key paths through links (`"owner.name"`): the property changes when the linked
+        // object's property does.
+        var throughLinks: [Int: [[String]]] = [:]
+        for path in ChangeSummary.components(keyPaths ?? []) where path.count > 1 {
+            if let i = schema.index(of: path[0]) { throughLinks[i, default: []].append(path) }
+        }
+        let dependencies = throughLinks.isEmpty ? [m.binding.tableKey] : realm.dependencyClosure(of: m.binding.tableKey)
         var last = snapshotValues(watched)
         var deleted = false
         realm.observers.add(flag: flag) { realm, summary, notify in
-            guard !deleted, summary.touches(m.binding.tableKey) else { return }
+            guard !deleted, dependencies.contains(where: { summary.touches($0) }) else { return }
             guard (try? realm.table(m.binding).contains(m.key)) == true else {
                 deleted = true
                 if notify { block(.deleted) }
                 return
             }
             let written = summary.isExact ? summary.tables[m.binding.tableKey]?.modified[m.key] : nil
-            if summary.isExact, written == nil { return }
+            if summary.isExact, written == nil, throughLinks.isEmpty { return }
             let now = me.snapshotValues(watched)
             var changes: [PropertyChange] = []
             for i in watched {
-                // With the logs, a property is changed when the commit wrote it; without, when
-                // its value differs.
-                let changed = written.map { $0.contains(m.binding.columns[i]) } ?? (last[i] != now[i])
+                // With the logs, a property is changed when the commit wrote it (or, along a key
+                // path, the linked object's property); without, when its value differs.
+                var changed = summary.isExact ? (written?.contains(m.binding.columns[i]) ?? false) : (last[i] != now[i])
+                if !changed, summary.isExact, let paths = throughLinks[i] {
+                    changed = summary.objectChanged(m.binding.tableKey, m.key, keyPaths: paths, in: realm.transaction)
+                }
                 guard changed else { continue }
                 let p = schema.properties[i]
                 changes.append(PropertyChange(name: p.name, oldValue: Self.swiftValues(last[i], p, realm), newValue: Self.swiftValues(now[i], p, realm)))
