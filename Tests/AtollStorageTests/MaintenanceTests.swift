@@ -198,4 +198,16 @@ import Testing
         defer { r.close() }
         #expect(try r.metadata("x") == nil, "released, the in-memory database is gone")
     }
+
+    /// The reader table is bounded: when every slot is pinned, a new read fails with a clear
+    /// error instead of blocking or overwriting a slot; closing one makes room.
+    @Test func readerSlotsAreBoundedWithAClearError() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "slots-\(UUID())"))
+        var readers: [ReadTransaction] = []
+        for _ in 0..<LockFile.defaultSlotCount { readers.append(try db.beginRead()) }
+        #expect { _ = try db.beginRead() } throws: { ($0 as? AtollError)?.kind == .tooManyReaders && "\($0)".contains("reader slots") }
+        readers.removeLast().close()
+        #expect(throws: Never.self) { try db.beginRead().close() }
+        for r in readers { r.close() }
+    }
 }
