@@ -214,33 +214,28 @@ public struct RootRecord: Equatable, Sendable {
     /// The newest valid root record of the two slots, given the base of the mapped file. Both
     /// slots hold the same version after a writer reserved an IV epoch; the higher epoch wins.
     static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
-        newestSlot(in: base, cipher: cipher)?.record
+        newestSlotPage(in: base, cipher: cipher).flatMap { read(from: base + Int($0) * FileFormat.pageSize, cipher: cipher) }
     }
 
-    /// The newest valid record and the slot page holding it.
-    private static func newestSlot(in base: UnsafeRawPointer, cipher: PageCipher?) -> (record: RootRecord, page: PageNumber)? {
+    /// The slot page holding the newest valid record, if any.
+    private static func newestSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?) -> PageNumber? {
         let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
-        let a = read(from: base + Int(first) * FileFormat.pageSize, cipher: cipher)
-        let b = read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher)
-        switch (a, b) {
-        case let (a?, b?):
-            if (a.version, a.ivEpoch) == (b.version, b.ivEpoch) {
-                // Both hold one version (an IV epoch reservation): call the slot its version
-                // usually lives in the newest, so commits keep the usual parity.
-                return FileFormat.slotPage(forVersion: a.version) == first ? (a, first) : (b, second)
-            }
-            return (a.version, a.ivEpoch) > (b.version, b.ivEpoch) ? (a, first) : (b, second)
-        case let (a?, nil): return (a, first)
-        case let (nil, b?): return (b, second)
-        case (nil, nil): return nil
+        guard let a = read(from: base + Int(first) * FileFormat.pageSize, cipher: cipher) else {
+            return read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher) == nil ? nil : second
         }
+        guard let b = read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher) else { return first }
+        if a.version != b.version { return a.version > b.version ? first : second }
+        if a.ivEpoch != b.ivEpoch { return a.ivEpoch > b.ivEpoch ? first : second }
+        // Both hold one version (an IV epoch reservation): call the slot its version usually
+        // lives in the newest, so commits keep the usual parity.
+        return FileFormat.slotPage(forVersion: a.version)
     }
 
     /// The slot page the next root record goes to: the one not holding the newest valid
     /// record. Normally that is the slot of version V + 1 (V % 2 parity); after a crash in
     /// the middle of an IV epoch reservation, version V may live in the other slot only.
     static func inactiveSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?) -> PageNumber {
-        guard let (_, page) = newestSlot(in: base, cipher: cipher) else { return FileFormat.firstSlotPage }
+        guard let page = newestSlotPage(in: base, cipher: cipher) else { return FileFormat.firstSlotPage }
         return page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage
     }
 
