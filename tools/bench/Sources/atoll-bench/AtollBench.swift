@@ -5,7 +5,8 @@ import Glibc
 /// `atoll-bench <suite> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAMES]`
 ///
 /// Suites: `storage` (the engine on its own), `compare` (the same workloads on Atoll and on
-/// SQLite through GRDB), `sync` (not yet implemented). Never run inside `swift test`.
+/// SQLite through GRDB), `encryption` (compare workloads W1, W2, W3, W6 with and without a key),
+/// `sync` (not yet implemented). Never run inside `swift test`.
 @main
 struct AtollBench {
     static func main() {
@@ -21,6 +22,7 @@ struct AtollBench {
             switch options.suite {
             case "storage": try StorageSuite(options: options, reporter: reporter).run()
             case "compare": try CompareSuite(options: options, reporter: reporter).run()
+            case "encryption": try EncryptionSuite(options: options, reporter: reporter).run()
             case "sync": SyncSuite(options: options, reporter: reporter).run()
             default: throw BenchError("unknown suite '\(options.suite)'\n" + BenchOptions.usage)
             }
@@ -34,7 +36,7 @@ struct AtollBench {
 
 struct BenchOptions {
     static let usage = """
-        usage: atoll-bench <storage|compare|sync> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAME,...]
+        usage: atoll-bench <storage|compare|encryption|sync> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAME,...]
           --json       one JSON object per line instead of the table
           --scale F    multiply object counts by F (default 1.0; CI smoke runs use 0.01)
           --runs N     measured runs per figure (default: 5 for reads, 3 for rebuilding workloads)

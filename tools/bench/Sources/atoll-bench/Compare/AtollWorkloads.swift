@@ -14,8 +14,9 @@ final class Item: Object {
 }
 
 enum AtollObjects {
-    static func configuration(_ path: String, syncWrites: Bool = true) -> Realm.Configuration {
-        Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self], syncWrites: syncWrites)
+    /// `encryptionKey`: the encrypted variant (the `encryption` suite); nil everywhere else.
+    static func configuration(_ path: String, syncWrites: Bool = true, encryptionKey: Data? = nil) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), encryptionKey: encryptionKey, objectTypes: [Item.self], syncWrites: syncWrites)
     }
 
     static func fill(_ realm: Realm, _ data: ItemData, _ range: Range<Int>) {
@@ -45,10 +46,16 @@ enum AtollObjects {
 struct AtollWorkloads: CompareEngine {
     let name = "atoll"
     let fileExtension = "atoll"
+    /// Set by the `encryption` suite only: every file is then encrypted with this key.
+    var encryptionKey: Data?
+
+    private func configuration(_ path: String) -> Realm.Configuration {
+        AtollObjects.configuration(path, encryptionKey: encryptionKey)
+    }
 
     private func freshRealm(_ path: String) throws -> Realm {
         ScratchDirectory.removeDatabase(path)
-        return try Realm(configuration: AtollObjects.configuration(path))
+        return try Realm(configuration: configuration(path))
     }
 
     func timedInsertAll(path: String, data: ItemData) throws -> UInt64 {
@@ -66,7 +73,7 @@ struct AtollWorkloads: CompareEngine {
     }
 
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {
-        let realm = try Realm(configuration: AtollObjects.configuration(path))
+        let realm = try Realm(configuration: configuration(path))
         let watch = Stopwatch()
         try realm.write {
             for (id, score) in zip(ids, scores) {
@@ -77,7 +84,7 @@ struct AtollWorkloads: CompareEngine {
     }
 
     func timedDeleteAll(path: String) throws -> UInt64 {
-        let realm = try Realm(configuration: AtollObjects.configuration(path))
+        let realm = try Realm(configuration: configuration(path))
         let watch = Stopwatch()
         try realm.write { realm.deleteAll() }
         return watch.elapsedNanoseconds
@@ -90,18 +97,18 @@ struct AtollWorkloads: CompareEngine {
     func fileBytes(path: String) -> Int { ScratchDirectory.fileBytes(path) }
 
     func objectCount(path: String) throws -> Int {
-        try Realm(configuration: AtollObjects.configuration(path)).objects(Item.self).count
+        try Realm(configuration: configuration(path)).objects(Item.self).count
     }
 
-    func openReader(path: String) throws -> any CompareReader { try AtollReader(path: path) }
+    func openReader(path: String) throws -> any CompareReader { try AtollReader(configuration: configuration(path)) }
 }
 
 /// The read workloads on one realm (one version, as each SQLite call is one `read`).
 final class AtollReader: CompareReader {
     private var realm: Realm?
 
-    init(path: String) throws {
-        realm = try Realm(configuration: AtollObjects.configuration(path))
+    init(configuration: Realm.Configuration) throws {
+        realm = try Realm(configuration: configuration)
     }
 
     private func open() throws -> Realm {
