@@ -24,6 +24,9 @@ struct AtollBench {
             case "compare": try CompareSuite(options: options, reporter: reporter).run()
             case "encryption": try EncryptionSuite(options: options, reporter: reporter).run()
             case "sync": SyncSuite(options: options, reporter: reporter).run()
+            case "profile":
+                try ProfileRun(options: options).run()
+                return
             default: throw BenchError("unknown suite '\(options.suite)'\n" + BenchOptions.usage)
             }
             reporter.finish(header: MachineFacts.header(suite: options.suite, options: options))
@@ -37,11 +40,13 @@ struct AtollBench {
 struct BenchOptions {
     static let usage = """
         usage: atoll-bench <storage|compare|encryption|sync> [--json] [--scale F] [--runs N] [--dir PATH] [--only NAME,...]
+               atoll-bench profile --only W3,... [--engine atoll|sqlite] [--scale F] [--runs N]  (for profilers)
           --json       one JSON object per line instead of the table
           --scale F    multiply object counts by F (default 1.0; CI smoke runs use 0.01)
           --runs N     measured runs per figure (default: 5 for reads, 3 for rebuilding workloads)
           --dir PATH   where database files are created (default /tmp/atoll-bench)
           --only LIST  only the named workloads (compare: W1,W3; storage: insert,scan,...)
+          --engine E   profile: the engine to run (default atoll)
           --sqlite-cache-mib N  SQLite page cache per connection (default \(SQLiteTuning.defaultCacheMebibytes); 0: SQLite's 2 MiB)
           --sqlite-mmap-mib N   SQLite memory-mapped I/O size (default \(SQLiteTuning.defaultMmapMebibytes); 0: off)
         """
@@ -52,6 +57,7 @@ struct BenchOptions {
     var runs: Int?
     var directory = "/tmp/atoll-bench"
     var only: Set<String>?
+    var engine = "atoll"
     var sqliteCacheMebibytes = SQLiteTuning.defaultCacheMebibytes
     var sqliteMmapMebibytes = SQLiteTuning.defaultMmapMebibytes
 
@@ -74,6 +80,7 @@ struct BenchOptions {
                 guard let n = Int(try value(a)), n >= 1, n <= 100 else { throw BenchError("--runs takes an integer in 1...100") }
                 o.runs = n
             case "--dir": o.directory = try value(a)
+            case "--engine": o.engine = try value(a)
             case "--only": o.only = Set(try value(a).split(separator: ",").map { String($0) })
             case "--sqlite-cache-mib", "--sqlite-mmap-mib":
                 guard let n = Int(try value(a)), n >= 0, n <= 65536 else { throw BenchError("\(a) takes an integer in 0...65536") }
