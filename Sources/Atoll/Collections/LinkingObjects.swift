@@ -63,7 +63,7 @@ extension LinkingObjects: _LinkingObjectsProtocol {
               let index = origin.schema.index(of: property), origin.columns[index] >= 0,
               case let target = a.state.binding
         else { return LinkingObjects() }
-        let core = ResultsCore(realm: a.realm, binding: origin, source: .linkingObjects(target: target, key: a.row.key, column: origin.columns[index]), query: nil)
+        let core = ResultsCore(realm: a.realm, binding: origin, source: .linkingObjects(target: target, key: a.key, column: origin.columns[index]), query: nil)
         return LinkingObjects(results: Results(core: core))
     }
 

@@ -231,7 +231,7 @@ extension List: PersistableValue {
     public static func _atollDefault() -> List<Element> { List() }
 
     public static func _atollGet(_ a: _ManagedAccess) -> List<Element> {
-        List(managed: Managed(realm: a.realm, owner: a.state.binding, key: a.row.key, column: a.column))
+        List(managed: Managed(realm: a.realm, owner: a.state.binding, key: a.key, column: a.column))
     }
 
     public static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> List<Element>? { nil }

@@ -90,9 +90,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         core.realm.verifyThread()
         if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding) {
             // Every object of the class: walk the leaves, so no object needs a lookup.
-            var leaves: [LeafRef] = []
-            try? table.forEachLeaf { leaves.append($0); return true }
-            return ResultsIterator(core: core, table: table, leaves: leaves)
+            return ResultsIterator(core: core, table: table)
         }
         return ResultsIterator(core: core, keys: core.keys())
     }
@@ -267,41 +265,164 @@ enum StorageOrdering {
 }
 
 /// Makes the objects of `Results` one at a time.
+///
+/// An object the caller has let go of by the time it asks for the next one (no other strong,
+/// weak or unowned reference) is reused for the next row instead of allocating a new one, so
+/// `for dog in dogs { total += dog.age }` allocates once. An object the caller keeps is never
+/// touched again.
+///
+/// Every object of a class (no query) is walked leaf by leaf. When the realm's state changes
+/// during the walk (a write inside the loop, a refresh), iteration continues with the objects
+/// whose keys follow the last one returned, in the new state.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     let core: ResultsCore<ClassBinding>
     let keys: [ObjectKey]
-    let table: Table?
-    let leaves: [LeafRef]
     var index = 0
-    var leafIndex = 0
+    // Walking every object of the class: the leaves of one realm state, the current one, and
+    // the next row in it. `page` is the current leaf when it is a page of the snapshot (read
+    // without reference counting); otherwise the leaf is `leaves[leafIndex]`.
+    var table: Table?
+    /// `table`, unretained (for reuse without reference counting).
+    var unretainedTable: Unmanaged<Table>?
+    var leaves: [LeafRef] = []
+    var leafIndex = -1
+    var page: ClusterLeafPage?
+    var rowCount = 0
     var row = 0
+    var stamp: UInt64 = 0
+    var mutation: UInt64 = 0
+    var lastKey: ObjectKey?
+    /// The object returned last, kept to be reused when the caller released it, and its state
+    /// (unretained: `recycled` holds it).
+    var recycled: Element?
+    var recycledState: Unmanaged<ManagedObjectState>?
 
     init(core: ResultsCore<ClassBinding>, keys: [ObjectKey]) {
         self.core = core
         self.keys = keys
-        table = nil
-        leaves = []
     }
 
-    init(core: ResultsCore<ClassBinding>, table: Table, leaves: [LeafRef]) {
+    init(core: ResultsCore<ClassBinding>, table: Table) {
         self.core = core
         keys = []
         self.table = table
-        self.leaves = leaves
+        unretainedTable = Unmanaged.passUnretained(table)
+        collectLeaves(table)
+    }
+
+    /// Takes the leaves of `table` in the realm's current state, positioned after `lastKey`.
+    private mutating func collectLeaves(_ table: Table) {
+        var found: [LeafRef] = []
+        try? table.forEachLeaf { found.append($0); return true }
+        leaves = found
+        stamp = core.realm.stamp
+        mutation = core.realm.mutationCount
+        leafIndex = -1
+        rowCount = 0
+        row = 0
+        guard let lastKey else { return }
+        // Continue after the last key returned.
+        var i = 0
+        while i < leaves.count, let k = leaves[i].lastKey, k <= lastKey.rawValue { i += 1 }
+        guard i < leaves.count else {
+            leafIndex = leaves.count
+            return
+        }
+        enter(leaf: i)
+        let r = leaves[i].find(lastKey.rawValue &+ 1)
+        row = r >= 0 ? r : -(r + 1)
+    }
+
+    private mutating func enter(leaf i: Int) {
+        leafIndex = i
+        page = leaves[i].page
+        rowCount = leaves[i].count
+        row = 0
+    }
+
+    /// Moves to the next leaf with rows; false at the end.
+    private mutating func advance() -> Bool {
+        while leafIndex + 1 < leaves.count {
+            enter(leaf: leafIndex + 1)
+            if rowCount > 0 { return true }
+        }
+        leafIndex = leaves.count
+        return false
     }
 
     /// The next object, or nil at the end.
     public mutating func next() -> Element? {
-        if let table {
-            while leafIndex < leaves.count && row >= leaves[leafIndex].count { leafIndex += 1; row = 0 }
-            guard leafIndex < leaves.count else { return nil }
-            let leaf = leaves[leafIndex]
-            defer { row += 1 }
-            let key = ObjectKey(leaf.key(row))
-            return core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: RowHandle(leaf: leaf, row: row, key: key))
-        }
+        if table != nil { return nextInTable() }
         guard index < keys.count else { return nil }
         defer { index += 1 }
-        return core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
+        if let state = reusableState() {
+            state._withUnsafeGuaranteedRef { $0.repoint(key: keys[index]) }
+            return recycled
+        }
+        let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
+        recycled = object
+        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+        return object
     }
+
+    private mutating func nextInTable() -> Element? {
+        if stamp != core.realm.stamp || mutation != core.realm.mutationCount {
+            guard let current = try? core.realm.table(core.binding) else { return nil }
+            table = current
+            unretainedTable = Unmanaged.passUnretained(current)
+            collectLeaves(current)
+        }
+        if row >= rowCount, !advance() { return nil }
+        let r = row
+        row += 1
+        if let page, let unretainedTable {
+            let key = ObjectKey(page.key(r))
+            lastKey = key
+            if let state = reusableState() {
+                state._withUnsafeGuaranteedRef {
+                    $0.repoint(key: key, table: unretainedTable, page: page, row: r, stamp: stamp, mutation: mutation)
+                }
+                return recycled
+            }
+            return fresh(key, RowHandle(leaf: .page(page), row: r, key: key))
+        }
+        let leaf = leaves[leafIndex]
+        let key = ObjectKey(leaf.key(r))
+        lastKey = key
+        let handle = RowHandle(leaf: leaf, row: r, key: key)
+        if let state = reusableState() {
+            state._withUnsafeGuaranteedRef { $0.repoint(key: key, table: table.unsafelyUnwrapped, row: handle) }
+            return recycled
+        }
+        return fresh(key, handle)
+    }
+
+    private mutating func fresh(_ key: ObjectKey, _ row: RowHandle) -> Element? {
+        guard let table else { return nil }
+        let object = core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: row)
+        recycled = object
+        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+        return object
+    }
+
+    /// The state of the previous object, when only this iterator refers to the object: the
+    /// object can then be reused for the next row. (A state is referenced by its object alone:
+    /// Atoll code that keeps a state keeps its object too.)
+    @inline(__always)
+    private mutating func reusableState() -> Unmanaged<ManagedObjectState>? {
+        guard isKnownUniquelyReferenced(&recycled), let state = recycledState, isSolelyOwned(recycled.unsafelyUnwrapped) else {
+            recycled = nil
+            recycledState = nil
+            return nil
+        }
+        return state
+    }
+}
+
+/// Whether `object` has no weak or unowned reference (strong ones are checked with
+/// `isKnownUniquelyReferenced`): such an object can be recycled without anyone noticing.
+/// (A live object's unowned count is 1 and its weak count 1 until a weak reference appears.)
+@inline(__always)
+func isSolelyOwned(_ object: AnyObject) -> Bool {
+    _getUnownedRetainCount(object) == 1 && _getWeakRetainCount(object) <= 1
 }

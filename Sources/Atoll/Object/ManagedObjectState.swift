@@ -2,14 +2,28 @@ import AtollStorage
 
 /// What a managed object knows about its row: the realm, the class binding, its key, and the
 /// row position cached for the realm's current state.
+///
+/// Reads of live (not frozen) objects go through the cached table and row while the realm
+/// reads the same state (`stamp`, and in a write transaction its mutation count): reading a
+/// property then costs a thread check, two comparisons and the read from the leaf, with no
+/// lookup and no reference counting.
+@usableFromInline
 final class ManagedObjectState {
     let realm: Realm
     let binding: ClassBinding
-    let key: ObjectKey
-    @exclusivity(unchecked) private var row: RowHandle?
+    /// Changes only while the state is owned by a results iterator alone (`repoint`).
+    @exclusivity(unchecked) private(set) var key: ObjectKey
+    // The row cached for the realm state (`rowStamp`, `rowMutation`): in a page of the
+    // snapshot (`page`, `pageRow`: plain values, read with no reference counting), or in a leaf
+    // the open write transaction changed (`changedRow`). `unretainedTable` is `table`, which
+    // keeps it alive.
     @exclusivity(unchecked) private var table: Table?
+    @exclusivity(unchecked) private var unretainedTable: Unmanaged<Table>?
     @exclusivity(unchecked) private var rowStamp: UInt64 = 0
     @exclusivity(unchecked) private var rowMutation: UInt64 = 0
+    @exclusivity(unchecked) private var page: ClusterLeafPage?
+    @exclusivity(unchecked) private var pageRow = -1
+    @exclusivity(unchecked) private var changedRow: RowHandle?
 
     init(realm: Realm, binding: ClassBinding, key: ObjectKey) {
         self.realm = realm
@@ -22,27 +36,83 @@ final class ManagedObjectState {
     /// Starts with a known row position (the caller just found it), saving the first lookup.
     func seed(table: Table, row: RowHandle) {
         guard !realm.isFrozen else { return }
-        self.table = table
-        self.row = row
-        rowStamp = realm.stamp
-        rowMutation = realm.writeTransaction?.mutationCount ?? 0
+        remember(table, row)
     }
 
-    /// The row in the realm's current version, or nil when the object no longer exists.
+    private func remember(_ table: Table, _ row: RowHandle) {
+        use(table)
+        rowStamp = realm.stamp
+        rowMutation = realm.mutationCount
+        if let p = row.leaf.page {
+            page = p
+            pageRow = row.row
+            changedRow = nil
+        } else {
+            pageRow = -1
+            changedRow = row
+        }
+    }
+
     @inline(__always)
+    private func use(_ table: Table) {
+        if self.table !== table {
+            self.table = table
+            unretainedTable = Unmanaged.passUnretained(table)
+        }
+    }
+
+    /// Makes this state describe another object of the same class (the results iterator reuses
+    /// an object nobody else holds instead of allocating a new one per row).
+    func repoint(key: ObjectKey, table: Table, row: RowHandle) {
+        self.key = key
+        if realm.isFrozen {
+            forgetRow()
+        } else {
+            remember(table, row)
+        }
+    }
+
+    /// `repoint` to row `row` of a snapshot page, current in realm state (`stamp`, `mutation`).
+    /// The caller keeps `table` alive.
+    @inline(__always)
+    func repoint(key: ObjectKey, table: Unmanaged<Table>, page: ClusterLeafPage, row: Int, stamp: UInt64, mutation: UInt64) {
+        self.key = key
+        if unretainedTable?.toOpaque() != table.toOpaque() { use(table.takeUnretainedValue()) }
+        self.page = page
+        pageRow = row
+        rowStamp = stamp
+        rowMutation = mutation
+    }
+
+    /// Like `repoint(key:table:row:)` when the row is not known yet.
+    func repoint(key: ObjectKey) {
+        self.key = key
+        forgetRow()
+    }
+
+    private func forgetRow() {
+        pageRow = -1
+        changedRow = nil
+    }
+
+    /// Whether property `index` is read from the database (ignored properties keep their
+    /// values in the object).
+    @usableFromInline
+    func isStoredProperty(_ index: Int) -> Bool { binding.readsFromStorage[index] }
+
+    /// The row in the realm's current version, or nil when the object no longer exists.
     func locate() -> (Table, RowHandle)? {
         if realm.isFrozen {
             // Frozen objects may be read from several threads: no shared cache.
             guard let table = try? realm.table(binding) else { return nil }
             return (try? table.locate(key)).flatMap { $0.map { (table, $0) } }
         }
-        let mutation = realm.writeTransaction?.mutationCount ?? 0
-        if let row, let table, rowStamp == realm.stamp, rowMutation == mutation { return (table, row) }
-        guard let table = try? realm.table(binding), let found = try? table.locate(key) else { row = nil; return nil }
-        self.table = table
-        row = found
-        rowStamp = realm.stamp
-        rowMutation = mutation
+        if let table, rowStamp == realm.stamp, rowMutation == realm.mutationCount {
+            if pageRow >= 0, let page { return (table, RowHandle(leaf: .page(page), row: pageRow, key: key)) }
+            if let changedRow { return (table, changedRow) }
+        }
+        guard let table = try? realm.table(binding), let found = try? table.locate(key) else { forgetRow(); return nil }
+        remember(table, found)
         return (table, found)
     }
 
@@ -51,7 +121,7 @@ final class ManagedObjectState {
         return locate() == nil
     }
 
-    @inline(__always)
+    @inline(never)
     private func requireRow(_ index: Int) -> (Table, RowHandle) {
         guard let found = locate() else {
             atollProgrammerError("the '\(schema.className)' object has been deleted or invalidated; cannot read '\(schema.properties[index].name)' (check isInvalidated first)")
@@ -59,10 +129,17 @@ final class ManagedObjectState {
         return found
     }
 
-    func get<V: PersistableValue>(_ index: Int, as type: V.Type, object: Object) -> V {
+    /// Calls `read` with the object's table, row and the column of property `index`, in the
+    /// realm's current state. Stops the program on the wrong thread or for a deleted object.
+    @inline(__always)
+    func withRow<R>(_ index: Int, _ read: (Table, RowHandle, Int) -> R) -> R {
         realm.verifyThread()
+        let column = binding.columns[index]
+        if pageRow >= 0, rowStamp == realm.stamp, rowMutation == realm.mutationCount, let page, let unretainedTable {
+            return unretainedTable._withUnsafeGuaranteedRef { read($0, RowHandle(leaf: .page(page), row: pageRow, key: key), column) }
+        }
         let (table, row) = requireRow(index)
-        return V._atollGet(_ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], state: self, propertyIndex: index))
+        return read(table, row, column)
     }
 
     func set<V: PersistableValue>(_ index: Int, _ value: V, object: Object) {
@@ -73,9 +150,8 @@ final class ManagedObjectState {
     func anyValue(_ index: Int, object: Object) -> Any? {
         realm.verifyThread()
         let property = schema.properties[index]
-        let (table, row) = requireRow(index)
-        let access = _ManagedAccess(realm: realm, table: table, row: row, column: binding.columns[index], state: self, propertyIndex: index)
-        let value = property.valueType._atollGet(access)
+        _ = requireRow(index)
+        let value = property.valueType._atollGet(_ManagedAccess(object: object, propertyIndex: index))
         if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
         return value
     }

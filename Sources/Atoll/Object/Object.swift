@@ -18,9 +18,9 @@ open class Object: CustomStringConvertible {
     /// Values of an unmanaged object, by property index (and of ignored properties always).
     @exclusivity(unchecked) var _values: [any PersistableValue]
     /// Raw index of this object's first property (see InitContext).
-    @exclusivity(unchecked) public private(set) var _indexBase: Int
+    @exclusivity(unchecked) public private(set) final var _indexBase: Int
     /// Set when the object is managed.
-    @exclusivity(unchecked) var _managed: ManagedObjectState?
+    @usableFromInline @exclusivity(unchecked) final var _managed: ManagedObjectState?
 
     /// A new unmanaged object with the declared default values.
     public required init() {
@@ -69,10 +69,21 @@ open class Object: CustomStringConvertible {
 
     // MARK: property access
 
+    // Inlinable so that a property read of a managed object calls its type's reader directly,
+    // with no generic dispatch.
+    @inlinable
     public func _getValue<V: PersistableValue>(_ index: Int, as type: V.Type) -> V {
-        if let managed = _managed, !managed.schema.properties[index].isIgnored {
-            return managed.get(index, as: V.self, object: self)
-        }
+        if _readsFromStorage(index) { return V._atollGet(_ManagedAccess(object: self, propertyIndex: index)) }
+        return _unmanagedValue(index, as: V.self)
+    }
+
+    /// Whether property `index` is read from the database: the object is managed and the
+    /// property is not ignored.
+    @usableFromInline
+    final func _readsFromStorage(_ index: Int) -> Bool { _managed?.isStoredProperty(index) ?? false }
+
+    @usableFromInline
+    func _unmanagedValue<V: PersistableValue>(_ index: Int, as type: V.Type) -> V {
         guard index >= 0, index < _values.count, let v = _values[index] as? V else { return V._atollDefault() }
         return v
     }
@@ -171,7 +182,7 @@ extension Object: PersistableValue {
     public static func _atollDefault() -> Self { Self() }
 
     public static func _atollGet(_ a: _ManagedAccess) -> Self {
-        guard let key = a.table.link(a.row, a.column), let o = a.realm.makeObject(Self.self, key: key) else { return Self() }
+        guard let key = a.read({ $0.link($1, $2) }), let o = a.realm.makeObject(Self.self, key: key) else { return Self() }
         return o
     }
 

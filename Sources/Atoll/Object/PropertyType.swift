@@ -57,17 +57,36 @@ public protocol PersistableValue: SendableMetatype {
 /// A persistable value that is not a collection: it may be a `List` element.
 public protocol RealmCollectionValue: PersistableValue {}
 
-/// Opaque handle passed to `PersistableValue._atollGet`: one managed object's row.
+/// Opaque handle passed to `PersistableValue._atollGet`: one property of one managed object.
+///
+/// Trivial to make and pass (no reference counting): it lives only for the duration of one
+/// property read, while the object being read holds its state.
 public struct _ManagedAccess {
-    let realm: Realm
-    let table: Table
-    let row: RowHandle
-    let column: Int
-    let state: ManagedObjectState
-    let propertyIndex: Int
+    // Unretained: the caller holds the object (and the object its state) for the whole read,
+    // and reads then cost no reference counting.
+    @usableFromInline let unretainedObject: Unmanaged<Object>
+    @usableFromInline let propertyIndex: Int
 
+    /// `object` must be managed.
+    @inlinable @inline(__always)
+    init(object: Object, propertyIndex: Int) {
+        unretainedObject = Unmanaged.passUnretained(object)
+        self.propertyIndex = propertyIndex
+    }
+
+    // Managed objects never lose their state (`_managed` is set once, when they become managed).
+    var state: ManagedObjectState { unretainedObject.takeUnretainedValue()._managed.unsafelyUnwrapped }
+    var realm: Realm { state.realm }
     var property: PropertyInfo { state.schema.properties[propertyIndex] }
-    var object: ManagedObjectState { state }
+    var column: Int { state.binding.columns[propertyIndex] }
+    var key: ObjectKey { state.key }
+
+    /// Reads through the object's table and row in the realm's current state.
+    @inline(__always)
+    func read<R>(_ body: (Table, RowHandle, Int) -> R) -> R {
+        let state = unretainedObject._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0._managed.unsafelyUnwrapped) }
+        return state._withUnsafeGuaranteedRef { $0.withRow(propertyIndex, body) }
+    }
 }
 
 // MARK: scalars
@@ -75,7 +94,7 @@ public struct _ManagedAccess {
 extension Bool: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.bool) }
     public static func _atollDefault() -> Bool { false }
-    public static func _atollGet(_ a: _ManagedAccess) -> Bool { a.table.bool(a.row, a.column) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Bool { a.read { $0.bool($1, $2) } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Bool? { if case .bool(let b) = v { b } else { nil } }
     public var _atollStorageValue: StorageValue? { .bool(self) }
 }
@@ -86,7 +105,7 @@ public protocol _AtollInteger: FixedWidthInteger, RealmCollectionValue {}
 extension _AtollInteger {
     public static var _atollType: _PropertyType { .scalar(.int, bits: UInt8(Self.bitWidth)) }
     public static func _atollDefault() -> Self { 0 }
-    public static func _atollGet(_ a: _ManagedAccess) -> Self { Self(truncatingIfNeeded: a.table.int(a.row, a.column)) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Self { Self(truncatingIfNeeded: a.read { $0.int($1, $2) }) }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Self? {
         if case .int(let i) = v { return Self(exactly: i) }
         return nil
@@ -103,7 +122,7 @@ extension Int64: _AtollInteger {}
 extension Float: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.float) }
     public static func _atollDefault() -> Float { 0 }
-    public static func _atollGet(_ a: _ManagedAccess) -> Float { a.table.float(a.row, a.column) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Float { a.read { $0.float($1, $2) } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Float? { if case .float(let f) = v { f } else { nil } }
     public var _atollStorageValue: StorageValue? { .float(self) }
 }
@@ -111,7 +130,7 @@ extension Float: RealmCollectionValue {
 extension Double: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.double) }
     public static func _atollDefault() -> Double { 0 }
-    public static func _atollGet(_ a: _ManagedAccess) -> Double { a.table.double(a.row, a.column) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Double { a.read { $0.double($1, $2) } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Double? { if case .double(let d) = v { d } else { nil } }
     public var _atollStorageValue: StorageValue? { .double(self) }
 }
@@ -119,7 +138,7 @@ extension Double: RealmCollectionValue {
 extension String: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.string) }
     public static func _atollDefault() -> String { "" }
-    public static func _atollGet(_ a: _ManagedAccess) -> String { (try? a.table.string(a.row, a.column)) ?? "" }
+    public static func _atollGet(_ a: _ManagedAccess) -> String { a.read { (try? $0.string($1, $2)) ?? "" } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> String? { if case .string(let s) = v { s } else { nil } }
     public var _atollStorageValue: StorageValue? { .string(self) }
 }
@@ -128,8 +147,7 @@ extension Data: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.binary) }
     public static func _atollDefault() -> Data { Data() }
     public static func _atollGet(_ a: _ManagedAccess) -> Data {
-        guard let b = try? a.table.bytes(a.row, a.column) else { return Data() }
-        return Data(b)
+        a.read { t, row, c in (try? t.bytes(row, c)).flatMap { $0.map { Data($0) } } ?? Data() }
     }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Data? { if case .binary(let b) = v { Data(b) } else { nil } }
     public var _atollStorageValue: StorageValue? { .binary([UInt8](self)) }
@@ -138,7 +156,7 @@ extension Data: RealmCollectionValue {
 extension Date: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.timestamp) }
     public static func _atollDefault() -> Date { Date() }
-    public static func _atollGet(_ a: _ManagedAccess) -> Date { Date(a.table.timestamp(a.row, a.column)) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Date { Date(a.read { $0.timestamp($1, $2) }) }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Date? { if case .timestamp(let t) = v { Date(t) } else { nil } }
     public var _atollStorageValue: StorageValue? { .timestamp(Timestamp(self)) }
 }
@@ -146,7 +164,7 @@ extension Date: RealmCollectionValue {
 extension UUID: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.uuid) }
     public static func _atollDefault() -> UUID { UUID() }
-    public static func _atollGet(_ a: _ManagedAccess) -> UUID { a.table.uuid(a.row, a.column) }
+    public static func _atollGet(_ a: _ManagedAccess) -> UUID { a.read { $0.uuid($1, $2) } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> UUID? { if case .uuid(let u) = v { u } else { nil } }
     public var _atollStorageValue: StorageValue? { .uuid(self) }
 }
@@ -154,7 +172,7 @@ extension UUID: RealmCollectionValue {
 extension ObjectId: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.objectId) }
     public static func _atollDefault() -> ObjectId { ObjectId() }
-    public static func _atollGet(_ a: _ManagedAccess) -> ObjectId { a.table.objectId(a.row, a.column) }
+    public static func _atollGet(_ a: _ManagedAccess) -> ObjectId { a.read { $0.objectId($1, $2) } }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> ObjectId? { if case .objectId(let o) = v { o } else { nil } }
     public var _atollStorageValue: StorageValue? { .objectId(self) }
 }
@@ -163,7 +181,7 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
     public static var _atollType: _PropertyType { Wrapped._atollType.optional }
     public static func _atollDefault() -> Optional<Wrapped> { nil }
     public static func _atollGet(_ a: _ManagedAccess) -> Optional<Wrapped> {
-        if a.table.isNull(a.row, a.column) { return nil }
+        if a.read({ $0.isNull($1, $2) }) { return nil }
         return Wrapped._atollGet(a)
     }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Optional<Wrapped>? {

@@ -9,6 +9,9 @@ final class ClassBinding: Sendable {
     let columns: [Int]
     /// Per property index, for linking objects: the origin table and column.
     let origins: [(table: TableKey, column: Int)?]
+    /// Per property index: whether a managed object reads it from the database (false for
+    /// ignored properties, whose values stay in the object).
+    let readsFromStorage: [Bool]
 
     /// No table in the file for the class (read-only or frozen realms): reads find no
     /// objects, and writes fail.
@@ -66,5 +69,6 @@ final class ClassBinding: Sendable {
         }
         self.columns = columns
         self.origins = origins
+        readsFromStorage = schema.properties.map { !$0.isIgnored }
     }
 }

@@ -158,6 +158,12 @@ public final class Realm {
 
     func bumpStamp() { stamp &+= 1 }
 
+    /// Changes made by the open write transaction so far (0 outside writes): with `stamp`, it
+    /// tells whether row positions cached by objects still hold.
+    var mutationCount: UInt64 {
+        @inline(__always) get { writeTransaction?.mutationCount ?? 0 }
+    }
+
     // MARK: classes and tables
 
     /// The binding of a model class to its table, creating the table when it does not exist.

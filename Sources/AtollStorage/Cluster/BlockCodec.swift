@@ -1,6 +1,7 @@
 // BlockCodec: one column's values for n rows as a packed block (format in ClusterLeafPage.swift).
 // Used for the blocks of cluster leaves and for list values, which are one block with a count.
 
+@usableFromInline
 enum BlockCodec {
     /// Where the block starting at `s` ends, or nil when its header is invalid. `limit` bounds
     /// every computed extent (a page, or a list value's bytes).
@@ -29,30 +30,36 @@ enum BlockCodec {
         }
     }
 
-    private static func nullMarks(_ p: UnsafeRawPointer, at s: Int, afterBytes dataBytes: Int) -> RowMarks {
+    @inlinable @inline(__always)
+    static func nullMarks(_ p: UnsafeRawPointer, at s: Int, afterBytes dataBytes: Int) -> RowMarks {
         guard p.u8(s + 1) & 1 != 0 else { return .none }
         return RowMarks(bits: PackedInts(data: p + s + dataBytes, width: 1, base: 0))
     }
 
+    @inlinable @inline(__always)
     static func intColumn(_ p: UnsafeRawPointer, at s: Int, rows n: Int) -> IntColumn {
         let w = Int(p.u8(s))
         return IntColumn(values: PackedInts(data: p + s + 10, width: w, base: p.i64(s + 2)),
                          nulls: nullMarks(p, at: s, afterBytes: 10 + PackedInts.byteCount(count: n, width: w)))
     }
 
+    @inlinable @inline(__always)
     static func float32Column(_ p: UnsafeRawPointer, at s: Int, rows n: Int) -> Float32Column {
         Float32Column(data: p + s + 2, nulls: nullMarks(p, at: s, afterBytes: 2 + 4 * n))
     }
 
+    @inlinable @inline(__always)
     static func float64Column(_ p: UnsafeRawPointer, at s: Int, rows n: Int) -> Float64Column {
         Float64Column(data: p + s + 2, nulls: nullMarks(p, at: s, afterBytes: 2 + 8 * n))
     }
 
+    @inlinable @inline(__always)
     static func fixedColumn(_ p: UnsafeRawPointer, at s: Int, rows n: Int) -> FixedColumn {
         let k = Int(p.u8(s))
         return FixedColumn(data: p + s + 2, width: k, nulls: nullMarks(p, at: s, afterBytes: 2 + k * n))
     }
 
+    @inlinable @inline(__always)
     static func bytesColumn(_ p: UnsafeRawPointer, at s: Int, rows n: Int) -> BytesColumn {
         let w = Int(p.u8(s)), flags = p.u8(s + 1)
         let offsets = PackedInts(data: p + s + 2, width: w, base: 0)

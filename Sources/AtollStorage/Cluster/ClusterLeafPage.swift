@@ -24,16 +24,16 @@
 // Invariants: keys strictly increase; every block lies inside the page; offsets do not decrease
 // and the last one is the heap size.
 
-struct ClusterLeafPage {
-    static let headerBytes = 16
+@usableFromInline package struct ClusterLeafPage {
+    @usableFromInline static let headerBytes = 16
     static let rowCountMax = 1000
 
-    let p: UnsafeRawPointer
-    let rowCount: Int
-    let blockCount: Int
+    @usableFromInline let p: UnsafeRawPointer
+    @usableFromInline let rowCount: Int
+    @usableFromInline let blockCount: Int
 
-    /// Validates the page header and the key block. Column blocks are checked when a column
-    /// view is made (`block(_:)`), so reading one property of one row does not pay for all.
+    /// Validates the page header and the extent of every block, so that column views (made
+    /// per read) need no checks: a leaf is validated once per visit, not once per value read.
     init(_ p: UnsafeRawPointer, page: PageNumber, layout: LeafLayout) throws {
         guard p.u8(PageHeader.typeOffset) == PageType.clusterLeaf.rawValue else {
             throw AtollError.corrupted("page \(page) should be a cluster leaf")
@@ -49,10 +49,6 @@ struct ClusterLeafPage {
         guard let end = blockEnd(0, kind: .ints), end <= FileFormat.pageSize else {
             throw AtollError.corrupted("cluster leaf \(page) key block runs past the page")
         }
-    }
-
-    /// Checks every block's extent (verify and decode use this).
-    func validateBlocks(page: PageNumber, layout: LeafLayout) throws {
         for b in 1..<blockCount {
             guard let end = blockEnd(b, kind: layout.blocks[b - 1].kind), end <= FileFormat.pageSize else {
                 throw AtollError.corrupted("cluster leaf \(page) block \(b) runs past the page")
@@ -60,26 +56,7 @@ struct ClusterLeafPage {
         }
     }
 
-    /// Start of column block `block`, or nil when its extent is invalid (a corrupted page:
-    /// readers then see zero values instead of reading outside the page).
-    @inline(__always)
-    private func checkedStart(_ block: Int, _ kind: PhysicalKind) -> Int? {
-        guard block + 1 < blockCount else { return nil }
-        let s = blockStart(block + 1)
-        guard s >= Self.headerBytes + 2 * blockCount, s + 2 <= FileFormat.pageSize else { return nil }
-        let k: PhysicalKind = if case .fixed = kind { .fixed(Int(p.u8(s))) } else { kind }
-        guard let end = BlockCodec.end(kind: k, p, at: s, rows: rowCount, limit: FileFormat.pageSize), end <= FileFormat.pageSize else { return nil }
-        return s
-    }
-
-    /// Zeroed memory backing the views of corrupted blocks.
-    nonisolated(unsafe) static let zeroes: UnsafeMutableRawPointer = {
-        let p = UnsafeMutableRawPointer.allocate(byteCount: 1 << 15, alignment: 16)
-        p.initializeMemory(as: UInt8.self, repeating: 0, count: 1 << 15)
-        return p
-    }()
-
-    @inline(__always) func blockStart(_ b: Int) -> Int { Int(p.u16(Self.headerBytes + 2 * b)) }
+    @inlinable @inline(__always) func blockStart(_ b: Int) -> Int { Int(p.u16(Self.headerBytes + 2 * b)) }
 
     private func blockEnd(_ b: Int, kind: PhysicalKind) -> Int? {
         let s = blockStart(b)
@@ -87,15 +64,15 @@ struct ClusterLeafPage {
         return BlockCodec.end(kind: kind, p, at: s, rows: rowCount, limit: FileFormat.pageSize)
     }
 
-    var keys: PackedInts {
+    @inlinable @inline(__always) package var keys: PackedInts {
         let s = blockStart(0)
         return PackedInts(data: p + s + 10, width: Int(p.u8(s)), base: p.i64(s + 2))
     }
 
-    func key(_ row: Int) -> UInt64 { UInt64(bitPattern: keys[row]) }
+    @inlinable @inline(__always) package func key(_ row: Int) -> UInt64 { UInt64(bitPattern: keys[row]) }
 
     /// Row of `key`, or -(insertion point + 1).
-    func find(_ key: UInt64) -> Int {
+    @inlinable package func find(_ key: UInt64) -> Int {
         let k = keys
         var lo = 0, hi = rowCount
         while lo < hi {
@@ -106,36 +83,17 @@ struct ClusterLeafPage {
         return -(lo + 1)
     }
 
-    func intColumn(_ block: Int) -> IntColumn {
-        guard let s = checkedStart(block, .ints) else { return IntColumn(values: PackedInts(data: UnsafeRawPointer(Self.zeroes), width: 0, base: 0), nulls: .none) }
-        return BlockCodec.intColumn(p, at: s, rows: rowCount)
-    }
-    func float32Column(_ block: Int) -> Float32Column {
-        guard let s = checkedStart(block, .float32) else { return Float32Column(data: UnsafeRawPointer(Self.zeroes), nulls: .none) }
-        return BlockCodec.float32Column(p, at: s, rows: rowCount)
-    }
-    func float64Column(_ block: Int) -> Float64Column {
-        guard let s = checkedStart(block, .float64) else { return Float64Column(data: UnsafeRawPointer(Self.zeroes), nulls: .none) }
-        return BlockCodec.float64Column(p, at: s, rows: rowCount)
-    }
-    func fixedColumn(_ block: Int) -> FixedColumn {
-        guard let s = checkedStart(block, .fixed(0)) else {
-            return FixedColumn(data: UnsafeRawPointer(Self.zeroes), width: 16, nulls: .none)
-        }
-        return BlockCodec.fixedColumn(p, at: s, rows: rowCount)
-    }
-    func bytesColumn(_ block: Int) -> BytesColumn {
-        guard let s = checkedStart(block, .bytes) else {
-            return BytesColumn(offsets: PackedInts(data: UnsafeRawPointer(Self.zeroes), width: 0, base: 0), stride: 1,
-                               heap: UnsafeRawPointer(Self.zeroes), heapCount: 0, nulls: .none, external: .none)
-        }
-        return BlockCodec.bytesColumn(p, at: s, rows: rowCount)
-    }
+    // Column views: `block` is a column block index of the layout the leaf was validated with.
+
+    @inlinable @inline(__always) func intColumn(_ block: Int) -> IntColumn { BlockCodec.intColumn(p, at: blockStart(block + 1), rows: rowCount) }
+    @inlinable @inline(__always) func float32Column(_ block: Int) -> Float32Column { BlockCodec.float32Column(p, at: blockStart(block + 1), rows: rowCount) }
+    @inlinable @inline(__always) func float64Column(_ block: Int) -> Float64Column { BlockCodec.float64Column(p, at: blockStart(block + 1), rows: rowCount) }
+    @inlinable @inline(__always) func fixedColumn(_ block: Int) -> FixedColumn { BlockCodec.fixedColumn(p, at: blockStart(block + 1), rows: rowCount) }
+    @inlinable @inline(__always) func bytesColumn(_ block: Int) -> BytesColumn { BlockCodec.bytesColumn(p, at: blockStart(block + 1), rows: rowCount) }
 
     // MARK: decoding into a mutable leaf
 
     func decode(layout: LeafLayout) -> MutableLeaf {
-        // Callers validate first (ownedLeaf checks the blocks before decoding).
         let leaf = MutableLeaf(specs: layout.blocks, capacity: rowCount + 8)
         let k = keys
         for r in 0..<rowCount { leaf.insertRow(at: r, key: UInt64(bitPattern: k[r])) }

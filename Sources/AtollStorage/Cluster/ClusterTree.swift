@@ -4,76 +4,86 @@
 
 /// A leaf as a reader sees it: a page of the snapshot, or a leaf the current write transaction
 /// has changed and keeps decoded. Column views read either form the same way.
-package struct LeafRef {
+@usableFromInline package struct LeafRef {
+    @usableFromInline
     enum Storage {
         case page(ClusterLeafPage)
         case mutable(MutableLeaf)
     }
 
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
-    static func page(_ p: ClusterLeafPage) -> LeafRef { LeafRef(storage: .page(p)) }
+    @inlinable init(storage: Storage) { self.storage = storage }
+
     static func mutable(_ m: MutableLeaf) -> LeafRef { LeafRef(storage: .mutable(m)) }
 
     var mutableLeaf: MutableLeaf? { if case .mutable(let m) = storage { m } else { nil } }
 
-    @inline(__always) package var count: Int {
+    /// The snapshot page, when the leaf is one (not changed by the open write transaction).
+    @inlinable package var page: ClusterLeafPage? { if case .page(let p) = storage { p } else { nil } }
+
+    @inlinable package static func page(_ p: ClusterLeafPage) -> LeafRef { LeafRef(storage: .page(p)) }
+
+    @inlinable @inline(__always) package var count: Int {
         switch storage {
         case .page(let p): p.rowCount
         case .mutable(let m): m.count
         }
     }
 
-    @inline(__always) package func key(_ row: Int) -> UInt64 {
+    @inlinable @inline(__always) package func key(_ row: Int) -> UInt64 {
         switch storage {
         case .page(let p): p.key(row)
         case .mutable(let m): m.key(row)
         }
     }
 
-    package var keys: PackedInts {
+    /// The largest key of the leaf (nil when empty).
+    @inlinable package var lastKey: UInt64? { count > 0 ? key(count - 1) : nil }
+
+    @inlinable package var keys: PackedInts {
         switch storage {
         case .page(let p): p.keys
         case .mutable(let m): m.keyView
         }
     }
 
-    @inline(__always) package func find(_ key: UInt64) -> Int {
+    @inlinable @inline(__always) package func find(_ key: UInt64) -> Int {
         switch storage {
         case .page(let p): p.find(key)
         case .mutable(let m): m.find(key)
         }
     }
 
-    @inline(__always) package func intColumn(_ block: Int) -> IntColumn {
+    @inlinable @inline(__always) package func intColumn(_ block: Int) -> IntColumn {
         switch storage {
         case .page(let p): p.intColumn(block)
         case .mutable(let m): m.intColumn(block)
         }
     }
 
-    @inline(__always) package func float32Column(_ block: Int) -> Float32Column {
+    @inlinable @inline(__always) package func float32Column(_ block: Int) -> Float32Column {
         switch storage {
         case .page(let p): p.float32Column(block)
         case .mutable(let m): m.float32Column(block)
         }
     }
 
-    @inline(__always) package func float64Column(_ block: Int) -> Float64Column {
+    @inlinable @inline(__always) package func float64Column(_ block: Int) -> Float64Column {
         switch storage {
         case .page(let p): p.float64Column(block)
         case .mutable(let m): m.float64Column(block)
         }
     }
 
-    @inline(__always) package func fixedColumn(_ block: Int) -> FixedColumn {
+    @inlinable @inline(__always) package func fixedColumn(_ block: Int) -> FixedColumn {
         switch storage {
         case .page(let p): p.fixedColumn(block)
         case .mutable(let m): m.fixedColumn(block)
         }
     }
 
-    @inline(__always) package func bytesColumn(_ block: Int) -> BytesColumn {
+    @inlinable @inline(__always) package func bytesColumn(_ block: Int) -> BytesColumn {
         switch storage {
         case .page(let p): p.bytesColumn(block)
         case .mutable(let m): m.bytesColumn(block)

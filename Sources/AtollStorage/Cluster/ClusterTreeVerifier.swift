@@ -38,7 +38,6 @@ struct ClusterTreeVerifier {
             return total
         }
         let leaf = try ClusterLeafPage(p, page: n, layout: layout)
-        try leaf.validateBlocks(page: n, layout: layout)
         if let d = leafDepth, d != depth { throw AtollError.corrupted("\(name): leaves at depths \(d) and \(depth)") }
         leafDepth = depth
         guard leaf.rowCount > 0 else { throw AtollError.corrupted("\(name): empty leaf \(n)") }

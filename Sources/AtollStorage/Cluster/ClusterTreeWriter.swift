@@ -209,7 +209,6 @@ final class ClusterTreeWriter {
     private func ownedLeaf(_ page: PageNumber) throws -> (MutableLeaf, PageNumber) {
         if let m = dirty[page] { return (m, page) }
         let source = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout)
-        try source.validateBlocks(page: page, layout: layout)
         let leaf = source.decode(layout: layout)
         let fresh = try allocator.allocate()
         allocator.free(page)

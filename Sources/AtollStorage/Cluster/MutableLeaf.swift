@@ -152,8 +152,9 @@ final class MutableBlock {
     }
 }
 
+@usableFromInline
 final class MutableLeaf {
-    private(set) var count: Int
+    @usableFromInline private(set) var count: Int
     /// Object keys in ascending order, 8 bytes each.
     let keys: RawBuffer
     let blocks: [MutableBlock]
@@ -164,12 +165,12 @@ final class MutableLeaf {
         blocks = specs.map { MutableBlock(spec: $0, capacity: capacity) }
     }
 
-    @inline(__always) func key(_ row: Int) -> UInt64 { keys.pointer.u64(row << 3) }
+    @usableFromInline func key(_ row: Int) -> UInt64 { keys.pointer.u64(row << 3) }
 
-    var keyView: PackedInts { PackedInts(data: UnsafeRawPointer(keys.pointer), width: 64, base: 0) }
+    @usableFromInline var keyView: PackedInts { PackedInts(data: UnsafeRawPointer(keys.pointer), width: 64, base: 0) }
 
     /// Row index of `key`, or the insertion point as a negative `-(index + 1)`.
-    func find(_ key: UInt64) -> Int {
+    @usableFromInline func find(_ key: UInt64) -> Int {
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
@@ -237,27 +238,27 @@ final class MutableLeaf {
 
     // MARK: views
 
-    func intColumn(_ block: Int) -> IntColumn {
+    @usableFromInline func intColumn(_ block: Int) -> IntColumn {
         let b = blocks[block]
         return IntColumn(values: PackedInts(data: UnsafeRawPointer(b.values.pointer), width: 64, base: 0), nulls: b.nullMarks())
     }
 
-    func float32Column(_ block: Int) -> Float32Column {
+    @usableFromInline func float32Column(_ block: Int) -> Float32Column {
         let b = blocks[block]
         return Float32Column(data: UnsafeRawPointer(b.values.pointer), nulls: b.nullMarks())
     }
 
-    func float64Column(_ block: Int) -> Float64Column {
+    @usableFromInline func float64Column(_ block: Int) -> Float64Column {
         let b = blocks[block]
         return Float64Column(data: UnsafeRawPointer(b.values.pointer), nulls: b.nullMarks())
     }
 
-    func fixedColumn(_ block: Int) -> FixedColumn {
+    @usableFromInline func fixedColumn(_ block: Int) -> FixedColumn {
         let b = blocks[block]
         return FixedColumn(data: UnsafeRawPointer(b.values.pointer), width: b.stride, nulls: b.nullMarks())
     }
 
-    func bytesColumn(_ block: Int) -> BytesColumn {
+    @usableFromInline func bytesColumn(_ block: Int) -> BytesColumn {
         let b = blocks[block]
         let heap = b.heap
         return BytesColumn(offsets: PackedInts(data: UnsafeRawPointer(b.values.pointer), width: 64, base: 0), stride: 2,

@@ -4,12 +4,19 @@
 
 /// A read-only view of a packed array in memory (a page, or a mutable leaf's buffer with
 /// width 64 or 8). Trivial to copy: a pointer and two integers, no reference counting.
-package struct PackedInts {
-    package let data: UnsafeRawPointer
-    package let width: Int
-    package let base: Int64
+@usableFromInline package struct PackedInts {
+    @usableFromInline package let data: UnsafeRawPointer
+    @usableFromInline package let width: Int
+    @usableFromInline package let base: Int64
 
-    @inline(__always)
+    @inlinable
+    init(data: UnsafeRawPointer, width: Int, base: Int64) {
+        self.data = data
+        self.width = width
+        self.base = base
+    }
+
+    @inlinable @inline(__always)
     package subscript(i: Int) -> Int64 {
         switch width {
         case 0: return base
@@ -23,11 +30,11 @@ package struct PackedInts {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package func unsigned(_ i: Int) -> UInt64 { UInt64(bitPattern: self[i]) }
 
     /// Bytes needed for `count` values of `width` bits.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func byteCount(count: Int, width: Int) -> Int { (count * width + 7) >> 3 }
 
     /// Smallest supported width that holds every value in min...max as an offset from min.
@@ -70,14 +77,17 @@ package struct PackedInts {
 
 /// A bitmap view (null or external markers): bit set = marked. `width` 1 in pages, 8 (one byte
 /// per row) in mutable leaves. A nil bitmap means "nothing marked".
-package struct RowMarks {
-    package let bits: PackedInts?
+@usableFromInline package struct RowMarks {
+    @usableFromInline package let bits: PackedInts?
 
-    @inline(__always)
+    @inlinable
+    init(bits: PackedInts?) { self.bits = bits }
+
+    @inlinable @inline(__always)
     package func isMarked(_ i: Int) -> Bool {
         guard let bits else { return false }
         return bits[i] != 0
     }
 
-    static var none: RowMarks { RowMarks(bits: nil) }
+    @inlinable static var none: RowMarks { RowMarks(bits: nil) }
 }

@@ -71,7 +71,6 @@ struct TailRelocator {
             return node
         }
         let leaf = try ClusterLeafPage(p, page: node, layout: layout)
-        try leaf.validateBlocks(page: node, layout: layout)
         for (b, spec) in layout.blocks.enumerated() where spec.kind == .bytes {
             for r in 0..<leaf.rowCount {
                 let column = try ClusterLeafPage(try space.page(node), page: node, layout: layout).bytesColumn(b)

@@ -45,6 +45,7 @@ public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCon
 }
 
 /// How a column is laid out in a cluster leaf.
+@usableFromInline
 enum PhysicalKind: Equatable, Sendable {
     /// Bit-packed integers (int, bool, link, timestamp seconds).
     case ints

@@ -4,13 +4,13 @@
 /// place that knows it; everything that reads or writes page bytes goes through them.
 
 extension UnsafeRawPointer {
-    @inline(__always) func u8(_ offset: Int) -> UInt8 { load(fromByteOffset: offset, as: UInt8.self) }
-    @inline(__always) func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
-    @inline(__always) func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
-    @inline(__always) func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-    @inline(__always) func i64(_ offset: Int) -> Int64 { Int64(bitPattern: u64(offset)) }
-    @inline(__always) func f32(_ offset: Int) -> Float { Float(bitPattern: u32(offset)) }
-    @inline(__always) func f64(_ offset: Int) -> Double { Double(bitPattern: u64(offset)) }
+    @inlinable @inline(__always) func u8(_ offset: Int) -> UInt8 { load(fromByteOffset: offset, as: UInt8.self) }
+    @inlinable @inline(__always) func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+    @inlinable @inline(__always) func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+    @inlinable @inline(__always) func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    @inlinable @inline(__always) func i64(_ offset: Int) -> Int64 { Int64(bitPattern: u64(offset)) }
+    @inlinable @inline(__always) func f32(_ offset: Int) -> Float { Float(bitPattern: u32(offset)) }
+    @inlinable @inline(__always) func f64(_ offset: Int) -> Double { Double(bitPattern: u64(offset)) }
 }
 
 extension UnsafeMutableRawPointer {

@@ -3,11 +3,12 @@ package import struct Foundation.UUID
 /// The position of one object's row while a transaction's state is unchanged: the leaf holding
 /// it and its row index there. Cheap to copy; reading a value through it touches only the
 /// column's block in the mapped page.
-package struct RowHandle {
-    package let leaf: LeafRef
-    package let row: Int
-    package let key: ObjectKey
+@usableFromInline package struct RowHandle {
+    @usableFromInline package let leaf: LeafRef
+    @usableFromInline package let row: Int
+    @usableFromInline package let key: ObjectKey
 
+    @inlinable
     package init(leaf: LeafRef, row: Int, key: ObjectKey) {
         self.leaf = leaf
         self.row = row
@@ -27,7 +28,7 @@ package struct RowHandle {
 public final class Table {
     public let key: TableKey
     public private(set) var spec: TableSpec
-    private(set) var layout: LeafLayout
+    @usableFromInline @exclusivity(unchecked) private(set) var layout: LeafLayout
     unowned let transaction: Transaction
     var roots: TableRoots
 
@@ -54,15 +55,16 @@ public final class Table {
 
     /// What the write and read paths need of each column, without copying specs (and their
     /// strings) per value.
+    @usableFromInline
     struct ColumnInfo {
-        var type: ColumnType
-        var isNullable: Bool
-        var isList: Bool
+        @usableFromInline var type: ColumnType
+        @usableFromInline var isNullable: Bool
+        @usableFromInline var isList: Bool
         var needsIndex: Bool
         var intBits: UInt8
     }
 
-    private(set) var columnInfo: [ColumnInfo] = []
+    @usableFromInline @exclusivity(unchecked) private(set) var columnInfo: [ColumnInfo] = []
     /// The primary-key column, if any.
     private(set) var primaryKeyColumn: Int?
     private(set) var keyIsPrimaryKey = false
@@ -145,8 +147,10 @@ public final class Table {
     @inline(__always) package func isKeyAlias(_ column: Int) -> Bool { layout.firstBlock[column] < 0 }
 
     // MARK: typed reads (row handles)
+    //
+    // Inlinable: a property accessor in another module reads the mapped page directly.
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package func isNull(_ h: RowHandle, _ c: Int) -> Bool {
         let b = layout.firstBlock[c]
         let info = columnInfo[c]
@@ -161,25 +165,26 @@ public final class Table {
     }
 
     /// int, bool (0/1) and link (raw key) columns.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func int(_ h: RowHandle, _ c: Int) -> Int64 {
         let b = layout.firstBlock[c]
         if b < 0 { return h.key.intPrimaryKey }
         return h.leaf.intColumn(b)[h.row]
     }
 
-    @inline(__always) package func bool(_ h: RowHandle, _ c: Int) -> Bool { int(h, c) != 0 }
+    @inlinable @inline(__always) package func bool(_ h: RowHandle, _ c: Int) -> Bool { int(h, c) != 0 }
 
-    @inline(__always) package func float(_ h: RowHandle, _ c: Int) -> Float { h.leaf.float32Column(layout.firstBlock[c])[h.row] }
+    @inlinable @inline(__always) package func float(_ h: RowHandle, _ c: Int) -> Float { h.leaf.float32Column(layout.firstBlock[c])[h.row] }
 
-    @inline(__always) package func double(_ h: RowHandle, _ c: Int) -> Double { h.leaf.float64Column(layout.firstBlock[c])[h.row] }
+    @inlinable @inline(__always) package func double(_ h: RowHandle, _ c: Int) -> Double { h.leaf.float64Column(layout.firstBlock[c])[h.row] }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package func timestamp(_ h: RowHandle, _ c: Int) -> Timestamp {
         let b = layout.firstBlock[c]
         return Timestamp(seconds: h.leaf.intColumn(b)[h.row], nanoseconds: Int32(truncatingIfNeeded: h.leaf.intColumn(b + 1)[h.row]))
     }
 
+    @inlinable
     package func fixedBytes(_ h: RowHandle, _ c: Int) -> UnsafeRawBufferPointer { h.leaf.fixedColumn(layout.firstBlock[c]).bytes(h.row) }
 
     package func uuid(_ h: RowHandle, _ c: Int) -> UUID {
@@ -191,26 +196,33 @@ public final class Table {
     package func objectId(_ h: RowHandle, _ c: Int) -> ObjectId { ObjectId(twelveBytes: Array(fixedBytes(h, c))) }
 
     /// The bytes of a string or binary value, in place (nil for null). Valid while the snapshot is.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func bytes(_ h: RowHandle, _ c: Int) throws -> UnsafeRawBufferPointer? {
         let col = h.leaf.bytesColumn(layout.firstBlock[c])
         if col.isNull(h.row) { return nil }
-        return try col.value(h.row, space: transaction.space)
+        return try bytes(of: col, row: h.row)
     }
 
     /// The bytes of row `row` of a bytes column view of this table (resolving blobs).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func bytes(of column: BytesColumn, row: Int) throws -> UnsafeRawBufferPointer {
+        if !column.external.isMarked(row) { return column.stored(row) }
+        return try externalBytes(of: column, row: row)
+    }
+
+    @usableFromInline
+    func externalBytes(of column: BytesColumn, row: Int) throws -> UnsafeRawBufferPointer {
         try column.value(row, space: transaction.space)
     }
 
+    @inlinable
     package func string(_ h: RowHandle, _ c: Int) throws -> String? {
         guard let b = try bytes(h, c) else { return nil }
         return String(decoding: b, as: UTF8.self)
     }
 
     /// The target of a link, or nil.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func link(_ h: RowHandle, _ c: Int) -> ObjectKey? {
         let col = h.leaf.intColumn(layout.firstBlock[c])
         return col.isNull(h.row) ? nil : ObjectKey(UInt64(bitPattern: col[h.row]))

@@ -18,7 +18,7 @@ public final class WriteTransaction: Transaction {
     /// When set, commit stores no transaction log (copies of a file are not user changes).
     var discardsLog = false
     /// Incremented by every change; object accessors cache row positions per value.
-    package private(set) var mutationCount: UInt64 = 0
+    @exclusivity(unchecked) package private(set) var mutationCount: UInt64 = 0
     /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
     public var logsEveryErase = false
 

@@ -15,16 +15,16 @@ public struct TableKey: Hashable, Comparable, Sendable, CustomStringConvertible 
 /// no separate index. Other tables number their objects from a counter.
 public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
     /// The key of the object whose integer primary key is `pk`: order-preserving (the sign bit
     /// is flipped so negative keys sort first).
-    public init(primaryKey pk: Int64) { rawValue = UInt64(bitPattern: pk) ^ (1 << 63) }
+    @inlinable public init(primaryKey pk: Int64) { rawValue = UInt64(bitPattern: pk) ^ (1 << 63) }
 
     /// The integer primary key this key was made from.
-    public var intPrimaryKey: Int64 { Int64(bitPattern: rawValue ^ (1 << 63)) }
+    @inlinable public var intPrimaryKey: Int64 { Int64(bitPattern: rawValue ^ (1 << 63)) }
 
-    public static func < (a: ObjectKey, b: ObjectKey) -> Bool { a.rawValue < b.rawValue }
+    @inlinable public static func < (a: ObjectKey, b: ObjectKey) -> Bool { a.rawValue < b.rawValue }
     public var description: String { "obj#\(rawValue)" }
 }
 
