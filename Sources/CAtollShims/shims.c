@@ -166,3 +166,15 @@ uint64_t atoll_monotonic_nanoseconds(void) {
 static __thread void *atoll_thread_slot = 0;
 void *atoll_thread_slot_get(void) { return atoll_thread_slot; }
 void atoll_thread_slot_set(void *value) { atoll_thread_slot = value; }
+
+static __thread long atoll_managed_depth = 0;
+static __thread long atoll_managed_slots = 0;
+void atoll_managed_creation_enter(void) { atoll_managed_depth += 1; }
+void atoll_managed_creation_leave(void) { atoll_managed_depth -= 1; }
+int atoll_managed_creation_active(void) { return atoll_managed_depth > 0; }
+long atoll_managed_creation_claim_slot(void) { return atoll_managed_depth > 0 ? atoll_managed_slots++ : -1; }
+long atoll_managed_creation_release_slots(long count) {
+    if (count > atoll_managed_slots) count = atoll_managed_slots;
+    atoll_managed_slots -= count;
+    return atoll_managed_slots;
+}

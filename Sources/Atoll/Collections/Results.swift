@@ -278,6 +278,9 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     let core: ResultsCore<ClassBinding>
     let keys: [ObjectKey]
     var index = 0
+    /// The realm state `keys` were evaluated in.
+    var keysStamp: UInt64 = 0
+    var keysMutation: UInt64 = 0
     // Walking every object of the class: the leaves of one realm state, the current one, and
     // the next row in it. `page` is the current leaf when it is a page of the snapshot (read
     // without reference counting); otherwise the leaf is `leaves[leafIndex]`.
@@ -300,6 +303,8 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     init(core: ResultsCore<ClassBinding>, keys: [ObjectKey]) {
         self.core = core
         self.keys = keys
+        keysStamp = core.realm.stamp
+        keysMutation = core.realm.mutationCount
     }
 
     init(core: ResultsCore<ClassBinding>, table: Table) {
@@ -355,14 +360,20 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         if table != nil { return nextInTable() }
         guard index < keys.count else { return nil }
         defer { index += 1 }
-        if let state = reusableState() {
-            state._withUnsafeGuaranteedRef { $0.repoint(key: keys[index]) }
-            return recycled
+        // The keys of an evaluation are those of objects existing in the realm state it was
+        // made in.
+        let state = reusableState() ?? {
+            let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
+            recycled = object
+            recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+            return recycledState
+        }()
+        if keysStamp == core.realm.stamp, keysMutation == core.realm.mutationCount {
+            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index], existingAt: keysStamp, mutation: keysMutation) }
+        } else {
+            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index]) }
         }
-        let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
-        recycled = object
-        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
-        return object
+        return recycled
     }
 
     private mutating func nextInTable() -> Element? {

@@ -14,8 +14,9 @@ import CAtollShims
 // is initialized, so nesting is handled. An object's property i has raw index base + i, where
 // base is recorded in the object.
 //
-// When Atoll itself creates an object to represent a stored one (`managedCreation`), the
-// defaults are not collected: only the indices are.
+// When Atoll itself creates an object to represent a stored one (managed creation), the
+// defaults are not collected: only the indices are, counted in a C thread-local struct that
+// every wrapper reaches with one call (no class reference, no reference counting).
 //
 // This runs for every object created, so the stack is a plain buffer (no copy-on-write checks)
 // and the context is found through a C thread-local slot.
@@ -26,9 +27,6 @@ final class InitContext {
     @usableFromInline @exclusivity(unchecked) var stack: UnsafeMutablePointer<any PersistableValue>
     @usableFromInline @exclusivity(unchecked) var count = 0
     @exclusivity(unchecked) var capacity = 64
-    /// In managed creation only indices are needed: this counts the open slots instead.
-    @usableFromInline @exclusivity(unchecked) var managedSlots = 0
-    @usableFromInline @exclusivity(unchecked) var managedCreation = 0
     /// Persisted property counts per class, per thread (no lock on the object creation path).
     @exclusivity(unchecked) private var counts: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
@@ -78,6 +76,19 @@ final class InitContext {
         lastClass = id
         lastCount = n
         return n
+    }
+
+    /// In managed creation, claims the next property slot and returns its raw index; -1
+    /// outside managed creation (the caller then pushes its default).
+    @usableFromInline
+    static func claimManagedSlot() -> Int32 { Int32(truncatingIfNeeded: atoll_managed_creation_claim_slot()) }
+
+    /// Runs `body` (which creates one object) in managed creation.
+    @inline(__always)
+    static func managedCreation<T>(_ body: () -> T) -> T {
+        atoll_managed_creation_enter()
+        defer { atoll_managed_creation_leave() }
+        return body()
     }
 
     @usableFromInline

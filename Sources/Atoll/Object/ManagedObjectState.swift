@@ -24,6 +24,10 @@ final class ManagedObjectState {
     @exclusivity(unchecked) private var page: ClusterLeafPage?
     @exclusivity(unchecked) private var pageRow = -1
     @exclusivity(unchecked) private var changedRow: RowHandle?
+    // The key alone known to exist in realm state (`keyStamp`, `keyMutation`): set for the
+    // objects of query results, which only need a lookup when a column is read.
+    @exclusivity(unchecked) private var keyStamp: UInt64 = 0
+    @exclusivity(unchecked) private var keyMutation: UInt64 = .max
 
     init(realm: Realm, binding: ClassBinding, key: ObjectKey) {
         self.realm = realm
@@ -84,15 +88,34 @@ final class ManagedObjectState {
         rowMutation = mutation
     }
 
-    /// Like `repoint(key:table:row:)` when the row is not known yet.
+    /// Like `repoint(key:table:row:)` when nothing is known of the row yet.
     func repoint(key: ObjectKey) {
         self.key = key
         forgetRow()
     }
 
+    /// Like `repoint(key:table:row:)` when the row is not known yet; the object exists in
+    /// realm state (`stamp`, `mutation`).
+    func repoint(key: ObjectKey, existingAt stamp: UInt64, mutation: UInt64) {
+        self.key = key
+        forgetRow()
+        keyStamp = stamp
+        keyMutation = mutation
+    }
+
+    /// The value of property `index` when it is the int primary key the object key is made of
+    /// and the object is known to exist in the realm's current state; nil otherwise.
+    @inline(__always)
+    func primaryKeyFromKey(_ index: Int) -> Int64? {
+        guard index == binding.keyAliasProperty, keyStamp == realm.stamp, keyMutation == realm.mutationCount, !realm.isFrozen else { return nil }
+        realm.verifyThread()
+        return key.intPrimaryKey
+    }
+
     private func forgetRow() {
         pageRow = -1
         changedRow = nil
+        keyMutation = .max
     }
 
     /// Whether property `index` is read from the database (ignored properties keep their

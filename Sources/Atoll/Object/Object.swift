@@ -1,5 +1,6 @@
 public import AtollStorage
 import Synchronization
+import CAtollShims
 
 /// The base class of model classes.
 ///
@@ -27,10 +28,8 @@ open class Object: CustomStringConvertible {
         _values = []
         _indexBase = 0
         let context = InitContext.current
-        if context.managedCreation > 0 {
-            let count = min(context.propertyCount(of: self), context.managedSlots)
-            context.managedSlots -= count
-            _indexBase = context.managedSlots
+        if atoll_managed_creation_active() != 0 {
+            _indexBase = atoll_managed_creation_release_slots(context.propertyCount(of: self))
             return
         }
         let count = min(context.propertyCount(of: self), context.count)

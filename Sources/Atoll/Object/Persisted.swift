@@ -46,12 +46,12 @@ public struct Persisted<Value: PersistableValue> {
     // costs no generic metadata or value-witness calls per property.
     @inlinable
     init(value: Value, options: PersistedOptions) {
-        let context = InitContext.current
-        if context.managedCreation > 0 {
+        let slot = InitContext.claimManagedSlot()
+        if slot >= 0 {
             // Atoll's own instance of a stored object: the default is never read.
-            rawIndex = Int32(context.managedSlots)
-            context.managedSlots += 1
+            rawIndex = slot
         } else {
+            let context = InitContext.current
             rawIndex = Int32(context.count)
             context.push(value)
         }
@@ -62,11 +62,11 @@ public struct Persisted<Value: PersistableValue> {
     /// `UUID`, the current time for `Date`, as in RealmSwift), made only when it is used.
     @inlinable
     init(typeDefaultWith options: PersistedOptions) {
-        let context = InitContext.current
-        if context.managedCreation > 0 {
-            rawIndex = Int32(context.managedSlots)
-            context.managedSlots += 1
+        let slot = InitContext.claimManagedSlot()
+        if slot >= 0 {
+            rawIndex = slot
         } else {
+            let context = InitContext.current
             rawIndex = Int32(context.count)
             context.push(Value._atollDefault())
         }

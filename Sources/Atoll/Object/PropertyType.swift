@@ -81,6 +81,12 @@ public struct _ManagedAccess {
     var column: Int { state.binding.columns[propertyIndex] }
     var key: ObjectKey { state.key }
 
+    @inline(__always)
+    func primaryKeyFromKey() -> Int64? {
+        let state = unretainedObject._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0._managed.unsafelyUnwrapped) }
+        return state._withUnsafeGuaranteedRef { $0.primaryKeyFromKey(propertyIndex) }
+    }
+
     /// Reads through the object's table and row in the realm's current state.
     @inline(__always)
     func read<R>(_ body: (Table, RowHandle, Int) -> R) -> R {
@@ -105,7 +111,10 @@ public protocol _AtollInteger: FixedWidthInteger, RealmCollectionValue {}
 extension _AtollInteger {
     public static var _atollType: _PropertyType { .scalar(.int, bits: UInt8(Self.bitWidth)) }
     public static func _atollDefault() -> Self { 0 }
-    public static func _atollGet(_ a: _ManagedAccess) -> Self { Self(truncatingIfNeeded: a.read { $0.int($1, $2) }) }
+    public static func _atollGet(_ a: _ManagedAccess) -> Self {
+        if let pk = a.primaryKeyFromKey() { return Self(truncatingIfNeeded: pk) }
+        return Self(truncatingIfNeeded: a.read { $0.int($1, $2) })
+    }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Self? {
         if case .int(let i) = v { return Self(exactly: i) }
         return nil

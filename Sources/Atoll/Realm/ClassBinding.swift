@@ -4,6 +4,8 @@ import AtollStorage
 /// Immutable, so it may be shared by frozen realms' threads and thread-safe references.
 final class ClassBinding: Sendable {
     let schema: ObjectSchema
+    /// `ObjectIdentifier(schema.objectType)`.
+    let typeID: ObjectIdentifier
     let tableKey: TableKey
     /// Per property index: the table column, or -1 (linking objects, ignored properties).
     let columns: [Int]
@@ -12,18 +14,29 @@ final class ClassBinding: Sendable {
     /// Per property index: whether a managed object reads it from the database (false for
     /// ignored properties, whose values stay in the object).
     let readsFromStorage: [Bool]
+    let primaryKeyKind: PrimaryKeyConversion.Kind
+    let hasPrimaryKey: Bool
+    /// The property index of an int primary key that is the object key itself (-1: none): its
+    /// value is known from the key, without reading the row.
+    let keyAliasProperty: Int
 
     /// No table in the file for the class (read-only or frozen realms): reads find no
     /// objects, and writes fail.
     init(unavailable schema: ObjectSchema) {
         self.schema = schema
+        typeID = ObjectIdentifier(schema.objectType)
         tableKey = TableKey(UInt32.max)
         columns = Array(repeating: -1, count: schema.properties.count)
         origins = Array(repeating: nil, count: schema.properties.count)
+        readsFromStorage = schema.properties.map { !$0.isIgnored }
+        primaryKeyKind = PrimaryKeyConversion.kind(of: schema.primaryKeyProperty)
+        hasPrimaryKey = schema.primaryKeyProperty != nil
+        keyAliasProperty = -1
     }
 
     init(schema: ObjectSchema, tableKey: TableKey, transaction: Transaction) throws {
         self.schema = schema
+        typeID = ObjectIdentifier(schema.objectType)
         self.tableKey = tableKey
         guard let spec = transaction.spec(of: tableKey) else {
             throw AtollError(.schemaMismatch, "table '\(schema.className)' is missing")
@@ -70,5 +83,12 @@ final class ClassBinding: Sendable {
         self.columns = columns
         self.origins = origins
         readsFromStorage = schema.properties.map { !$0.isIgnored }
+        primaryKeyKind = PrimaryKeyConversion.kind(of: schema.primaryKeyProperty)
+        hasPrimaryKey = schema.primaryKeyProperty != nil
+        if spec.keyIsPrimaryKey, let pk = spec.primaryKey, let i = schema.index(of: pk) {
+            keyAliasProperty = i
+        } else {
+            keyAliasProperty = -1
+        }
     }
 }

@@ -33,7 +33,14 @@ public final class Realm {
     @exclusivity(unchecked) private(set) var writeTransaction: WriteTransaction?
     /// Changes whenever `transaction` does (row positions cached by objects are per stamp).
     @exclusivity(unchecked) private(set) var stamp: UInt64 = 1
-    private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    private var bindings: [ObjectIdentifier: ClassBinding] = [:] {
+        didSet { lastBinding = nil }
+    }
+    /// The binding used last (most code works with one class at a time).
+    @exclusivity(unchecked) private var lastBinding: ClassBinding?
+    /// The table used last, in realm state `lastTableStamp`.
+    @exclusivity(unchecked) private var lastTable: Table?
+    @exclusivity(unchecked) private var lastTableStamp: UInt64 = 0
     /// Frozen realms are read from any thread: their bindings are made under this lock.
     private let frozenBindingsLock = NSLock()
     /// The classes of `configuration.objectTypes` and those they link to; nil: every class.
@@ -178,7 +185,11 @@ public final class Realm {
 
     private func makeBinding(for type: Object.Type) throws -> ClassBinding {
         let id = ObjectIdentifier(type)
-        if let b = bindings[id] { return b }
+        if let last = lastBinding, last.typeID == id { return last }
+        if let b = bindings[id] {
+            lastBinding = b
+            return b
+        }
         guard isInSubset(type) else {
             throw AtollError(.schemaMismatch, "class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes")
         }
@@ -232,7 +243,16 @@ public final class Realm {
         try advance(notify: true)
     }
 
-    func table(_ binding: ClassBinding) throws -> Table { try transaction.table(binding.tableKey) }
+    func table(_ binding: ClassBinding) throws -> Table {
+        // Frozen realms are read from several threads: no shared cache.
+        if !isFrozen, lastTableStamp == stamp, let t = lastTable, t.key == binding.tableKey { return t }
+        let t = try transaction.table(binding.tableKey)
+        if !isFrozen {
+            lastTable = t
+            lastTableStamp = stamp
+        }
+        return t
+    }
 
     /// A managed object for `key` of a bound class (nil when it does not exist).
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
@@ -241,11 +261,8 @@ public final class Realm {
     }
 
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table? = nil, row: RowHandle? = nil) -> T {
-        let context = InitContext.current
-        context.managedCreation += 1
         // `type.init()`, not `T()`: callers may pass a subclass through an `Object.Type`.
-        let object = type.init()
-        context.managedCreation -= 1
+        let object = InitContext.managedCreation { type.init() }
         let state = ManagedObjectState(realm: self, binding: b, key: key)
         if let table, let row { state.seed(table: table, row: row) }
         object._managed = state
@@ -270,12 +287,13 @@ public final class Realm {
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         verifyThread()
         let b = requireBinding(for: type)
-        guard let pk = b.schema.primaryKeyProperty else {
+        guard b.hasPrimaryKey else {
             atollProgrammerError("'\(type.className())' has no primary key; declare one with @Persisted(primaryKey: true) or primaryKey()")
         }
-        guard let t = try? table(b), let value = try? pk.storageValue(from: key, realm: self), let found = try? t.find(primaryKey: value),
-              let row = try? t.locate(found) else { return nil }
-        return makeObject(type, key: found, binding: b, table: t, row: row)
+        guard let t = try? table(b),
+              let value = PrimaryKeyConversion.direct(key, b.primaryKeyKind) ?? (try? b.schema.primaryKeyProperty?.storageValue(from: key, realm: self)),
+              let row = try? t.locate(primaryKey: value) else { return nil }
+        return makeObject(type, key: row.key, binding: b, table: t, row: row)
     }
 
     // MARK: versions

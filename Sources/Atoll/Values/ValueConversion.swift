@@ -154,3 +154,36 @@ extension PropertyInfo {
     }
 }
 
+
+/// Primary-key lookups with the key types models use most, converted without dynamic casts
+/// (the general path, `PropertyInfo.storageValue(from:realm:)`, handles everything else).
+enum PrimaryKeyConversion {
+    enum Kind {
+        case int64, string, other
+    }
+
+    /// The kind of a class's primary key property.
+    static func kind(of property: PropertyInfo?) -> Kind {
+        guard let property, !property.type.isOptional, case .scalar(let type) = property.type.kind else { return .other }
+        switch type {
+        case .int where property.type.intBits == 64: return .int64
+        case .string: return .string
+        default: return .other
+        }
+    }
+
+    /// The stored value of `key` for a primary key of `kind`, or nil to take the general path.
+    @inline(__always)
+    static func direct<K>(_ key: K, _ kind: Kind) -> StorageValue? {
+        switch kind {
+        case .int64:
+            if K.self == Int.self { return .int(Int64(unsafeBitCast(key, to: Int.self))) }
+            if K.self == Int64.self { return .int(unsafeBitCast(key, to: Int64.self)) }
+        case .string:
+            if K.self == String.self { return .string(unsafeBitCast(key, to: String.self)) }
+        case .other:
+            break
+        }
+        return nil
+    }
+}

@@ -29,7 +29,7 @@ public struct QueryEngine {
         if dataFileArguments {
             return try BoundQuery(predicate, on: className, schema: DataFileArgumentSchema(transaction: transaction), arguments: arguments)
         }
-        return try BoundQuery(predicate, on: className, schema: QuerySchema(transaction: transaction), arguments: arguments)
+        return try BoundQuery(predicate, on: className, schema: QuerySchema.of(transaction), arguments: arguments)
     }
 
     private func table(of className: String) throws -> Table {
@@ -54,7 +54,7 @@ public struct QueryEngine {
             let table = try table(of: query.className)
             if case .constant(true) = query.predicate { return table.count }
             let node = try Compiler(engine: self).compile(query.predicate, className: query.className)
-            if plannedCandidates(query.predicate, table: table) == nil {
+            if indexPlan(query.predicate, table: table) == nil {
                 var total = 0
                 let scratch = RowScratch()
                 try table.forEachLeaf { leaf in
@@ -72,8 +72,16 @@ public struct QueryEngine {
 
     func filter(table: Table, predicate: BoundPredicate, candidates: [ObjectKey]?) throws -> [ObjectKey] {
         if case .constant(true) = predicate, candidates == nil { return try table.objectKeys() }
-        let node = try Compiler(engine: self).compile(predicate, className: table.name)
-        if let selected = candidates ?? plannedCandidates(predicate, table: table) {
+        var selected = candidates
+        var remaining = predicate
+        if selected == nil, let plan = indexPlan(predicate, table: table) {
+            // The index answered its term exactly: only the other terms are left to check.
+            if case .constant(true) = plan.remaining { return plan.keys }
+            selected = plan.keys
+            remaining = plan.remaining
+        }
+        let node = try Compiler(engine: self).compile(remaining, className: table.name)
+        if let selected {
             var result: [ObjectKey] = []
             var i = 0
             while i < selected.count {
@@ -99,16 +107,29 @@ public struct QueryEngine {
         return result
     }
 
+    /// Objects selected through an index, and what the index did not check.
+    struct IndexPlan {
+        /// Exactly the objects matching the term the index answered, ascending.
+        var keys: [ObjectKey]
+        /// The other terms of the predicate (`.constant(true)` when none).
+        var remaining: BoundPredicate
+    }
+
+    /// The objects an index selects for the predicate (see `indexPlan`), or nil when it scans.
+    func plannedCandidates(_ predicate: BoundPredicate, table: Table) -> [ObjectKey]? {
+        indexPlan(predicate, table: table)?.keys
+    }
+
     /// Candidates from an index when the predicate is (or ANDs) an equality / IN on an indexed
     /// property of the object itself, compared exactly.
-    func plannedCandidates(_ predicate: BoundPredicate, table: Table) -> [ObjectKey]? {
+    func indexPlan(_ predicate: BoundPredicate, table: Table) -> IndexPlan? {
         let terms: [BoundPredicate]
         switch predicate {
         case .and(let operands): terms = operands
         case .comparison: terms = [predicate]
         default: return nil
         }
-        for term in terms {
+        for (termIndex, term) in terms.enumerated() {
             guard case .comparison(let c) = term, c.quantifier == .any, c.options.isEmpty,
                   case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany,
                   case .constant(let constant) = c.right else { continue }
@@ -124,14 +145,24 @@ public struct QueryEngine {
             default: continue
             }
             guard values.allSatisfy({ ValueComparison.numeric($0) == nil || Self.isExactType($0, property.type) }) else { continue }
-            var keys = Set<ObjectKey>()
+            var keys: [ObjectKey]
             do {
-                for v in values {
-                    guard let stored = v.storageValue else { return nil }
-                    for k in try table.findAll(indexed: column, equalTo: stored) { keys.insert(k) }
+                if values.count == 1 {
+                    guard let stored = values[0].storageValue else { return nil }
+                    keys = try table.findAll(indexed: column, equalTo: stored)
+                } else {
+                    var union = Set<ObjectKey>()
+                    for v in values {
+                        guard let stored = v.storageValue else { return nil }
+                        for k in try table.findAll(indexed: column, equalTo: stored) { union.insert(k) }
+                    }
+                    keys = union.sorted()
                 }
             } catch { continue }
-            return keys.sorted()
+            var others = terms
+            others.remove(at: termIndex)
+            let remaining: BoundPredicate = others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others)
+            return IndexPlan(keys: keys, remaining: remaining)
         }
         return nil
     }
@@ -278,6 +309,7 @@ public struct QueryEngine {
     /// Stable sort of `keys` by to-one key paths (nil first when ascending).
     public func sort(_ keys: [ObjectKey], table: Table, by sortKeys: [BoundSortKey]) throws -> [ObjectKey] {
         guard !sortKeys.isEmpty, keys.count > 1 else { return keys }
+        if sortKeys.count == 1, let sorted = try sortByOwnColumn(keys, table: table, sortKeys[0]) { return sorted }
         let graph = GraphEvaluator(engine: self)
         var rows: [(index: Int, key: ObjectKey, values: [QueryValue])] = []
         rows.reserveCapacity(keys.count)
@@ -296,6 +328,99 @@ public struct QueryEngine {
             return a.index < b.index
         }
         return rows.map(\.key)
+    }
+
+    /// The common case of `sort`: one key, a scalar property of the object itself. Values are
+    /// read typed from each row (strings as bytes in place), with the same order as
+    /// `ValueComparison.compare`: nil first, numbers by value, strings by StringOrdering, ties
+    /// in the original order. Nil for the other cases.
+    private func sortByOwnColumn(_ keys: [ObjectKey], table: Table, _ sortKey: BoundSortKey) throws -> [ObjectKey]? {
+        guard sortKey.keyPath.steps.count == 1, !sortKey.keyPath.isToMany else { return nil }
+        let p = sortKey.keyPath.steps[0].property
+        let c = p.columnIndex
+        guard p.linkingObjectsOrigin == nil, !p.isList, c >= 0, c < table.spec.columns.count else { return nil }
+        let ascending = sortKey.ascending
+        switch p.type {
+        case .int, .bool:
+            return try sortedByOrderKey(keys, table: table, ascending: ascending) { h in
+                table.isNull(h, c) ? 0 : OrderKey.int(table.int(h, c))
+            }
+        case .double:
+            return try sortedByOrderKey(keys, table: table, ascending: ascending) { h in
+                table.isNull(h, c) ? 0 : OrderKey.double(table.double(h, c))
+            }
+        case .float:
+            return try sortedByOrderKey(keys, table: table, ascending: ascending) { h in
+                table.isNull(h, c) ? 0 : OrderKey.double(Double(table.float(h, c)))
+            }
+        case .string:
+            return try sorted(keys, table: table, ascending: ascending, read: { try table.bytes($0, c) },
+                              compare: { StringOrdering.compare($0, $1) })
+        default:
+            return nil
+        }
+    }
+
+    /// Numbers mapped to unsigned integers in the same order, so that sorting compares plain
+    /// integers: 0 is nil (first), values from 1 up. Nil for NaN, which `ValueComparison`
+    /// orders as equal to everything (those sorts take the general path).
+    enum OrderKey {
+        @inline(__always)
+        static func int(_ v: Int64) -> UInt64? {
+            // Sign flipped: order as unsigned; nil's 0 stays below by shifting values up one,
+            // which needs one bit: Int64.min maps to 1... as long as no value maps to UInt64.max.
+            let u = UInt64(bitPattern: v) ^ (1 << 63)
+            return u == .max ? nil : u &+ 1
+        }
+
+        @inline(__always)
+        static func double(_ v: Double) -> UInt64? {
+            if v.isNaN { return nil }
+            let v = v == 0 ? 0 : v // -0 and 0 are equal
+            let bits = v.bitPattern
+            let u = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+            return u == .max ? nil : u &+ 1
+        }
+    }
+
+    /// Sorts by an order key per object (nil from `read`: take the general path); stable.
+    private func sortedByOrderKey(_ keys: [ObjectKey], table: Table, ascending: Bool,
+                                  _ read: (RowHandle) -> UInt64?) throws -> [ObjectKey]?
+    {
+        var entries: [(order: UInt64, index: Int)] = []
+        entries.reserveCapacity(keys.count)
+        for (i, key) in keys.enumerated() {
+            guard let h = try table.locate(key) else { continue }
+            guard let order = read(h) else { return nil }
+            // Descending: the complement reverses the order of values (nil then last), and
+            // ties still keep their original order.
+            entries.append((ascending ? order : ~order, i))
+        }
+        entries.sort { $0.order != $1.order ? $0.order < $1.order : $0.index < $1.index }
+        return entries.map { keys[$0.index] }
+    }
+
+    private func sorted<V>(_ keys: [ObjectKey], table: Table, ascending: Bool, read: (RowHandle) throws -> V?,
+                           compare: (V, V) -> Int) throws -> [ObjectKey]
+    {
+        var entries: [(value: V?, index: Int, key: ObjectKey)] = []
+        entries.reserveCapacity(keys.count)
+        for (i, key) in keys.enumerated() {
+            guard let h = try table.locate(key) else { continue }
+            entries.append((try read(h), i, key))
+        }
+        entries.sort { a, b in
+            let c: Int
+            switch (a.value, b.value) {
+            case (nil, nil): c = 0
+            case (nil, _): c = -1
+            case (_, nil): c = 1
+            case let (x?, y?): c = compare(x, y)
+            }
+            if c != 0 { return ascending ? c < 0 : c > 0 }
+            return a.index < b.index
+        }
+        return entries.map(\.key)
     }
 
     func distinct(_ keys: [ObjectKey], table: Table, by paths: [BoundKeyPath]) throws -> [ObjectKey] {

@@ -2,6 +2,12 @@ public import AtollStorage
 import Foundation
 
 extension QuerySchema {
+    /// The query schema of a transaction's tables, made once per schema (every transaction
+    /// reading the same schema shares it).
+    public static func of(_ transaction: Transaction) -> QuerySchema {
+        transaction.schemaDerivedValues.value(QuerySchema.self) { QuerySchema(transaction: transaction) }
+    }
+
     /// The query schema of every table in a transaction. A property's `columnIndex` is its column
     /// in the table (for linking objects: the origin property's column in the origin table).
     public init(transaction: Transaction) {
@@ -34,7 +40,7 @@ public struct DataFileArgumentSchema: QuerySchemaProvider {
 
     public init(transaction: Transaction) {
         self.transaction = transaction
-        schema = QuerySchema(transaction: transaction)
+        schema = QuerySchema.of(transaction)
     }
 
     public func queryClass(named name: String) -> QueryClassSchema? { schema.queryClass(named: name) }

@@ -1,4 +1,5 @@
 import AtollStorage
+import Synchronization
 
 /// Parses Realm's predicate language into a ``ParsedQuery``.
 ///
@@ -40,9 +41,20 @@ public enum QueryParser {
         guard query.utf8.count <= QueryLimits.queryBytesMax else {
             throw AtollError(.invalidQuery, "the query is \(query.utf8.count) bytes long; the limit is \(QueryLimits.queryBytesMax)")
         }
+        // Applications run the same few query strings with different arguments: parse each once.
+        if let parsed = recent.withLock({ $0[query] }) { return parsed }
         var parser = Parser(tokens: try Lexer.tokenize(query))
-        return try parser.parseQuery()
+        let parsed = try parser.parseQuery()
+        recent.withLock { cache in
+            if cache.count >= recentCountMax { cache.removeAll(keepingCapacity: true) }
+            cache[query] = parsed
+        }
+        return parsed
     }
+
+    /// Queries parsed lately (valid ones only), by text; emptied when it reaches the limit.
+    private static let recent = Mutex<[String: ParsedQuery]>([:])
+    static let recentCountMax = 256
 
     /// The components of a key path given as a `%K` argument, such as `"owner.name"`.
     static func parseKeyPathArgument(_ text: String, argumentIndex: Int, offset: Int) throws -> [KeyPathComponent] {

@@ -5,6 +5,7 @@
 enum BlockCodec {
     /// Where the block starting at `s` ends, or nil when its header is invalid. `limit` bounds
     /// every computed extent (a page, or a list value's bytes).
+    @inline(__always)
     static func end(kind: PhysicalKind, _ p: UnsafeRawPointer, at s: Int, rows n: Int, limit: Int) -> Int? {
         guard s >= 0, s + 2 <= limit else { return nil }
         let flags = p.u8(s + 1)

@@ -58,6 +58,7 @@
 
     @inlinable @inline(__always) func blockStart(_ b: Int) -> Int { Int(p.u16(Self.headerBytes + 2 * b)) }
 
+    @inline(__always)
     private func blockEnd(_ b: Int, kind: PhysicalKind) -> Int? {
         let s = blockStart(b)
         guard s >= Self.headerBytes + 2 * blockCount else { return nil }

@@ -1,3 +1,4 @@
+import Synchronization
 // The catalog: a B+tree (root in the root record) describing the tables of a version.
 //
 //     0x01 ++ u32 BE table id   -> table spec     (changes only with the schema)
@@ -114,6 +115,9 @@ final class SchemaSnapshot: Sendable {
     let specs: [TableKey: TableSpec]
     let keysByName: [String: TableKey]
     let layouts: [TableKey: LeafLayout]
+    /// Values other layers derive from this schema (the query language's view of it), made
+    /// once per schema rather than once per use.
+    let derived = DerivedValues()
 
     init(generation: UInt64, specs: [TableKey: TableSpec]) {
         self.generation = generation
@@ -141,3 +145,16 @@ final class SchemaSnapshot: Sendable {
 }
 
 
+
+/// A cache of values computed from an immutable source, one per type, thread-safe.
+package final class DerivedValues: Sendable {
+    private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
+
+    /// The cached value of type `T`, made by `make` the first time.
+    package func value<T: Sendable>(_ type: T.Type, _ make: () -> T) -> T {
+        if let hit = values.withLock({ $0[ObjectIdentifier(T.self)] }) as? T { return hit }
+        let made = make()
+        values.withLock { $0[ObjectIdentifier(T.self)] = made }
+        return made
+    }
+}

@@ -305,6 +305,16 @@ public final class Table {
         return result
     }
 
+    /// The row of the object whose primary key is `value`, if any (one descent for int keys).
+    package func locate(primaryKey value: StorageValue) throws -> RowHandle? {
+        if keyIsPrimaryKey {
+            guard case .int(let v) = value else { return nil }
+            return try locate(ObjectKey(primaryKey: v))
+        }
+        guard let key = try find(primaryKey: value) else { return nil }
+        return try locate(key)
+    }
+
     /// The object whose primary key is `value`, if any.
     public func find(primaryKey value: StorageValue) throws -> ObjectKey? {
         guard let pk = primaryKeyColumn else { throw AtollError(.invalidArgument, "'\(name)' has no primary key") }

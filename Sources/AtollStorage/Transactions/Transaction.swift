@@ -124,6 +124,9 @@ public class Transaction {
         return result
     }
 
+    /// Values derived from this transaction's schema, cached with it (see SchemaSnapshot).
+    package var schemaDerivedValues: DerivedValues { schema.derived }
+
     /// The root record of this version (for statistics).
     public var rootRecord: RootRecord { root }
 }

@@ -64,6 +64,14 @@ int atoll_memfd_create(const char *name);
 /// variable, cheaper than pthread_getspecific.
 void *atoll_thread_slot_get(void);
 void atoll_thread_slot_set(void *value);
+/// Per-thread counters of the object layer's managed-object creation (see InitContext.swift):
+/// enter/leave nest it; inside it, each property wrapper claims a slot (-1 outside), and each
+/// object releases its wrappers' slots and gets the index of its first one.
+void atoll_managed_creation_enter(void);
+void atoll_managed_creation_leave(void);
+int atoll_managed_creation_active(void);
+long atoll_managed_creation_claim_slot(void);
+long atoll_managed_creation_release_slots(long count);
 /// CLOCK_MONOTONIC in nanoseconds.
 uint64_t atoll_monotonic_nanoseconds(void);
 
