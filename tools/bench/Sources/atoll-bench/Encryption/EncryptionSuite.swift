@@ -1,3 +1,4 @@
+import AtollStorage
 import Foundation
 
 /// The `encryption` suite: what a 64-byte key costs. The compare suite's Atoll workloads W1
@@ -6,7 +7,9 @@ import Foundation
 /// two variants interleaved run by run; each `_cost` row is encrypted time / unencrypted time
 /// (target <= 1.3x, from the encryption issue). W6_cold enumerates right after opening, so it
 /// includes decrypting every page once; the warm W3/W6 read a mirror already decrypted (the
-/// design: a page is decrypted once per change, not once per read).
+/// design: a page is decrypted once per change, not once per read). The `engine_` rows repeat
+/// the insert and a cold full-column scan on the storage API alone, where no object-layer work
+/// dilutes the cost of the cipher.
 struct EncryptionSuite {
     let options: BenchOptions
     let reporter: Reporter
@@ -32,12 +35,14 @@ struct EncryptionSuite {
                                  isSideBySide: false))
 
         // W1; its last runs become the seeds of the read workloads.
-        let (w1p, w1e) = try Sampler.interleave(options.plan(.heavy),
-            { _ in try plain.timedInsertAll(path: work("plain"), data: data) },
-            { _ in try encrypted.timedInsertAll(path: work("encrypted"), data: data) })
-        addPair("W1", .rowsPerSecond, plain: Rate.perSecond(count, w1p), encrypted: Rate.perSecond(count, w1e), costOf: (w1p, w1e),
-                note: "insert \(Format.grouped(Int64(count))) objects in one transaction, full durability")
-        for (_, v) in variants { try ScratchDirectory.moveDatabase(from: work(v), to: seed(v)) }
+        if ["W1", "W3", "W6"].contains(where: options.includes) {
+            let (w1p, w1e) = try Sampler.interleave(options.plan(.heavy),
+                { _ in try plain.timedInsertAll(path: work("plain"), data: data) },
+                { _ in try encrypted.timedInsertAll(path: work("encrypted"), data: data) })
+            addPair("W1", .rowsPerSecond, plain: Rate.perSecond(count, w1p), encrypted: Rate.perSecond(count, w1e), costOf: (w1p, w1e),
+                    note: "insert \(Format.grouped(Int64(count))) objects in one transaction, full durability")
+            for (_, v) in variants { try ScratchDirectory.moveDatabase(from: work(v), to: seed(v)) }
+        }
 
         if options.includes("W2") {
             let n = min(count, options.scaled(1_000, minimum: 50))
@@ -48,9 +53,9 @@ struct EncryptionSuite {
                     note: "\(Format.grouped(Int64(n))) transactions inserting one object each, full durability")
         }
 
-        let readers = try variants.map { try $0.0.openReader(path: seed($0.1)) }
-        defer { for r in readers { r.close() } }
         let plan = options.plan(.light)
+        let readers = ["W3", "W6"].contains(where: options.includes) ? try variants.map { try $0.0.openReader(path: seed($0.1)) } : []
+        defer { for r in readers { r.close() } }
         if options.includes("W3") {
             let ids = data.randomIds(data.count, seed: 3)
             let (p, e) = try interleavedReads(plan, { try readers[0].lookups(ids) }, { try readers[1].lookups(ids) })
@@ -70,6 +75,45 @@ struct EncryptionSuite {
             addPair("W6_cold", .milliseconds, plain: Rate.milliseconds(cp), encrypted: Rate.milliseconds(ce), costOf: (cp, ce),
                     note: "open, then enumerate all objects summing score: includes decrypting every page once")
         }
+
+        if options.includes("engine") {
+            let storageKey = try EncryptionKey(bytes: key)
+            let (ip, ie) = try Sampler.interleave(options.plan(.heavy),
+                { _ in try Self.timedEngineInsert(path: work("plain"), data: data, key: nil) },
+                { _ in try Self.timedEngineInsert(path: work("encrypted"), data: data, key: storageKey) })
+            addPair("engine_insert", .rowsPerSecond, plain: Rate.perSecond(count, ip), encrypted: Rate.perSecond(count, ie), costOf: (ip, ie),
+                    note: "storage API: insert \(Format.grouped(Int64(count))) objects in one transaction, full durability")
+            let (sp, se) = try Sampler.interleave(plan,
+                { _ in try Self.timedColdScan(path: work("plain"), key: nil) },
+                { _ in try Self.timedColdScan(path: work("encrypted"), key: storageKey) })
+            addPair("engine_scan_cold", .milliseconds, plain: Rate.milliseconds(sp), encrypted: Rate.milliseconds(se), costOf: (sp, se),
+                    note: "storage API: open, then sum(score) over every object: reads (and decrypts) every leaf once")
+        }
+    }
+
+    /// The storage suite's bulk insert on the engine alone: a fresh file, then every object in
+    /// one transaction with full durability (timed, commit included).
+    private static func timedEngineInsert(path: String, data: ItemData, key: EncryptionKey?) throws -> UInt64 {
+        ScratchDirectory.removeDatabase(path)
+        let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
+        try AtollItemStore.createSchema(db)
+        let watch = Stopwatch()
+        let w = try db.beginWrite()
+        try AtollItemStore.insert(data, 0..<data.count, into: try AtollItemStore.table(w))
+        try w.commit()
+        return watch.elapsedNanoseconds
+    }
+
+    /// Opens `path` (no other instance: the decrypted mirror starts empty) and sums a column.
+    private static func timedColdScan(path: String, key: EncryptionKey?) throws -> UInt64 {
+        let watch = Stopwatch()
+        let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
+        let r = try db.beginRead()
+        defer { r.close() }
+        let sum = try AtollItemStore.table(r).aggregate(AtollItemStore.Column.score, .sum)
+        let ns = watch.elapsedNanoseconds
+        guard case .double = sum else { throw BenchError("sum(score) read back as \(sum)") }
+        return ns
     }
 
     /// Opens a reader on `path` (the only one: no mirror is warm) and enumerates it, timed.
@@ -96,7 +140,7 @@ struct EncryptionSuite {
 
     /// Three rows: the unencrypted figure, the encrypted figure, and the cost (time ratio).
     private func addPair(_ name: String, _ unit: Unit, plain: Double, encrypted: Double, costOf times: (plain: Double, encrypted: Double), note: String) {
-        guard options.includes(name) || name.hasPrefix("W6") && options.includes("W6") else { return }
+        guard options.includes(name) || name.hasPrefix("W6") && options.includes("W6") || name.hasPrefix("engine") && options.includes("engine") else { return }
         reporter.add(Measurement(suite: Self.suite, name: name + "_plain", unit: unit, atoll: plain, isSideBySide: false))
         reporter.add(Measurement(suite: Self.suite, name: name + "_encrypted", unit: unit, atoll: encrypted, isSideBySide: false))
         reporter.add(Measurement(suite: Self.suite, name: name + "_cost", unit: .timeRatio, atoll: times.encrypted / times.plain,
