@@ -3,7 +3,9 @@ import Testing
 @testable import AtollStorage
 
 /// Encryption at rest (docs/FORMAT.md, "Encryption"): round trips, key checks, tamper
-/// detection on every page, copies that encrypt, decrypt and re-key, and space reuse.
+/// detection on every page, copies that encrypt, decrypt and re-key, snapshots under page
+/// reuse. (Shrinking and compaction: SpaceReuseTests; remapping: MaintenanceTests; processes:
+/// EncryptionMultiProcessTests.)
 @Suite struct EncryptionTests {
     static let noteSpec = TableSpec(name: "Note", columns: [
         ColumnSpec(name: "id", type: .int),
@@ -234,47 +236,6 @@ import Testing
         let db = try Database.open(Self.configuration(decrypted, nil))
         #expect(try Self.readEverything(db) == expected)
         _ = try db.verify()
-    }
-
-    @Test func encryptedFilesReuseSpaceShrinkAndCompact() throws {
-        let dir = TemporaryDirectory()
-        let key = EncryptionKey.random()
-        let path = dir.file("shrink.atoll")
-        let spec = TableSpec(name: "Doc", columns: [ColumnSpec(name: "id", type: .int), ColumnSpec(name: "text", type: .string)], primaryKey: "id")
-        var tk = TableKey(0)
-        do {
-            let db = try Database.open(Self.configuration(path, key))
-            let w = try db.beginWrite()
-            tk = try w.createTable(spec)
-            let t = try w.table(tk)
-            for i in 0..<20_000 { try t.set(try t.create(primaryKey: .int(Int64(i))), 1, .string(String(repeating: "z", count: 200))) }
-            try w.commit()
-            let full = try db.stats().fileSizeBytes
-            let w2 = try db.beginWrite()
-            let t2 = try w2.table(tk)
-            for i in 100..<20_000 { try t2.erase(ObjectKey(primaryKey: Int64(i))) }
-            try w2.commit()
-            // Later commits reuse freed pages (re-encrypting them) and relocate the tail.
-            for i in 0..<12 {
-                let w3 = try db.beginWrite()
-                try w3.table(tk).set(ObjectKey(primaryKey: Int64(i)), 1, .string("small \(i)"))
-                try w3.commit()
-            }
-            let after = try db.stats()
-            #expect(after.fileSizeBytes < full / 2, "file should shrink: \(full) -> \(after.fileSizeBytes)")
-            _ = try db.verify()
-        }
-        #expect(Self.kind { _ = try Database.compact(path: path) } == .fileEncrypted)
-        let (before, after) = try Database.compact(path: path, encryptionKey: key)
-        #expect(after <= before)
-        let db = try Database.open(Self.configuration(path, key))
-        _ = try db.verify()
-        let r = try db.beginRead()
-        defer { r.close() }
-        let t = try r.table(tk)
-        #expect(t.count == 100)
-        #expect(try t.value(ObjectKey(primaryKey: 3), 1) == .string("small 3"))
-        #expect(try t.value(ObjectKey(primaryKey: 50), 1) == .string(String(repeating: "z", count: 200)))
     }
 
     /// A crash in the middle of an IV epoch reservation leaves the newest version in the slot

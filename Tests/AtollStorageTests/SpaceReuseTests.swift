@@ -46,12 +46,16 @@ import Testing
         _ = try db.verify()
     }
 
-    @Test func fileShrinksWhenFreeSpaceDominatesAndCompactionCopies() throws {
+    /// Encrypted: freed pages are re-encrypted when reused, relocated pages too, and the
+    /// compacted copy keeps the key.
+    @Test(arguments: [false, true])
+    func fileShrinksWhenFreeSpaceDominatesAndCompactionCopies(encrypted: Bool) throws {
         let dir = TemporaryDirectory()
         let path = dir.file("shrink.atoll")
+        let key: EncryptionKey? = encrypted ? .random() : nil
         var tk = TableKey(0)
         do {
-            let db = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe))
+            let db = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe, encryptionKey: key))
             let w = try db.beginWrite()
             tk = try w.createTable(TableSpec(name: "Doc", columns: [ColumnSpec(name: "id", type: .int), ColumnSpec(name: "text", type: .string)], primaryKey: "id"))
             let t = try w.table(tk)
@@ -72,9 +76,10 @@ import Testing
             #expect(after.fileSizeBytes < full / 2, "file should shrink: \(full) -> \(after.fileSizeBytes)")
             _ = try db.verify()
         }
-        let (before, after) = try Database.compact(path: path)
+        if encrypted { #expect(throws: AtollError.self) { _ = try Database.compact(path: path) } }
+        let (before, after) = try Database.compact(path: path, encryptionKey: key)
         #expect(after <= before)
-        let db = try Database.open(DatabaseConfiguration(path: path))
+        let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
         let r = try db.beginRead()
         defer { r.close() }
         #expect(try r.table(tk).count == 100)

@@ -118,26 +118,24 @@ struct PageCipher: Sendable {
 
     /// Encrypts one 4096-byte page into `ciphertext` and returns its truncated HMAC.
     func seal(page n: PageNumber, counter: UInt64, plaintext: UnsafeRawPointer, into ciphertext: UnsafeMutableRawPointer) throws -> PageMAC {
-        let sealed = try AES._CTR.encrypt(UnsafeRawBufferPointer(start: plaintext, count: FileFormat.pageSize),
-                                          using: encryptionKey, nonce: try Self.nonce(page: n, counter: counter))
-        guard sealed.count == FileFormat.pageSize else {
-            throw AtollError(.ioError, "AES-CTR returned \(sealed.count) bytes for a \(FileFormat.pageSize)-byte page")
-        }
-        sealed.withUnsafeBytes { src in
-            if let s = src.baseAddress { ciphertext.copyMemory(from: s, byteCount: FileFormat.pageSize) }
-        }
+        try applyKeystream(page: n, counter: counter, input: plaintext, into: ciphertext)
         return mac(page: n, counter: counter, ciphertext: UnsafeRawPointer(ciphertext))
     }
 
     /// Decrypts one 4096-byte page (whose HMAC the caller has checked) into `plaintext`.
     func open(page n: PageNumber, counter: UInt64, ciphertext: UnsafeRawPointer, into plaintext: UnsafeMutableRawPointer) throws {
-        let opened = try AES._CTR.decrypt(UnsafeRawBufferPointer(start: ciphertext, count: FileFormat.pageSize),
+        try applyKeystream(page: n, counter: counter, input: ciphertext, into: plaintext)
+    }
+
+    /// AES-256-CTR over one page: encryption and decryption are the same operation.
+    private func applyKeystream(page n: PageNumber, counter: UInt64, input: UnsafeRawPointer, into output: UnsafeMutableRawPointer) throws {
+        let result = try AES._CTR.encrypt(UnsafeRawBufferPointer(start: input, count: FileFormat.pageSize),
                                           using: encryptionKey, nonce: try Self.nonce(page: n, counter: counter))
-        guard opened.count == FileFormat.pageSize else {
-            throw AtollError(.ioError, "AES-CTR returned \(opened.count) bytes for a \(FileFormat.pageSize)-byte page")
+        guard result.count == FileFormat.pageSize else {
+            throw AtollError(.ioError, "AES-CTR returned \(result.count) bytes for a \(FileFormat.pageSize)-byte page")
         }
-        opened.withUnsafeBytes { src in
-            if let s = src.baseAddress { plaintext.copyMemory(from: s, byteCount: FileFormat.pageSize) }
+        result.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress { output.copyMemory(from: source, byteCount: FileFormat.pageSize) }
         }
     }
 

@@ -79,8 +79,8 @@ struct EncryptionSuite {
         if options.includes("engine") {
             let storageKey = try EncryptionKey(bytes: key)
             let (ip, ie) = try Sampler.interleave(options.plan(.heavy),
-                { _ in try Self.timedEngineInsert(path: work("plain"), data: data, key: nil) },
-                { _ in try Self.timedEngineInsert(path: work("encrypted"), data: data, key: storageKey) })
+                { _ in try AtollItemStore.timedBulkInsert(path: work("plain"), data: data) },
+                { _ in try AtollItemStore.timedBulkInsert(path: work("encrypted"), data: data, encryptionKey: storageKey) })
             addPair("engine_insert", .rowsPerSecond, plain: Rate.perSecond(count, ip), encrypted: Rate.perSecond(count, ie), costOf: (ip, ie),
                     note: "storage API: insert \(Format.grouped(Int64(count))) objects in one transaction, full durability")
             let (sp, se) = try Sampler.interleave(plan,
@@ -91,23 +91,10 @@ struct EncryptionSuite {
         }
     }
 
-    /// The storage suite's bulk insert on the engine alone: a fresh file, then every object in
-    /// one transaction with full durability (timed, commit included).
-    private static func timedEngineInsert(path: String, data: ItemData, key: EncryptionKey?) throws -> UInt64 {
-        ScratchDirectory.removeDatabase(path)
-        let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
-        try AtollItemStore.createSchema(db)
-        let watch = Stopwatch()
-        let w = try db.beginWrite()
-        try AtollItemStore.insert(data, 0..<data.count, into: try AtollItemStore.table(w))
-        try w.commit()
-        return watch.elapsedNanoseconds
-    }
-
     /// Opens `path` (no other instance: the decrypted mirror starts empty) and sums a column.
     private static func timedColdScan(path: String, key: EncryptionKey?) throws -> UInt64 {
         let watch = Stopwatch()
-        let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
+        let db = try Database.open(AtollItemStore.configuration(path, encryptionKey: key))
         let r = try db.beginRead()
         defer { r.close() }
         let sum = try AtollItemStore.table(r).aggregate(AtollItemStore.Column.score, .sum)

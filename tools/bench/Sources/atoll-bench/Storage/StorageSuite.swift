@@ -24,7 +24,7 @@ struct StorageSuite {
 
         // Insert rate; the last run leaves the big file.
         if options.includes("insert") {
-            let ns = try Sampler.measure(options.plan(.heavy)) { _ in try timedBulkInsert(path: bigPath, data: data) }
+            let ns = try Sampler.measure(options.plan(.heavy)) { _ in try AtollItemStore.timedBulkInsert(path: bigPath, data: data) }
             add("insert_rate_1M", .rowsPerSecond, Rate.perSecond(count, ns))
         } else {
             try AtollItemStore.build(path: bigPath, data: data)
@@ -54,19 +54,6 @@ struct StorageSuite {
 
     private func add(_ name: String, _ unit: Unit, _ value: Double, target: Target = .none, note: String? = nil) {
         reporter.add(Measurement(suite: Self.suite, name: name, unit: unit, atoll: value, target: target, note: note))
-    }
-
-    /// A fresh file, the table created, then every object inserted in one transaction with full
-    /// durability; times the insert transaction including its commit.
-    private func timedBulkInsert(path: String, data: ItemData) throws -> UInt64 {
-        ScratchDirectory.removeDatabase(path)
-        let db = try Database.open(AtollItemStore.configuration(path))
-        try AtollItemStore.createSchema(db)
-        let watch = Stopwatch()
-        let w = try db.beginWrite()
-        try AtollItemStore.insert(data, 0..<data.count, into: try AtollItemStore.table(w))
-        try w.commit()
-        return watch.elapsedNanoseconds
     }
 
     private func fileFigures(path: String, count: Int) throws {
