@@ -80,19 +80,20 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // The command-line tool: import, query, dump, schema, stats, verify, compact, log, watch.
+        // The command-line tool: import, query, dump, schema, stats, verify, compact, log, watch, node.
         .executableTarget(
             name: "atoll",
             dependencies: [
-                "Atoll", "AtollStorage",
+                "Atoll", "AtollStorage", "AtollSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/atoll",
             swiftSettings: strict
         ),
 
-        // The README's main job, run locally.
-        .executableTarget(name: "atoll-demo", dependencies: ["Atoll"], path: "Sources/atoll-demo", swiftSettings: strict),
+        // The README's main job, run locally: a relay and three syncing nodes over TLS on loopback.
+        .executableTarget(name: "atoll-demo", dependencies: ["Atoll", "AtollSync"], path: "Sources/atoll-demo", swiftSettings: strict),
 
         // A child process for the multi-process and crash tests.
         .executableTarget(
@@ -149,6 +150,17 @@ let package = Package(
             name: "AtollQueryProbe",
             dependencies: ["AtollQuery", "AtollStorage", "CAllocationCounter"],
             path: "Tests/AtollQueryProbe",
+            swiftSettings: strict
+        ),
+        // Real processes: atoll-relay and atoll node over TLS on 127.0.0.1, kills and restarts.
+        .testTarget(
+            name: "AtollMultiNodeTests",
+            dependencies: [
+                "AtollSync", "Atoll", "atoll", "atoll-relay",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -43,7 +43,7 @@ final class RelayHost: Sendable {
                 statusServer = try await StatusServer.start(host: status.host, port: status.port) {
                     await RelayStatus(
                         listen: listenAddress.description, service: service.summary, startedAt: startedAt,
-                        connections: connections.snapshot(), lag: service.lagByPeer())
+                        connections: connections.snapshot(), lag: service.lagByPeer(), realms: service.realms())
                 }
             } catch {
                 await frameServer.shutdown()

@@ -13,16 +13,39 @@ struct RelayStatus: Codable, Sendable {
         var lagSeconds: Double?
     }
 
+    /// One realm the relay serves: its log and every peer that ever completed a handshake.
+    struct Realm: Codable, Sendable {
+        var id: String
+        /// The last log position, the position trimmed through, operations in the log so far.
+        var head: UInt64
+        var trimmedThrough: UInt64
+        var operations: UInt64
+        var peers: [RealmPeer]
+    }
+
+    struct RealmPeer: Codable, Sendable {
+        /// The node id (32 hex digits) and the name it last connected with.
+        var node: String
+        var name: String?
+        var connected: Bool
+        /// The log position the node has acknowledged, and how far behind the head it is.
+        var acknowledged: UInt64
+        var lagOperations: UInt64
+        var lagSeconds: Double
+    }
+
     var relay = "atoll-relay"
     var listen: String
     var service: String
     var uptimeSeconds: Double
     var peers: [Peer]
+    var realms: [Realm]
 
-    init(listen: String, service: String, startedAt: Date, connections: [ConnectionTable.Entry], lag: [String: PeerLag]) {
+    init(listen: String, service: String, startedAt: Date, connections: [ConnectionTable.Entry], lag: [String: PeerLag], realms: [Realm]) {
         let now = Date()
         self.listen = listen
         self.service = service
+        self.realms = realms
         uptimeSeconds = (now.timeIntervalSince(startedAt) * 10).rounded() / 10
         peers = connections.map { entry in
             Peer(
@@ -35,16 +58,26 @@ struct RelayStatus: Codable, Sendable {
     /// A human-readable table.
     var text: String {
         var lines = ["relay \(listen), up \(uptimeSeconds) s, \(peers.count) connected peer\(peers.count == 1 ? "" : "s")", "service: \(service)"]
-        guard !peers.isEmpty else { return lines.joined(separator: "\n") }
         let rows = [["PEER", "AUTH", "ADDRESS", "CONNECTED", "LAG OPS", "LAG S"]] + peers.map {
             [$0.name, $0.authentication, $0.address, "\($0.connectedSeconds) s",
              $0.lagOperations.map(String.init) ?? "-", $0.lagSeconds.map { String($0) } ?? "-"]
         }
-        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            lines.append(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces))
+        if !peers.isEmpty { lines += Self.table(rows) }
+        for realm in realms {
+            lines.append("realm '\(realm.id)': head \(realm.head), trimmed through \(realm.trimmedThrough), \(realm.operations) operations")
+            let peerRows = [["NODE", "NAME", "CONNECTED", "ACKNOWLEDGED", "LAG OPS", "LAG S"]] + realm.peers.map {
+                [String($0.node.prefix(12)), $0.name ?? "-", $0.connected ? "yes" : "no", String($0.acknowledged), String($0.lagOperations), String($0.lagSeconds)]
+            }
+            lines += Self.table(peerRows).map { "  " + $0 }
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func table(_ rows: [[String]]) -> [String] {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
     }
 }

@@ -10,6 +10,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the relay: accept nodes over TLS 1.3 until SIGTERM.",
         discussion: """
+            Every changeset a node uploads is stored in --db (an Atoll file, created if missing) \
+            before it is acknowledged, and forwarded to the other connected nodes of its realm; \
+            nodes that were away catch up from it. \
             Nodes authenticate with certificates issued by --ca (mutual TLS), or, with --tokens, \
             with a bearer token over server-only TLS. Refused peers are logged on stderr. \
             Prints one line on stdout when listening. SIGTERM or SIGINT shuts down cleanly (exit 0).
@@ -52,7 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
             admission = .bearerToken(tokens: try TokenFile.load(tokens ?? ""))
         }
         try Self.checkDatabasePath(db)
-        let service: any RelayService = CorelessRelayService()
+        let fileLock = try RelayFileLock(databasePath: db)
+        defer { withExtendedLifetime(fileLock) {} }
+        let service: any RelayService = try SyncRelayService(path: db, logger: logger)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()

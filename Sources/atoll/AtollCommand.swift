@@ -6,7 +6,7 @@ import ArgumentParser
 struct AtollCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "atoll",
-        abstract: "Inspect, load and debug Atoll databases.",
+        abstract: "Inspect, load, debug and sync Atoll databases.",
         discussion: """
         Only 'import' creates a database; every other command fails on a path that does not exist. \
         Errors are one line on stderr, and the exit status says what kind:
@@ -32,6 +32,7 @@ struct AtollCommand: AsyncParsableCommand {
             CompactCommand.self,
             LogCommand.self,
             WatchCommand.self,
+            NodeCommand.self,
         ]
     )
 }

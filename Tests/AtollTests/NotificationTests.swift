@@ -257,6 +257,29 @@ final class ChangeLog<C>: @unchecked Sendable {
         token.invalidate()
     }
 
+    /// Sync commits its bookkeeping (internal trees, no transaction log) between user commits;
+    /// such a commit changes nothing an observer sees, so it must not read as "everything may
+    /// have changed".
+    @Test func aCommitOfInternalDataOnlyReportsNoChange() throws {
+        let config = freshConfiguration()
+        let realm = try Realm(configuration: config)
+        try realm.write { for i in 0..<3 { realm.create(Dog.self, value: ["id": i]) } }
+        let log = ChangeLog<Results<Dog>>()
+        let token = realm.objects(Dog.self).sorted(byKeyPath: "id").observe { log.record($0, count: \.count) }
+        let database = try Database.open(DatabaseConfiguration(inMemoryIdentifier: config.inMemoryIdentifier ?? ""))
+        let w = try database.beginWrite()
+        try w.putInternal("test.bookkeeping", key: [1], value: [2])
+        _ = try w.commit()
+        let other = try Realm(configuration: config)
+        try other.write { other.create(Dog.self, value: ["id": 4]) }
+        let w2 = try database.beginWrite()
+        try w2.putInternal("test.bookkeeping", key: [1], value: [3])
+        _ = try w2.commit()
+        realm.refresh()
+        #expect(log.updates == [Change(insertions: [3])])
+        token.invalidate()
+    }
+
     @Test func changesFromAnotherThreadArriveOnAQueueConfinedRealm() throws {
         let config = freshConfiguration()
         let queue = DispatchQueue(label: "observer")

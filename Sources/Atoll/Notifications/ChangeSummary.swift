@@ -98,7 +98,21 @@ struct ChangeSummary {
         }
         guard new.version > old else { return summary }
         for v in (old + 1)...new.version {
-            guard let log = try? new.log(of: v) else { summary.isComplete = false; continue }
+            let stored: [UInt8]?
+            do {
+                stored = try new.log(of: v)
+            } catch {
+                summary.isComplete = false
+                continue
+            }
+            guard let log = stored else {
+                // A commit stores its log while a reader pinned below it may need it, which the
+                // realm asking (pinned at `old`) does, unless the log is empty: a commit of
+                // internal data only, such as sync's bookkeeping. Above the history floor a
+                // missing log is such a commit and changed nothing; below it, it was trimmed.
+                if v <= new.rootRecord.historyFloor { summary.isComplete = false }
+                continue
+            }
             summary.add(log: log)
         }
         return summary

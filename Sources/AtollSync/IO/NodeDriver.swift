@@ -1,0 +1,330 @@
+import AtollStorage
+import Dispatch
+
+/// Drives a `NodeSession` (sans-IO) with real I/O: a TLS connection kept up by `FrameClient`,
+/// the file's commit notifications, a timer, and the waiters of `waitForUpload` and
+/// `waitForDownload`.
+///
+/// The driver is an actor on its own thread (`SyncThreadExecutor`): the session's work (extracting
+/// commits, applying downloads, each a commit with fdatasync) runs there, never on the event loop
+/// or the cooperative pool. Each connection gets an epoch; frames and the end of a connection
+/// that is no longer current are ignored, so a late event of an old connection cannot confuse
+/// the session. Frames go out through a per-connection stream, in the order the session emitted
+/// them.
+actor NodeDriver {
+    nonisolated let executor: SyncThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let session: NodeSession
+    private let client: FrameClient
+    private let configuration: SyncConfiguration
+    private let publisher: SessionPublisher
+    private var watcher: CommitWatcher?
+    private var connectTask: Task<Void, Never>?
+    private var tickTask: Task<Void, Never>?
+    private var link: Link?
+    private var epoch: UInt64 = 0
+    /// Whether the current connection attempt got as far as a session (for error reporting).
+    private var attemptReachedSession = false
+    private var isClosed = false
+    private var nextWaiterID: UInt64 = 0
+    private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
+
+    enum Outgoing: Sendable {
+        case frame(Frame)
+        case close
+    }
+
+    private struct Link {
+        let epoch: UInt64
+        let outbound: AsyncStream<Outgoing>.Continuation
+    }
+
+    init(replica: sending SyncReplica, client: FrameClient, configuration: SyncConfiguration, publisher: SessionPublisher,
+         executor: SyncThreadExecutor)
+    {
+        self.executor = executor
+        session = NodeSession(replica: replica, timings: configuration.timings)
+        self.client = client
+        self.configuration = configuration
+        self.publisher = publisher
+    }
+
+    /// The driver's clock for the session's timers: monotonic milliseconds.
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1_000_000 }
+
+    // MARK: life cycle
+
+    /// Starts watching the file, the timer and the session (which asks for a connection).
+    func begin() {
+        // The watcher, the timer and the connection loop hold the driver until `shutdown()` ends
+        // them (SyncSession calls it on close and when released).
+        watcher = CommitWatcher(database: session.replica.database) { [self] in
+            executor.submit { self.assumeIsolated { $0.localCommitted() } }
+        }
+        let interval = configuration.tickInterval
+        tickTask = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                tick()
+            }
+        }
+        perform(session.start(now: Self.now()))
+    }
+
+    /// Stops everything: the connection (closed cleanly), the timer, the watcher, the client's
+    /// thread; waiters fail with `.closed`. Acknowledgements received so far are written.
+    func shutdown() async {
+        guard !isClosed else { return }
+        isClosed = true
+        perform(session.pause())
+        connectTask?.cancel()
+        await connectTask?.value
+        connectTask = nil
+        tickTask?.cancel()
+        await tickTask?.value
+        tickTask = nil
+        await watcher?.stop()
+        watcher = nil
+        // Persist the relay's acknowledgements and the download position (a commit only when
+        // something changed), so a restart does not ask for them again.
+        _ = try? session.replica.extractLocalChanges()
+        failWaiters(AtollError(.closed, "the sync session was closed"))
+        try? await client.shutdown()
+    }
+
+    func pause() { perform(session.pause()) }
+
+    func resume() {
+        guard !isClosed else { return }
+        perform(session.resume(now: Self.now()))
+    }
+
+    private func localCommitted() {
+        watcher?.acknowledge()
+        perform(session.localCommitted(now: Self.now()))
+    }
+
+    private func tick() {
+        perform(session.tick(now: Self.now()))
+    }
+
+    // MARK: actions
+
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .send(let frame):
+                link?.outbound.yield(.frame(frame))
+            case .disconnect:
+                if let l = link {
+                    l.outbound.yield(.close)
+                    l.outbound.finish()
+                    link = nil
+                }
+            case .stateChanged(let state):
+                publisher.setState(state, lastError: session.lastError)
+            case .error(let error):
+                publisher.report(error, connection: false)
+            }
+        }
+        reconcileConnection()
+        settleWaiters()
+        publisher.setProgress(session.progress)
+    }
+
+    /// Keeps a connection loop running exactly while the session wants one.
+    private func reconcileConnection() {
+        if session.shouldConnect, !isClosed {
+            guard connectTask == nil else { return }
+            let client = self.client, policy = configuration.reconnect
+            connectTask = Task { [self] in
+                await client.run(reconnect: policy, onEvent: { event in
+                    self.executor.submit { self.assumeIsolated { $0.clientEvent(event) } }
+                }, session: { connection in
+                    try await self.run(connection)
+                })
+            }
+        } else if let task = connectTask {
+            task.cancel()
+            connectTask = nil
+        }
+    }
+
+    /// Failed connection attempts (refused, unreachable, certificate rejected) never reach a
+    /// session; they are reported here. The end of a session is reported by the session.
+    private func clientEvent(_ event: ClientEvent) {
+        switch event {
+        case .connecting:
+            attemptReachedSession = false
+        case .disconnected(let error?) where !attemptReachedSession:
+            publisher.report(error, connection: true)
+        default:
+            break
+        }
+    }
+
+    // MARK: one connection
+
+    /// Runs one admitted connection: hands it to the session, then pumps frames both ways until
+    /// either direction ends.
+    private nonisolated func run(_ connection: FrameConnection) async throws {
+        let (outbound, continuation) = AsyncStream<Outgoing>.makeStream()
+        guard let epoch = await attach(continuation) else { return }
+        let failure = await withTaskGroup(of: AtollError?.self) { group -> AtollError? in
+            group.addTask {
+                do {
+                    for await item in outbound {
+                        switch item {
+                        case .frame(let frame):
+                            try await connection.send(frame)
+                        case .close:
+                            await connection.close()
+                            return nil
+                        }
+                    }
+                    return nil
+                } catch {
+                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+                }
+            }
+            group.addTask {
+                do {
+                    for try await frame in connection.inbound {
+                        await self.received(frame, epoch: epoch)
+                    }
+                    return nil
+                } catch {
+                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await detach(epoch, error: failure)
+    }
+
+    private func attach(_ outbound: AsyncStream<Outgoing>.Continuation) -> UInt64? {
+        attemptReachedSession = true
+        guard session.shouldConnect, !isClosed else {
+            outbound.finish()
+            return nil
+        }
+        epoch += 1
+        link = Link(epoch: epoch, outbound: outbound)
+        perform(session.transportConnected(now: Self.now()))
+        return link?.epoch
+    }
+
+    private func received(_ frame: Frame, epoch: UInt64) {
+        guard link?.epoch == epoch else { return }
+        perform(session.receive(frame, now: Self.now()))
+    }
+
+    private func detach(_ epoch: UInt64, error: AtollError?) {
+        // A connection the session closed itself has already been forgotten.
+        guard let l = link, l.epoch == epoch else { return }
+        l.outbound.finish()
+        link = nil
+        let reported = error.flatMap { $0.kind == .cancelled ? nil : $0 }
+        perform(session.transportDisconnected(error: reported, now: Self.now()))
+    }
+
+    // MARK: waiting
+
+    func waitForUpload() async throws {
+        if let error = stoppedError { throw error }
+        perform(session.localCommitted(now: Self.now()))
+        let target = try session.uploadTarget()
+        if session.isUploaded(through: target) { return }
+        if let error = stoppedError { throw error }
+        let id = newWaiterID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    c.resume(throwing: AtollError(.cancelled, "waiting for the upload was cancelled"))
+                } else {
+                    uploadWaiters[id] = (target, c)
+                }
+            }
+        } onCancel: { [executor] in
+            executor.submit { self.assumeIsolated { $0.cancelWaiter(id) } }
+        }
+    }
+
+    func waitForDownload() async throws {
+        if let error = stoppedError { throw error }
+        let (mark, actions) = session.requestDownloadMark()
+        let id = newWaiterID()
+        perform(actions)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    session.removeMark(mark)
+                    c.resume(throwing: AtollError(.cancelled, "waiting for the download was cancelled"))
+                } else if session.isDownloaded(mark: mark) {
+                    session.removeMark(mark)
+                    c.resume()
+                } else {
+                    downloadWaiters[id] = (mark, c)
+                }
+            }
+        } onCancel: { [executor] in
+            executor.submit { self.assumeIsolated { $0.cancelWaiter(id) } }
+        }
+    }
+
+    private func newWaiterID() -> UInt64 {
+        nextWaiterID += 1
+        return nextWaiterID
+    }
+
+    /// The error that stopped the session for good (fatal, or closed).
+    private var stoppedError: AtollError? {
+        if isClosed { return AtollError(.closed, "the sync session was closed") }
+        if session.state == .offline, let e = session.lastError { return e }
+        return nil
+    }
+
+    private func cancelWaiter(_ id: UInt64) {
+        let cancelled = AtollError(.cancelled, "waiting for sync was cancelled")
+        if let w = uploadWaiters.removeValue(forKey: id) { w.continuation.resume(throwing: cancelled) }
+        if let w = downloadWaiters.removeValue(forKey: id) {
+            session.removeMark(w.mark)
+            w.continuation.resume(throwing: cancelled)
+        }
+    }
+
+    private func settleWaiters() {
+        if let error = stoppedError {
+            failWaiters(error)
+            return
+        }
+        for (id, w) in uploadWaiters where session.isUploaded(through: w.target) {
+            uploadWaiters[id] = nil
+            w.continuation.resume()
+        }
+        for (id, w) in downloadWaiters where session.isDownloaded(mark: w.mark) {
+            downloadWaiters[id] = nil
+            session.removeMark(w.mark)
+            w.continuation.resume()
+        }
+    }
+
+    private func failWaiters(_ error: AtollError) {
+        let uploads = uploadWaiters.values, downloads = downloadWaiters.values
+        uploadWaiters = [:]
+        downloadWaiters = [:]
+        for w in uploads { w.continuation.resume(throwing: error) }
+        for w in downloads {
+            session.removeMark(w.mark)
+            w.continuation.resume(throwing: error)
+        }
+    }
+
+    // MARK: reading
+
+    var nodeID: NodeID { session.replica.nodeID }
+}

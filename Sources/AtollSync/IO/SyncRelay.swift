@@ -1,0 +1,233 @@
+public import AtollStorage
+import Dispatch
+public import Logging
+
+/// A relay's state at one moment: every realm it serves, with each known peer's position and lag.
+public struct SyncRelayStatus: Sendable {
+    public var relayID: NodeID
+    public var realms: [RelayRealmStatus]
+    /// The name (certificate common name or token name) each node last connected with.
+    public var peerNames: [NodeID: String]
+}
+
+/// The relay with real I/O: drives the sans-IO `RelayCore` over admitted `FrameConnection`s.
+///
+/// The core persists every changeset in the relay's own Atoll file before acknowledging it,
+/// forwards to the other connected nodes of the realm, serves catch-up, trims history once every
+/// known peer has it and measures lag; this type feeds it connections, frames and a timer, on a
+/// thread of its own (the core's commits wait for fdatasync, which must not stall the event
+/// loops or the cooperative pool).
+///
+/// ```swift
+/// let relay = try SyncRelay.open(database: try Database.open(DatabaseConfiguration(path: "relay.atoll")))
+/// let server = try await relay.listen(host: "127.0.0.1", port: 7450,
+///     tls: .mutualTLS(certificatePath: "relay.pem", keyPath: "relay-key.pem", caPath: "ca.pem"))
+/// // ...
+/// await server.shutdown()
+/// await relay.shutdown()
+/// ```
+public final class SyncRelay: Sendable {
+    private let driver: RelayDriver
+    public let relayID: NodeID
+
+    private init(driver: RelayDriver, relayID: NodeID) {
+        self.driver = driver
+        self.relayID = relayID
+    }
+
+    /// Opens the relay's log in `database` (creating it in a new file).
+    ///
+    /// - Throws: storage errors of the file (corrupt, locked, not an Atoll file).
+    public static func open(database: Database, configuration: RelayConfiguration = RelayConfiguration(),
+                            logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250)) throws -> SyncRelay
+    {
+        let core = try RelayCore(database: database, configuration: configuration)
+        let relayID = core.relayID
+        let executor = SyncThreadExecutor(name: "atoll-relay-core")
+        let driver = RelayDriver(core: core, logger: logger, executor: executor)
+        executor.submit { driver.assumeIsolated { $0.begin(tickInterval: tickInterval) } }
+        return SyncRelay(driver: driver, relayID: relayID)
+    }
+
+    /// Runs one admitted connection until it ends (the peer leaves, breaks the protocol, or the
+    /// relay shuts down). Give this to `FrameServer` as its handler.
+    public func serve(_ connection: FrameConnection) async {
+        await driver.serve(connection)
+    }
+
+    /// Starts a TLS server whose connections this relay serves.
+    public func listen(host: String, port: Int, tls: ServerTLSConfiguration,
+                       configuration: TransportConfiguration = TransportConfiguration()) async throws -> FrameServer
+    {
+        let driver = self.driver
+        return try await FrameServer.start(host: host, port: port, tls: tls, configuration: configuration) { connection in
+            await driver.serve(connection)
+        }
+    }
+
+    /// Every realm with its peers' positions and lag.
+    public func status() async throws -> SyncRelayStatus {
+        try await driver.status()
+    }
+
+    /// Closes the connections still open, writes the peers' acknowledgements and stops the
+    /// relay's thread. Shut the `FrameServer` down first so no connection arrives meanwhile.
+    public func shutdown() async {
+        await driver.shutdown()
+        driver.executor.stop()
+    }
+}
+
+actor RelayDriver {
+    nonisolated let executor: SyncThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let core: RelayCore
+    private let logger: Logger
+    private var connections: [ConnectionID: Peer] = [:]
+    private var nextConnection: ConnectionID = 0
+    private var names: [NodeID: String] = [:]
+    private var tickTask: Task<Void, Never>?
+    private var isClosed = false
+
+    private struct Peer {
+        let identity: PeerIdentity
+        let outbound: AsyncStream<NodeDriver.Outgoing>.Continuation
+        var node: NodeID?
+    }
+
+    init(core: sending RelayCore, logger: Logger, executor: SyncThreadExecutor) {
+        self.core = core
+        self.logger = logger
+        self.executor = executor
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1_000_000 }
+
+    func begin(tickInterval: Duration) {
+        // Ended by shutdown().
+        tickTask = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tickInterval)
+                tick()
+            }
+        }
+    }
+
+    private func tick() {
+        perform(core.tick(now: Self.now()))
+    }
+
+    func shutdown() async {
+        guard !isClosed else { return }
+        isClosed = true
+        for (id, peer) in connections {
+            peer.outbound.yield(.close)
+            peer.outbound.finish()
+            connections[id] = nil
+            _ = core.disconnected(id, now: Self.now())
+        }
+        tickTask?.cancel()
+        await tickTask?.value
+        tickTask = nil
+        do {
+            try core.flush()
+        } catch {
+            logger.error("could not write the peers' acknowledgements: \(error)")
+        }
+    }
+
+    func status() throws -> SyncRelayStatus {
+        SyncRelayStatus(relayID: core.relayID, realms: try core.status(), peerNames: names)
+    }
+
+    // MARK: connections
+
+    nonisolated func serve(_ connection: FrameConnection) async {
+        let (outbound, continuation) = AsyncStream<NodeDriver.Outgoing>.makeStream()
+        guard let id = await register(connection.peer, continuation) else {
+            await connection.close(error: AtollError(.closed, "the relay is shutting down"))
+            return
+        }
+        let failure = await withTaskGroup(of: AtollError?.self) { group -> AtollError? in
+            group.addTask {
+                do {
+                    for await item in outbound {
+                        switch item {
+                        case .frame(let frame):
+                            try await connection.send(frame)
+                        case .close:
+                            await connection.close()
+                            return nil
+                        }
+                    }
+                    return nil
+                } catch {
+                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+                }
+            }
+            group.addTask {
+                do {
+                    for try await frame in connection.inbound {
+                        await self.received(frame, from: id)
+                    }
+                    return nil
+                } catch {
+                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await unregister(id, error: failure)
+    }
+
+    private func register(_ identity: PeerIdentity, _ outbound: AsyncStream<NodeDriver.Outgoing>.Continuation) -> ConnectionID? {
+        guard !isClosed else {
+            outbound.finish()
+            return nil
+        }
+        nextConnection += 1
+        connections[nextConnection] = Peer(identity: identity, outbound: outbound)
+        perform(core.connected(nextConnection, now: Self.now()))
+        return nextConnection
+    }
+
+    private func unregister(_ id: ConnectionID, error: AtollError?) {
+        guard let peer = connections.removeValue(forKey: id) else { return }
+        peer.outbound.finish()
+        if let error, error.kind != .cancelled, error.kind != .closed {
+            logger.notice("connection of \(peer.identity) ended: \(error.message)")
+        }
+        perform(core.disconnected(id, now: Self.now()))
+    }
+
+    private func received(_ frame: Frame, from id: ConnectionID) {
+        guard connections[id] != nil else { return }
+        if frame.kind == SyncMessage.Kind.hello.rawValue, case .hello(let hello)? = try? SyncMessage(frame: frame) {
+            // Names for the status report: the core knows nodes by id only.
+            connections[id]?.node = hello.nodeID
+            names[hello.nodeID] = connections[id]?.identity.name
+        }
+        perform(core.receive(frame, from: id, now: Self.now()))
+    }
+
+    private func perform(_ actions: [RelayAction]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let frame):
+                guard let peer = connections[id] else { continue }
+                if frame.kind == SyncMessage.Kind.error.rawValue, case .error(let code, let message)? = try? SyncMessage(frame: frame) {
+                    logger.warning("\(code.isFatal ? "refused" : "warned") \(peer.identity): \(message)")
+                }
+                peer.outbound.yield(.frame(frame))
+            case .close(let id):
+                guard let peer = connections.removeValue(forKey: id) else { continue }
+                peer.outbound.yield(.close)
+                peer.outbound.finish()
+                _ = core.disconnected(id, now: Self.now())
+            }
+        }
+    }
+}

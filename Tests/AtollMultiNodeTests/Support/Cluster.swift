@@ -1,0 +1,226 @@
+import AtollStorage
+import Foundation
+import Testing
+
+/// A relay and nodes as real processes of the built `atoll-relay` and `atoll` executables, with
+/// development certificates, on 127.0.0.1. Every process is killed and the directory removed
+/// when the cluster is released, whatever the test did.
+final class Cluster: @unchecked Sendable {
+    // Sendable: a test drives its cluster from one task at a time; the dictionaries are touched
+    // only there.
+    let directory = ScratchDirectory()
+    let realm: String
+    let schemaPath: String
+    private(set) var relay: ChildProcess?
+    private(set) var relayPort = 0
+    private(set) var statusPort = 0
+    private(set) var nodes: [String: ChildProcess] = [:]
+    /// Every relay process started (killed ones too), for their logs.
+    private(set) var relayLogs: [ChildProcess] = []
+
+    static let schema = """
+        [{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "node": "string", "n": "int", "note": "string?"}},
+         {"name": "Shared", "primaryKey": "key", "properties": {"key": "int", "value": "string", "by": "string", "tags": "string[]"}}]
+        """
+
+    var certs: String { directory.file("certs") }
+    func database(_ node: String) -> String { directory.file("\(node).atoll") }
+
+    /// Mints certificates for `nodes` with `atoll-relay certs` and creates each node's file with
+    /// the schema (`atoll import --schema`).
+    init(nodes names: [String], realm: String = "test") throws {
+        self.realm = realm
+        schemaPath = try directory.write("schema.json", Self.schema)
+        let minted = try ChildProcess.run(Executables.relay, ["certs", "--out", directory.file("certs")] + names.flatMap { ["--node", $0] }, in: directory)
+        guard minted.status == 0 else { throw AtollError(.ioError, "atoll-relay certs failed: \(minted)") }
+        for name in names {
+            let created = try atoll(["import", database(name), "--schema", schemaPath])
+            guard created.status == 0 else { throw AtollError(.ioError, "atoll import --schema failed: \(created)") }
+        }
+    }
+
+    deinit {
+        for node in nodes.values { node.kill9() }
+        relay?.kill9()
+    }
+
+    // MARK: commands
+
+    @discardableResult
+    func atoll(_ arguments: [String], timeout: Double = 60) throws -> RunResult {
+        try ChildProcess.run(Executables.atoll, arguments, in: directory, timeout: timeout)
+    }
+
+    /// `atoll import` of `json` into a node's file (one transaction, in its own process).
+    func importData(_ node: String, _ json: String) throws -> RunResult {
+        let path = directory.file("data-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try atoll(["import", database(node), "--schema", schemaPath, "--data", path, "--update", "modified"])
+    }
+
+    /// Starts an import without waiting for it (to write while other things happen).
+    func startImport(_ node: String, _ json: String) throws -> ChildProcess {
+        let path = directory.file("data-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return try ChildProcess(Executables.atoll, ["import", database(node), "--schema", schemaPath, "--data", path, "--update", "modified"],
+                                name: "import-\(node)", in: directory)
+    }
+
+    func canonicalDump(_ node: String) throws -> [UInt8] {
+        let result = try atoll(["dump", database(node), "--canonical"])
+        guard result.status == 0 else { throw AtollError(.ioError, "atoll dump failed: \(result)") }
+        return result.stdout
+    }
+
+    // MARK: relay
+
+    /// Starts `atoll-relay serve` (on the port it had before, after a restart) with a status
+    /// endpoint, and waits for its listening line.
+    func startRelay() throws {
+        precondition(relay?.isRunning != true, "the relay is running")
+        let listen = "127.0.0.1:\(relayPort)"
+        let child = try ChildProcess(Executables.relay, [
+            "serve", "--db", directory.file("relay.atoll"), "--listen", listen,
+            "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem", "--ca", "\(certs)/ca.pem",
+            "--status", "127.0.0.1:\(statusPort)",
+        ], name: "relay", in: directory)
+        relay = child
+        relayLogs.append(child)
+        guard let line = child.waitForLine(timeout: 30, { $0.hasPrefix("atoll-relay listening on ") }) else {
+            throw AtollError(.ioError, "the relay printed no listening line; stderr: \(child.stderr)")
+        }
+        // "atoll-relay listening on 127.0.0.1:PORT (mutual TLS), status on http://127.0.0.1:PORT/status"
+        let ports = line.split(separator: " ").compactMap { word -> Int? in
+            guard let colon = word.lastIndex(of: ":") else { return nil }
+            return Int(word[word.index(after: colon)...].prefix { $0.isNumber })
+        }
+        guard ports.count == 2 else { throw AtollError(.ioError, "unexpected listening line '\(line)'") }
+        relayPort = ports[0]
+        statusPort = ports[1]
+    }
+
+    func killRelay() { relay?.kill9() }
+
+    /// `atoll-relay status --json`, decoded.
+    func relayStatus() throws -> [String: Any] {
+        let result = try ChildProcess.run(Executables.relay, ["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: directory)
+        guard result.status == 0, let json = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
+            throw AtollError(.ioError, "atoll-relay status failed: \(result)")
+        }
+        return json
+    }
+
+    var allRelayLogs: String { relayLogs.map(\.stderr).joined(separator: "\n") }
+
+    // MARK: nodes
+
+    /// Starts `atoll node` for `name` (certificate `name.pem`, unless `certificate` names another
+    /// directory's pair) and, unless told not to, waits until it is connected.
+    @discardableResult
+    func startNode(_ name: String, certificates: String? = nil, waitConnected: Bool = true) throws -> ChildProcess {
+        precondition(nodes[name]?.isRunning != true, "node \(name) is running")
+        let dir = certificates ?? certs
+        let child = try ChildProcess(Executables.atoll, [
+            "node", database(name), "--relay", "127.0.0.1:\(relayPort)",
+            "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm,
+        ], name: "node-\(name)", in: directory)
+        nodes[name] = child
+        if waitConnected {
+            guard child.waitForLine(timeout: 30, { $0 == "state: connected" }) != nil else {
+                throw AtollError(.timeout, "node \(name) did not connect; stdout: \(child.stdout) stderr: \(child.stderr)")
+            }
+        }
+        return child
+    }
+
+    func node(_ name: String) -> ChildProcess? { nodes[name] }
+
+    func killNode(_ name: String) { nodes[name]?.kill9() }
+
+    // MARK: convergence
+
+    /// Polls the nodes' canonical dumps until they are byte-identical and `accept` holds for
+    /// them (e.g. every expected object is there). Returns the dump, or throws after `timeout`
+    /// with what differed.
+    func waitForConvergence(_ names: [String], timeout: Double = 90, accept: ([UInt8]) -> Bool = { _ in true }) throws -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: [String: [UInt8]] = [:]
+        while true {
+            for name in names { last[name] = try canonicalDump(name) }
+            let first = last[names[0]] ?? []
+            if names.allSatisfy({ last[$0] == first }), accept(first) { return first }
+            guard Date() < deadline else {
+                let sizes = names.map { "\($0): \(last[$0]?.count ?? 0) bytes" }.joined(separator: ", ")
+                throw AtollError(.timeout, "the nodes did not converge in \(timeout) s (\(sizes)); node logs: "
+                    + names.map { "\($0): \(nodes[$0]?.stderr.suffix(1500) ?? "")" }.joined(separator: " | ")
+                    + " relay: \(allRelayLogs.suffix(3000))")
+            }
+            usleep(300_000)
+        }
+    }
+}
+
+/// Random writes for the process tests: each import makes new `Item`s with ids unique to the
+/// node and round (all must survive), and updates a few `Shared` objects that every node writes
+/// (concurrent conflicts, including list replacements).
+struct WriteScript {
+    var generator: SeededGenerator
+    private(set) var expectedItems: Set<String> = []
+    private var counters: [String: Int] = [:]
+
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+
+    mutating func nextImport(for node: String) -> String {
+        var items: [String] = []
+        for _ in 0..<Int.random(in: 1...4, using: &generator) {
+            let n = counters[node, default: 0]
+            counters[node] = n + 1
+            let id = "\(node)-\(n)"
+            expectedItems.insert(id)
+            let note = Bool.random(using: &generator) ? "\"note-\(UInt32.random(in: 0...UInt32.max, using: &generator))\"" : "null"
+            items.append("{\"id\": \"\(id)\", \"node\": \"\(node)\", \"n\": \(n), \"note\": \(note)}")
+        }
+        var shared: [String] = []
+        for key in Set((0..<Int.random(in: 0...2, using: &generator)).map { _ in Int.random(in: 0..<5, using: &generator) }) {
+            let tags = (0..<Int.random(in: 0...3, using: &generator)).map { "\"\(node)-t\($0)\"" }.joined(separator: ", ")
+            shared.append("{\"key\": \(key), \"value\": \"\(node)-\(UInt32.random(in: 0...UInt32.max, using: &generator))\", \"by\": \"\(node)\", \"tags\": [\(tags)]}")
+        }
+        return "{\"Item\": [\(items.joined(separator: ", "))], \"Shared\": [\(shared.joined(separator: ", "))]}"
+    }
+
+    /// Whether a canonical dump holds every expected item id.
+    func holdsEveryItem(_ dump: [UInt8]) -> Bool {
+        let text = String(decoding: dump, as: UTF8.self)
+        return expectedItems.allSatisfy { text.contains("\"id\":\"\($0)\"") }
+    }
+
+    func missingItems(_ dump: [UInt8]) -> [String] {
+        let text = String(decoding: dump, as: UTF8.self)
+        return expectedItems.filter { !text.contains("\"id\":\"\($0)\"") }.sorted()
+    }
+}
+
+/// SplitMix64: reproducible random choices from a seed printed by the test.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum Environment {
+    /// `ATOLL_MULTINODE_ROUNDS`: write rounds of the process test (default 8; more for a soak).
+    static var rounds: Int { ProcessInfo.processInfo.environment["ATOLL_MULTINODE_ROUNDS"].flatMap(Int.init) ?? 8 }
+    /// `ATOLL_MULTINODE_SEED`: the seed of the random writes (default: random, printed).
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["ATOLL_MULTINODE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+    }
+}
