@@ -93,7 +93,12 @@ let package = Package(
         ),
 
         // The README's main job, run locally: a relay and three syncing nodes over TLS on loopback.
-        .executableTarget(name: "atoll-demo", dependencies: ["Atoll", "AtollSync"], path: "Sources/atoll-demo", swiftSettings: strict),
+        .executableTarget(
+            name: "atoll-demo",
+            dependencies: ["Atoll", "AtollSync", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/atoll-demo",
+            swiftSettings: strict
+        ),
 
         // A child process for the multi-process and crash tests.
         .executableTarget(
@@ -156,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "AtollMultiNodeTests",
             dependencies: [
-                "AtollSync", "Atoll", "atoll", "atoll-relay",
+                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

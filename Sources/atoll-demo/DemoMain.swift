@@ -9,6 +9,7 @@
 
 import AtollSync
 import Foundation
+import Logging
 
 final class Todo: Object {
     @Persisted(primaryKey: true) var id = 0
@@ -30,6 +31,12 @@ struct AtollDemo {
     }
 
     static func run() async throws {
+        // Transport and relay logs (refusals, lost connections) on stderr, warnings only.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atoll-demo-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

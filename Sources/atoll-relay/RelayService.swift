@@ -30,16 +30,18 @@ struct SyncRelayService: RelayService {
     let relay: SyncRelay
     let path: String
     let logger: Logger
+    let trims: Bool
 
-    init(path: String, logger: Logger) throws {
+    init(path: String, configuration: RelayConfiguration, logger: Logger) throws {
         // Full durability: a changeset is on stable storage before the relay acknowledges it.
         let database = try Database.open(DatabaseConfiguration(path: path, durability: .full))
-        relay = try SyncRelay.open(database: database, logger: logger)
+        relay = try SyncRelay.open(database: database, configuration: configuration, logger: logger)
         self.path = path
         self.logger = logger
+        trims = configuration.trimIntervalMilliseconds < 365 * 24 * 3600 * 1000
     }
 
-    var summary: String { "sync relay \(relay.relayID), log in \(path)" }
+    var summary: String { "sync relay \(relay.relayID), log in \(path)\(trims ? ", trimmed once every known peer has it" : ", kept whole")" }
 
     func serve(_ connection: FrameConnection) async {
         await relay.serve(connection)

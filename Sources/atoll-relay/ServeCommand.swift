@@ -40,6 +40,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve GET /status (JSON) over plain HTTP on this address.", valueName: "HOST:PORT"))
     var status: HostPort?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Delete log entries once every node known to the relay has acknowledged them. A node that first connects after that is refused (it cannot catch up from a trimmed log). Off by default: the log keeps everything."))
+    var trimHistory = false
+
     func validate() throws {
         guard (ca == nil) != (tokens == nil) else {
             throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens (bearer tokens)")
@@ -57,7 +61,12 @@ struct ServeCommand: AsyncParsableCommand {
         try Self.checkDatabasePath(db)
         let fileLock = try RelayFileLock(databasePath: db)
         defer { withExtendedLifetime(fileLock) {} }
-        let service: any RelayService = try SyncRelayService(path: db, logger: logger)
+        var relayConfiguration = RelayConfiguration()
+        if !trimHistory {
+            // A century: the core compares against its monotonic clock, so no overflow.
+            relayConfiguration.trimIntervalMilliseconds = 100 * 365 * 24 * 3600 * 1000
+        }
+        let service: any RelayService = try SyncRelayService(path: db, configuration: relayConfiguration, logger: logger)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()

@@ -85,16 +85,12 @@ import Testing
         let relay = try startRelay(pki, status: true)
         let statusPort = try #require(relay.statusPort)
 
-        // A node admitted by certificate is told plainly that this build cannot sync yet.
+        // A node admitted by certificate is listed while it is connected.
         let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: pki.client("node-a"), configuration: testConfiguration(LogCapture()))
-        do {
-            try await client.connect { connection in
-                #expect(connection.peer.name == "atoll-relay")
-                for try await _ in connection.inbound {}
-            }
-            Issue.record("the coreless relay did not close the session")
-        } catch let error as AtollError {
-            #expect(error.message.contains("no sync core"), "\(error)")
+        try await client.connect { connection in
+            #expect(connection.peer.name == "atoll-relay")
+            let listed = try RelayProcess.run(["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: pki.directory)
+            #expect(listed.stdout.contains("\"name\" : \"node-a\""), "\(listed.stdout)")
         }
         try await client.shutdown()
 
@@ -152,11 +148,7 @@ import Testing
         let relay = try startRelay(pki, extra: ["--tokens", tokens])
         let good = try FrameClient(host: "127.0.0.1", port: relay.port,
                                    tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-123")), configuration: testConfiguration(LogCapture()))
-        do {
-            try await good.connect { connection in for try await _ in connection.inbound {} }
-        } catch let error as AtollError {
-            #expect(error.message.contains("no sync core"), "admitted, then told: \(error)")
-        }
+        try await good.connect { connection in #expect(connection.peer.name == "atoll-relay") }
         let bad = try FrameClient(host: "127.0.0.1", port: relay.port,
                                   tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-999")), configuration: testConfiguration(LogCapture()))
         do {

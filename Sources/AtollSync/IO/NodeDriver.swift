@@ -33,7 +33,8 @@ actor NodeDriver {
 
     enum Outgoing: Sendable {
         case frame(Frame)
-        case close
+        /// Close after what came before; with an error, the peer gets it in a goodbye first.
+        case close(AtollError?)
     }
 
     private struct Link {
@@ -119,7 +120,7 @@ actor NodeDriver {
                 link?.outbound.yield(.frame(frame))
             case .disconnect:
                 if let l = link {
-                    l.outbound.yield(.close)
+                    l.outbound.yield(.close(nil))
                     l.outbound.finish()
                     link = nil
                 }
@@ -179,8 +180,8 @@ actor NodeDriver {
                         switch item {
                         case .frame(let frame):
                             try await connection.send(frame)
-                        case .close:
-                            await connection.close()
+                        case .close(let error):
+                            await connection.close(error: error)
                             return nil
                         }
                     }

@@ -39,12 +39,13 @@ public final class SyncRelay: Sendable {
     ///
     /// - Throws: storage errors of the file (corrupt, locked, not an Atoll file).
     public static func open(database: Database, configuration: RelayConfiguration = RelayConfiguration(),
-                            logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250)) throws -> SyncRelay
+                            logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250),
+                            helloTimeout: Duration = .seconds(10)) throws -> SyncRelay
     {
         let core = try RelayCore(database: database, configuration: configuration)
         let relayID = core.relayID
         let executor = SyncThreadExecutor(name: "atoll-relay-core")
-        let driver = RelayDriver(core: core, logger: logger, executor: executor)
+        let driver = RelayDriver(core: core, logger: logger, helloTimeout: helloTimeout, executor: executor)
         executor.submit { driver.assumeIsolated { $0.begin(tickInterval: tickInterval) } }
         return SyncRelay(driver: driver, relayID: relayID)
     }
@@ -93,12 +94,20 @@ actor RelayDriver {
     private struct Peer {
         let identity: PeerIdentity
         let outbound: AsyncStream<NodeDriver.Outgoing>.Continuation
+        /// When the connection was admitted (monotonic ms), for the handshake deadline.
+        let since: UInt64
         var node: NodeID?
     }
 
-    init(core: sending RelayCore, logger: Logger, executor: SyncThreadExecutor) {
+    /// A peer that has not said hello this long after admission is closed: an admitted but
+    /// silent connection must not hold a slot forever (heartbeats would keep it alive).
+    private let helloTimeoutMilliseconds: UInt64
+
+    init(core: sending RelayCore, logger: Logger, helloTimeout: Duration, executor: SyncThreadExecutor) {
         self.core = core
         self.logger = logger
+        helloTimeoutMilliseconds = UInt64(max(0, helloTimeout.components.seconds)) * 1000
+            + UInt64(max(0, helloTimeout.components.attoseconds) / 1_000_000_000_000_000)
         self.executor = executor
     }
 
@@ -115,14 +124,22 @@ actor RelayDriver {
     }
 
     private func tick() {
-        perform(core.tick(now: Self.now()))
+        let now = Self.now()
+        for (id, peer) in connections where peer.node == nil && now >= peer.since + helloTimeoutMilliseconds {
+            logger.notice("closing the connection of \(peer.identity): no handshake within \(helloTimeoutMilliseconds / 1000) s")
+            connections[id] = nil
+            peer.outbound.yield(.close(AtollError(.timeout, "no sync handshake (hello) within \(helloTimeoutMilliseconds / 1000) s of admission")))
+            peer.outbound.finish()
+            perform(core.disconnected(id, now: now))
+        }
+        perform(core.tick(now: now))
     }
 
     func shutdown() async {
         guard !isClosed else { return }
         isClosed = true
         for (id, peer) in connections {
-            peer.outbound.yield(.close)
+            peer.outbound.yield(.close(AtollError(.closed, "the relay is shutting down")))
             peer.outbound.finish()
             connections[id] = nil
             _ = core.disconnected(id, now: Self.now())
@@ -156,8 +173,8 @@ actor RelayDriver {
                         switch item {
                         case .frame(let frame):
                             try await connection.send(frame)
-                        case .close:
-                            await connection.close()
+                        case .close(let error):
+                            await connection.close(error: error)
                             return nil
                         }
                     }
@@ -189,7 +206,7 @@ actor RelayDriver {
             return nil
         }
         nextConnection += 1
-        connections[nextConnection] = Peer(identity: identity, outbound: outbound)
+        connections[nextConnection] = Peer(identity: identity, outbound: outbound, since: Self.now())
         perform(core.connected(nextConnection, now: Self.now()))
         return nextConnection
     }
@@ -224,7 +241,7 @@ actor RelayDriver {
                 peer.outbound.yield(.frame(frame))
             case .close(let id):
                 guard let peer = connections.removeValue(forKey: id) else { continue }
-                peer.outbound.yield(.close)
+                peer.outbound.yield(.close(nil))
                 peer.outbound.finish()
                 _ = core.disconnected(id, now: Self.now())
             }

@@ -1,0 +1,40 @@
+import AtollSync
+import Foundation
+import Testing
+
+/// The relay service in this process, and the demo.
+@Suite struct RelayServiceTests {
+    @Test func anAdmittedPeerThatNeverSaysHelloIsClosedAfterTheHandshakeTimeout() async throws {
+        let directory = ScratchDirectory()
+        _ = try DevelopmentCertificateDirectory.create(at: directory.path, nodes: ["silent"])
+        let relay = try SyncRelay.open(database: try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")),
+                                       helloTimeout: .milliseconds(300))
+        let server = try await relay.listen(host: "127.0.0.1", port: 0, tls: .mutualTLS(
+            certificatePath: directory.file("relay.pem"), keyPath: directory.file("relay-key.pem"), caPath: directory.file("ca.pem")))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: .mutualTLS(
+            certificatePath: directory.file("silent.pem"), keyPath: directory.file("silent-key.pem"), caPath: directory.file("ca.pem")))
+        let started = ContinuousClock.now
+        do {
+            try await client.connect { connection in
+                for try await _ in connection.inbound {}
+            }
+            Issue.record("the relay kept a silent peer")
+        } catch let error as AtollError {
+            #expect(error.message.contains("no sync handshake"), "\(error)")
+        }
+        #expect(started.duration(to: .now) < .seconds(10))
+        try await client.shutdown()
+        await server.shutdown()
+        await relay.shutdown()
+    }
+
+    /// The README's main job: relay, three nodes, live query, conflicts, convergence.
+    @Test func theDemoRunsAndItsNodesConverge() throws {
+        let directory = ScratchDirectory()
+        let result = try ChildProcess.run(Executables.directory.appendingPathComponent("atoll-demo"), [], in: directory, timeout: 120)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.text.contains("every node: identical data"), "\(result.text)")
+        #expect(result.text.contains("node-a live query: inserted [0 'Fix the roof', 1 'Call the plumber', 2 'Buy milk']"), "\(result.text)")
+        #expect(result.text.contains("every node sees: 'Fix the roof before the rain'"), "\(result.text)")
+    }
+}
