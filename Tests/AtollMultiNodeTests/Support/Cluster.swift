@@ -17,6 +17,8 @@ final class Cluster: @unchecked Sendable {
     private(set) var nodes: [String: ChildProcess] = [:]
     /// Every relay process started (killed ones too), for their logs.
     private(set) var relayLogs: [ChildProcess] = []
+    /// Extra `atoll-relay serve` arguments, kept for restarts.
+    var relayArguments: [String] = []
 
     static let schema = """
         [{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "node": "string", "n": "int", "note": "string?"}},
@@ -84,7 +86,7 @@ final class Cluster: @unchecked Sendable {
             "serve", "--db", directory.file("relay.atoll"), "--listen", listen,
             "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem", "--ca", "\(certs)/ca.pem",
             "--status", "127.0.0.1:\(statusPort)",
-        ], name: "relay", in: directory)
+        ] + relayArguments, name: "relay", in: directory)
         relay = child
         relayLogs.append(child)
         guard let line = child.waitForLine(timeout: 30, { $0.hasPrefix("atoll-relay listening on ") }) else {
@@ -102,6 +104,11 @@ final class Cluster: @unchecked Sendable {
 
     func killRelay() { relay?.kill9() }
 
+    /// The first realm of the relay's status.
+    func relayRealm() throws -> [String: Any] {
+        (try relayStatus()["realms"] as? [[String: Any]])?.first ?? [:]
+    }
+
     /// `atoll-relay status --json`, decoded.
     func relayStatus() throws -> [String: Any] {
         let result = try ChildProcess.run(Executables.relay, ["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: directory)
@@ -118,12 +125,12 @@ final class Cluster: @unchecked Sendable {
     /// Starts `atoll node` for `name` (certificate `name.pem`, unless `certificate` names another
     /// directory's pair) and, unless told not to, waits until it is connected.
     @discardableResult
-    func startNode(_ name: String, certificates: String? = nil, waitConnected: Bool = true) throws -> ChildProcess {
+    func startNode(_ name: String, certificates: String? = nil, realm: String? = nil, waitConnected: Bool = true) throws -> ChildProcess {
         precondition(nodes[name]?.isRunning != true, "node \(name) is running")
         let dir = certificates ?? certs
         let child = try ChildProcess(Executables.atoll, [
             "node", database(name), "--relay", "127.0.0.1:\(relayPort)",
-            "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm,
+            "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
         ], name: "node-\(name)", in: directory)
         nodes[name] = child
         if waitConnected {
