@@ -175,7 +175,15 @@ import Testing
         #expect(await eventually { session.state == .offline && session.lastError != nil })
         #expect(session.lastError?.kind == .schemaMismatch, "\(String(describing: session.lastError))")
         await #expect(throws: AtollError.self) { try await session.waitForUpload() }
+
+        // One session per file: a second one, here or in an `atoll node` process, is refused.
+        #expect(throws: AtollError.self) { try SyncSession.start(database: database, configuration: session.configuration) }
+        let node = try cluster.atoll(["node", other, "--relay", "127.0.0.1:\(cluster.relayPort)", "--realm", cluster.realm,
+                                      "--cert", "\(cluster.certs)/b.pem", "--key", "\(cluster.certs)/b-key.pem", "--ca", "\(cluster.certs)/ca.pem"])
+        #expect(node.status == 75 && node.stderr.contains("a sync session is already running"), "\(node)")
         await session.close()
+        let again = try SyncSession.start(database: database, configuration: session.configuration)
+        await again.close()
     }
 }
 

@@ -28,13 +28,17 @@ public final class SyncSession: Sendable {
     public let databaseName: String
     private let driver: NodeDriver
     private let publisher: SessionPublisher
+    private let lock: SessionLock
 
-    private init(configuration: SyncConfiguration, nodeID: NodeID, databaseName: String, driver: NodeDriver, publisher: SessionPublisher) {
+    private init(configuration: SyncConfiguration, nodeID: NodeID, databaseName: String, driver: NodeDriver, publisher: SessionPublisher,
+                 lock: SessionLock)
+    {
         self.configuration = configuration
         self.nodeID = nodeID
         self.databaseName = databaseName
         self.driver = driver
         self.publisher = publisher
+        self.lock = lock
     }
 
     /// Starts syncing `database`. Opening sync on a file the first time gives it a node id and
@@ -43,12 +47,14 @@ public final class SyncSession: Sendable {
     /// - Throws: `.schemaMismatch` when a synced class has no primary key or the synced schema
     ///   changed since sync started on the file; `.invalidArgument` when the file belongs to
     ///   another realm or the realm id is empty; `.fileNotFound` / `.invalidArgument` for TLS
-    ///   files that cannot be used. Connection problems are not thrown: the session retries and
-    ///   reports them as `.error` events.
+    ///   files that cannot be used; `.fileLocked` when a session already runs on the file (in
+    ///   this process or another, such as `atoll node`). Connection problems are not thrown: the
+    ///   session retries and reports them as `.error` events.
     public static func start(database: Database, configuration: SyncConfiguration) throws -> SyncSession {
         guard !database.configuration.readOnly else {
             throw AtollError(.readOnly, "'\(database.displayName)' is open read-only and cannot sync; open it writable")
         }
+        let lock = try SessionLock(database: database)
         let client = try FrameClient(host: configuration.relay.host, port: configuration.relay.port, tls: configuration.tls,
                                      configuration: configuration.transport)
         let replica: SyncReplica
@@ -63,7 +69,8 @@ public final class SyncSession: Sendable {
         let executor = SyncThreadExecutor(name: "atoll-sync")
         let driver = NodeDriver(replica: replica, client: client, configuration: configuration, publisher: publisher, executor: executor)
         executor.submit { driver.assumeIsolated { $0.begin() } }
-        return SyncSession(configuration: configuration, nodeID: nodeID, databaseName: database.displayName, driver: driver, publisher: publisher)
+        return SyncSession(configuration: configuration, nodeID: nodeID, databaseName: database.displayName, driver: driver, publisher: publisher,
+                           lock: lock)
     }
 
     // MARK: state
@@ -130,13 +137,16 @@ public final class SyncSession: Sendable {
     /// waits with `.closed`. The file keeps its sync state; a later session resumes from it.
     public func close() async {
         await driver.shutdown()
+        lock.release()
     }
 
     deinit {
         // The sync thread ends only here, once nothing can call into the driver any more.
-        let driver = self.driver
+        // The file lock is held until the driver has stopped, so no new session overlaps it.
+        let driver = self.driver, lock = self.lock
         Task {
             await driver.shutdown()
+            lock.release()
             driver.executor.stop()
         }
     }
