@@ -108,3 +108,27 @@ func waitUntil(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool
     }
     return try condition()
 }
+
+/// A bulk transfer through the relay: one large import on A, applied on B.
+@Suite(.serialized) struct BulkTransferTests {
+    @Test func aLargeTransactionArrivesWholeAndItsThroughputIsMeasured() throws {
+        let count = ProcessInfo.processInfo.environment["ATOLL_MULTINODE_BULK"].flatMap(Int.init) ?? 20_000
+        let cluster = try Cluster(nodes: ["a", "b"])
+        try cluster.startRelay()
+        try cluster.startNode("a")
+        try cluster.startNode("b")
+        let items = (0..<count).map { #"{"id": "bulk-\#($0)", "node": "a", "n": \#($0), "note": "a note of some length for item \#($0)"}"# }
+        let imported = try cluster.importData("a", #"{"Item": ["# + items.joined(separator: ", ") + "]}")
+        #expect(imported.status == 0, "\(imported)")
+        let committed = Date()
+        let b = try #require(cluster.node("b"))
+        // B reports its download complete once it has applied the batch(es).
+        let done = b.waitForLine(timeout: 120) { $0.hasPrefix("progress: ") && $0.hasSuffix("downloaded 1/1") }
+        let elapsed = Date().timeIntervalSince(committed)
+        #expect(done != nil, "\(b.stdout)")
+        let dump = String(decoding: try cluster.canonicalDump("b"), as: UTF8.self)
+        #expect(dump.contains("\"id\":\"bulk-\(count - 1)\""))
+        let bytes = try FileManager.default.attributesOfItem(atPath: cluster.database("b"))[.size] as? Int ?? 0
+        print("BulkTransferTests: \(count) objects in one transaction from A's commit to applied on B in \(String(format: "%.2f", elapsed)) s (\(Int(Double(count) / max(elapsed, 0.001))) objects/s; B's file \(bytes / 1024) KiB)")
+    }
+}
