@@ -89,6 +89,8 @@ struct AtollDemo {
             task?.title = "Fix the roof (call Sam)"
             task?.tags.append("outdoor")
         }
+        // Stamps are clock readings in milliseconds: let one pass so node-c's edit is the later one.
+        try await Task.sleep(for: .milliseconds(5))
         try c.write { realm in
             let task = realm.object(ofType: Todo.self, forPrimaryKey: 2)
             task?.title = "Fix the roof before the rain"
