@@ -12,10 +12,12 @@ import Testing
         @Persisted var level: Int?
         @Persisted var value = 0.0
         @Persisted var ok = false
+        @Persisted var tiny = 0
+        @Persisted var wide = 0
     }
 
     struct Row {
-        var id: Int, sensor: String, level: Int?, value: Double, ok: Bool
+        var id: Int, sensor: String, level: Int?, value: Double, ok: Bool, tiny = 0, wide = 0
     }
 
     private func makeRealm(_ n: Int, seed: UInt64) throws -> (Realm, [Row]) {
@@ -27,9 +29,11 @@ import Testing
             for i in 0..<n {
                 let level: Int? = rng.next() % 5 == 0 ? nil : Int(rng.next() % 7) - 3
                 let value = rng.next() % 10 == 0 ? specials[Int(rng.next() % UInt64(specials.count))] : Double(Int(rng.next() % 2001) - 1000) / 8
-                let row = Row(id: i * 3 - n, sensor: "s\(rng.next() % 6)", level: level, value: value, ok: rng.next() % 2 == 0)
+                let row = Row(id: i * 3 - n, sensor: "s\(rng.next() % 6)", level: level, value: value, ok: rng.next() % 2 == 0,
+                              tiny: Int(rng.next() % 4), wide: Int(Int64(bitPattern: rng.next()) >> 20))
                 rows.append(row)
-                realm.create(Reading.self, value: ["id": row.id, "sensor": row.sensor, "level": row.level as Any, "value": row.value, "ok": row.ok])
+                realm.create(Reading.self, value: ["id": row.id, "sensor": row.sensor, "level": row.level as Any, "value": row.value, "ok": row.ok,
+                                                   "tiny": row.tiny, "wide": row.wide])
             }
         }
         return (realm, rows.sorted { $0.id < $1.id })
@@ -72,6 +76,31 @@ import Testing
             #expect(all.sorted(byKeyPath: "sensor", ascending: ascending).map(\.id) == expected(rows, by: \.sensor, ascending: ascending))
             let s2 = rows.filter { $0.sensor == "s2" }
             #expect(all.filter("sensor == 's2'").sorted(byKeyPath: "level", ascending: ascending).map(\.id) == expected(s2, by: \.level, ascending: ascending))
+        }
+    }
+
+    @Test func countsOfIntegerRangeTestsMatchTheRows() throws {
+        let (realm, rows) = try makeRealm(2_500, seed: 4)
+        let all = realm.objects(Reading.self)
+        let w = rows[rows.count / 2].wide
+        let (lo, hi) = (w - 1_000_000_000, w + 1_000_000_000)
+        let cases: [(String, (Row) -> Bool)] = [
+            ("tiny == 2", { $0.tiny == 2 }),
+            ("tiny > 1 AND ok == false", { $0.tiny > 1 && !$0.ok }),
+            ("ok == true AND tiny <= 0", { $0.ok && $0.tiny <= 0 }),
+            ("ok == false AND ok == true", { _ in false }),
+            ("wide BETWEEN {\(lo), \(hi)}", { $0.wide >= lo && $0.wide <= hi }),
+            ("wide < 0 AND tiny >= 1", { $0.wide < 0 && $0.tiny >= 1 }),
+            ("wide > \(Int.max)", { _ in false }),
+            ("tiny < \(Int.min)", { _ in false }),
+            ("id > 0 AND ok == true", { $0.id > 0 && $0.ok }),
+            ("level > 0 AND ok == true", { ($0.level ?? 0) > 0 && $0.level != nil && $0.ok }),
+            ("level == nil AND tiny == 3", { $0.level == nil && $0.tiny == 3 }),
+            ("tiny != 1", { $0.tiny != 1 }),
+        ]
+        for (query, expected) in cases {
+            #expect(all.filter(query).count == rows.filter(expected).count, "\(query)")
+            #expect(all.filter(query).map(\.id) == rows.filter(expected).map(\.id), "\(query)")
         }
     }
 

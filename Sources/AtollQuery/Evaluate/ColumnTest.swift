@@ -135,6 +135,9 @@ struct ColumnTest {
         // One loop per column kind, so the per-row work is a load and a compare.
         switch prepared {
         case .int(let values, let nullable, let rhs):
+            if !nullable || values.nulls.bits == nil, let range = Self.intRange(op, rhs) {
+                return values.values.select(in: range, from: input, into: output)
+            }
             if nullable {
                 while i < input.count {
                     let r = input[i]
@@ -334,6 +337,33 @@ struct ColumnTest {
     }
 
     @inline(__always)
+    /// For an int, bool or link test whose passing values are one range: ANDs into `bits` (one
+    /// bit per row of `leaf`) whether each row passes. False (bits untouched) when the test is
+    /// not of that kind or the leaf has nulls in the column; the caller then evaluates rows.
+    func intersectRange(_ leaf: LeafRef, table: Table, bits: UnsafeMutablePointer<UInt64>) throws -> Bool {
+        guard case .int(let rhs) = operand, let range = Self.intRange(comparator.op, rhs), !table.isKeyAlias(column),
+              column >= 0, column < table.spec.columns.count else { return false }
+        let values = leaf.intColumn(table.block(column))
+        guard values.nulls.bits == nil else { return false }
+        values.values.intersect(in: range, rowCount: leaf.count, bits: bits)
+        return true
+    }
+
+    /// The values (not nil) that pass `op rhs`, as one range; nil when they are not one range.
+    static func intRange(_ op: ComparisonOperator, _ rhs: IntOperand) -> ClosedRange<Int64>? {
+        switch (op, rhs) {
+        case (.equal, .int(let c)): return c...c
+        case (.less, .int(let c)): return c == .min ? nil : Int64.min...(c - 1)
+        case (.lessOrEqual, .int(let c)): return Int64.min...c
+        case (.greater, .int(let c)): return c == .max ? nil : (c + 1)...Int64.max
+        case (.greaterOrEqual, .int(let c)): return c...Int64.max
+        case (.between, .list(let items)):
+            guard items.count == 2, case .int(let a) = items[0], case .int(let b) = items[1], a <= b else { return nil }
+            return a...b
+        default: return nil
+        }
+    }
+
     static func compareInt(_ v: Int64, isNull: Bool, _ op: ComparisonOperator, _ rhs: IntOperand) -> Bool {
         switch rhs {
         case .null:

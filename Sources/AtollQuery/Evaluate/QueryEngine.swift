@@ -57,10 +57,15 @@ public struct QueryEngine {
             if indexPlan(query.predicate, table: table) == nil {
                 var total = 0
                 let scratch = RowScratch()
-                try table.forEachLeaf { leaf in
-                    total += try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count),
-                                        output: scratch.output(leaf.count), scratch: scratch, depth: 0)
-                    return true
+                let rangeTests = Self.rangeTests(node)
+                try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.leafWordsMax) { words in
+                    guard let bits = words.baseAddress else { return }
+                    try table.forEachLeaf { leaf in
+                        if let rangeTests, try count(rangeTests, leaf: leaf, table: table, bits: bits, into: &total) { return true }
+                        total += try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count),
+                                            output: scratch.output(leaf.count), scratch: scratch, depth: 0)
+                        return true
+                    }
                 }
                 return total
             }
@@ -113,6 +118,44 @@ public struct QueryEngine {
         var keys: [ObjectKey]
         /// The other terms of the predicate (`.constant(true)` when none).
         var remaining: BoundPredicate
+    }
+
+    // MARK: counting with bitmaps
+
+    /// Bitmap words for the rows of one leaf (leaves hold at most 1000 rows).
+    static let leafWordsMax = 16
+
+    /// The column tests of a predicate that is one test or an AND of tests (nil otherwise):
+    /// candidates for counting with bitmaps.
+    static func rangeTests(_ node: Node) -> [ColumnTest]? {
+        switch node {
+        case .column(let test): return [test]
+        case .and(let children):
+            var tests: [ColumnTest] = []
+            for child in children {
+                guard case .column(let test) = child else { return nil }
+                tests.append(test)
+            }
+            return tests.isEmpty ? nil : tests
+        default: return nil
+        }
+    }
+
+    /// Counts the rows of `leaf` passing every test, one bitmap pass per test, when each is an
+    /// integer range on a column without nulls in this leaf; false (nothing counted) otherwise.
+    func count(_ tests: [ColumnTest], leaf: LeafRef, table: Table, bits: UnsafeMutablePointer<UInt64>, into total: inout Int) throws -> Bool {
+        let rows = leaf.count
+        let words = (rows + 63) >> 6
+        guard words <= Self.leafWordsMax else { return false }
+        bits.update(repeating: .max, count: words)
+        if rows & 63 != 0 { bits[words - 1] = (1 << UInt64(rows & 63)) - 1 }
+        for test in tests {
+            guard try test.intersectRange(leaf, table: table, bits: bits) else { return false }
+        }
+        var n = 0
+        for w in 0..<words { n += bits[w].nonzeroBitCount }
+        total += n
+        return true
     }
 
     /// The objects an index selects for the predicate (see `indexPlan`), or nil when it scans.
