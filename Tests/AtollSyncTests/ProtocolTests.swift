@@ -254,4 +254,54 @@ final class Loopback {
         #expect(old.state == .offline)
         #expect(old.lastError?.message.contains("restored from a backup") == true)
     }
+
+    @Test func aLateJoinerGetsTheTrimmedHistoryAsASnapshot() throws {
+        let net = try Loopback(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let x = try TestNode(), y = try TestNode()
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        try x.db.write { w in
+            let ann = try w.people().create(primaryKey: .string("ann"))
+            for i in 1...5 {
+                let k = try w.items().create(primaryKey: .int(Int64(i)))
+                try w.items().set(k, TestSchema.Item.title, .string("t\(i)"))
+                try w.items().set(k, TestSchema.Item.owner, .link(ann))
+                for j in 0..<3 { try w.items().listInsert(k, TestSchema.Item.tags, at: j, .string("g\(j)")) }
+            }
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try y.db.write { w in
+            try w.items().addInteger(ObjectKey(primaryKey: 2), TestSchema.Item.count, 5)
+            try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 1)
+            try w.items().erase(ObjectKey(primaryKey: 4))
+            try w.people().erase(try w.people().find(primaryKey: .string("ann")).unwrapped("ann"))
+        }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        #expect(try x.dump() == y.dump())
+        // Both acknowledged everything: the relay trims its whole log.
+        net.performRelay(net.relay.tick(now: 10_000))
+        let trimmed = try net.relay.status().first
+        #expect(trimmed?.trimmedThrough == trimmed?.head)
+        #expect((trimmed?.head ?? 0) > 0)
+
+        // A node that never connected before gets it all, from the compacted history.
+        let z = try TestNode()
+        let sz = NodeSession(replica: z.replica)
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(sz.state == .connected)
+        #expect(try z.dump() == x.dump())
+        try z.replica.checkInvariants()
+        // The links to the deleted "ann" still come back for the late joiner too.
+        try x.db.write { w in try w.people().create(primaryKey: .string("ann")) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        #expect(try z.dump() == x.dump())
+        #expect(try z.dump().contains("owner=->\"ann\""))
+        #expect(sz.progress.isDownloadComplete)
+    }
 }

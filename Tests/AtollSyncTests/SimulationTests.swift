@@ -16,6 +16,7 @@ import Testing
             try sim.run()
         } catch {
             return "seed \(seed) (\(sim.options)): \(error)\n" + sim.trace.suffix(120).joined(separator: "\n")
+                + "\nlast messages:\n" + sim.messageTrace.suffix(40).joined(separator: "\n")
         }
         if verbose { print(sim.trace.joined(separator: "\n")) }
         if let problem = try sim.check() {

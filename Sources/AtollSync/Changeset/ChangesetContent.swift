@@ -22,6 +22,11 @@ import AtollStorage
 ///
 /// A small field update costs op, class, key, property and value: 5 to 10 bytes before
 /// compression; names are written once per changeset.
+///
+/// Format 2 (snapshots of a relay's compacted history, never in a changeset) is the same with,
+/// after each instruction's operands, its stamp (varint hlc, node ref, varint index) and, for a
+/// list insert, the node ref of the element's node and u8 flags (1: the element was removed; it
+/// comes only for the structure). In format 1 the stamp and node follow from the changeset.
 public struct ChangesetContent: Equatable, Sendable {
     public var classes: [String] = []
     public var properties: [String] = []
@@ -34,6 +39,7 @@ public struct ChangesetContent: Equatable, Sendable {
     }
 
     static let formatVersion: UInt8 = 1
+    static let snapshotFormatVersion: UInt8 = 2
     static let linkTag: UInt8 = 12
 
     enum Op: UInt8 {
@@ -58,6 +64,8 @@ extension ChangesetContent {
 /// node ids as they are first used.
 struct ChangesetBodyEncoder {
     let origin: NodeID
+    /// Format 2: every instruction carries its own stamp (snapshots).
+    let explicitStamps: Bool
     private var nodes: [NodeID] = []
     private var nodeIndex: [NodeID: Int] = [:]
     private var classes: [String] = []
@@ -67,7 +75,10 @@ struct ChangesetBodyEncoder {
     private var body = ByteWriter(capacity: 256)
     private(set) var instructionCount = 0
 
-    init(origin: NodeID) { self.origin = origin }
+    init(origin: NodeID, explicitStamps: Bool = false) {
+        self.origin = origin
+        self.explicitStamps = explicitStamps
+    }
 
     /// Bytes of instructions so far (the name tables come on top).
     var instructionBytes: Int { body.count }
@@ -115,6 +126,19 @@ struct ChangesetBodyEncoder {
         instructionCount += 1
     }
 
+    /// Appends an instruction with its own stamp (format 2); `elementNode`: the node of a
+    /// list insert's new element.
+    mutating func append(_ i: SyncInstruction, stamp: Stamp, elementNode: NodeID? = nil, elementErased: Bool = false) {
+        append(i)
+        body.varint(stamp.hlc)
+        body.varint(nodeRef(stamp.node))
+        body.varint(UInt64(stamp.index))
+        if case .listInsert = i {
+            body.varint(nodeRef(elementNode ?? stamp.node))
+            body.u8(elementErased ? 1 : 0)
+        }
+    }
+
     mutating func append(_ i: SyncInstruction) {
         switch i {
         case .create(let o): head(.create, o)
@@ -131,7 +155,7 @@ struct ChangesetBodyEncoder {
     /// The body: header, name tables, then the instructions.
     func finish() -> [UInt8] {
         var w = ByteWriter(capacity: body.count + 64)
-        w.u8(ChangesetContent.formatVersion)
+        w.u8(explicitStamps ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion)
         w.varint(UInt64(nodes.count))
         for n in nodes { w.append(n.bytes) }
         w.varint(UInt64(classes.count))
@@ -168,15 +192,24 @@ struct ChangesetBodyDecoder {
     let classes: [String]
     let properties: [String]
     let instructionCount: Int
+    let explicitStamps: Bool
     private(set) var decoded = 0
+    /// Format 2: the stamp of the instruction `next()` returned last, and for a list insert its
+    /// element's node.
+    private(set) var stamp = Stamp.zero
+    private(set) var elementNode: NodeID?
+    /// Format 2: the list insert is of an element already removed (kept for the structure).
+    private(set) var elementErased = false
 
-    init(_ buffer: UnsafeRawBufferPointer, origin: NodeID) throws {
+    init(_ buffer: UnsafeRawBufferPointer, origin: NodeID, snapshot: Bool = false) throws {
         self.origin = origin
+        explicitStamps = snapshot
         var r = ByteReader(buffer, context: "changeset")
         do {
             let format = try r.u8()
-            guard format == ChangesetContent.formatVersion else {
-                throw AtollError(.protocolViolation, "changeset format \(format) is not supported (this node reads format \(ChangesetContent.formatVersion)); upgrade Atoll")
+            let expected = snapshot ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion
+            guard format == expected else {
+                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)); upgrade Atoll")
             }
             let nodeCount = try r.length(max: r.remaining / 16)
             var nodes: [NodeID] = []
@@ -224,14 +257,16 @@ struct ChangesetBodyDecoder {
         return .value(v)
     }
 
+    private mutating func node(_ ref: UInt64) throws -> NodeID {
+        if ref == 1 { return origin }
+        guard ref >= 2, ref - 2 < UInt64(nodes.count) else { throw AtollError(.protocolViolation, "an instruction names node \(ref) of \(nodes.count)") }
+        return nodes[Int(ref - 2)]
+    }
+
     private mutating func element() throws -> ElementID? {
         let ref = try reader.varint()
         if ref == 0 { return nil }
-        let node: NodeID
-        if ref == 1 { node = origin } else {
-            guard ref - 2 < UInt64(nodes.count) else { throw AtollError(.protocolViolation, "element names node \(ref) of \(nodes.count)") }
-            node = nodes[Int(ref - 2)]
-        }
+        let node = try node(ref)
         let lamport = try reader.varint()
         guard lamport <= SyncLimits.lamportMax else { throw AtollError(.protocolViolation, "element number \(lamport) is out of range") }
         return ElementID(lamport: lamport, node: node)
@@ -240,6 +275,28 @@ struct ChangesetBodyDecoder {
     /// The next instruction, or nil after the last. Throws `.protocolViolation` on malformed input,
     /// including bytes left over after the declared instructions.
     mutating func next() throws -> SyncInstruction? {
+        guard let i = try nextInstruction() else { return nil }
+        guard explicitStamps else { return i }
+        do {
+            let hlc = try reader.varint()
+            let n = try node(try reader.varint())
+            let index = try reader.length(max: Int(UInt32.max))
+            stamp = Stamp(hlc: hlc, node: n, index: UInt32(index))
+            elementNode = nil
+            elementErased = false
+            if case .listInsert = i {
+                elementNode = try node(try reader.varint())
+                let flags = try reader.u8()
+                guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown element flags \(flags)") }
+                elementErased = flags == 1
+            }
+        } catch let e as AtollError {
+            throw Self.violation(e)
+        }
+        return i
+    }
+
+    private mutating func nextInstruction() throws -> SyncInstruction? {
         guard decoded < instructionCount else {
             guard reader.isAtEnd else { throw AtollError(.protocolViolation, "malformed changeset: \(reader.remaining) bytes after its last instruction") }
             return nil

@@ -13,7 +13,8 @@ public enum SyncErrorCode: UInt16, Sendable, Equatable {
     case schemaMismatch = 3
     /// The realm id is empty or too long.
     case invalidRealm = 4
-    /// The relay no longer has history the node needs (trimmed after every known peer had it).
+    /// Reserved: the relay no longer has history the node needs. (Relays of this version send
+    /// trimmed history as a snapshot instead.)
     case historyTrimmed = 5
     /// The relay holds more changesets of this node than the node made: the file was restored
     /// from a backup or copied from another node.
@@ -66,6 +67,12 @@ public enum SyncMessage: Equatable, Sendable {
     /// Asks the relay for its current head (for "wait until downloaded everything there is").
     case markRequest(id: UInt64)
     case markReply(id: UInt64, head: UInt64)
+    /// A chunk of the realm's compacted history (for a node that lacks trimmed changesets), a
+    /// body of instructions with their own stamps. The last chunk (`final`) carries what the node
+    /// has once it applied them all: the version vector and the log position `through`.
+    case snapshot(index: UInt64, final: Bool, through: UInt64, versionVector: VersionVector, body: [UInt8])
+    /// The node applied snapshot chunks before `next`; `resend`: it wants them again from `next`.
+    case snapshotAck(next: UInt64, resend: Bool)
 
     public struct Hello: Equatable, Sendable {
         public var protocolVersion: UInt32
@@ -93,18 +100,27 @@ public enum SyncMessage: Equatable, Sendable {
         /// The highest sequence number of the node's own changesets the relay has stored.
         public var uploadedThrough: UInt64
         public var head: UInt64
+        /// The log position downloads continue after (the node's cursor, or past history the
+        /// relay trimmed and the node already has).
+        public var start: UInt64
+        /// A snapshot of the compacted history follows (the node lacks trimmed changesets).
+        public var snapshotFollows: Bool
 
-        public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64) {
+        public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
+                    start: UInt64 = 0, snapshotFollows: Bool = false)
+        {
             self.protocolVersion = protocolVersion
             self.relayID = relayID
             self.uploadedThrough = uploadedThrough
             self.head = head
+            self.start = start
+            self.snapshotFollows = snapshotFollows
         }
     }
 
     /// Frame kinds (the transport reserves none).
     public enum Kind: UInt8, Sendable {
-        case hello = 1, welcome, error, upload, uploadAck, download, downloadAck, markRequest, markReply
+        case hello = 1, welcome, error, upload, uploadAck, download, downloadAck, markRequest, markReply, snapshot, snapshotAck
     }
 
     public var kind: Kind {
@@ -118,6 +134,8 @@ public enum SyncMessage: Equatable, Sendable {
         case .downloadAck: .downloadAck
         case .markRequest: .markRequest
         case .markReply: .markReply
+        case .snapshot: .snapshot
+        case .snapshotAck: .snapshotAck
         }
     }
 }
@@ -138,17 +156,14 @@ extension SyncMessage {
             w.blob(h.schemaFingerprint)
             w.append(h.cursor.relayID.bytes)
             w.varint(h.cursor.seq)
-            let entries = h.versionVector.entries.sorted { $0.key < $1.key }
-            w.varint(UInt64(entries.count))
-            for (node, seq) in entries {
-                w.append(node.bytes)
-                w.varint(seq)
-            }
+            Self.writeVersionVector(h.versionVector, &w)
         case .welcome(let wl):
             w.varint(UInt64(wl.protocolVersion))
             w.append(wl.relayID.bytes)
             w.varint(wl.uploadedThrough)
             w.varint(wl.head)
+            w.varint(wl.start)
+            w.u8(wl.snapshotFollows ? 1 : 0)
         case .error(let code, let message):
             w.varint(UInt64(code.rawValue))
             w.string(truncated(message, bytes: SyncLimits.errorMessageBytesMax))
@@ -170,6 +185,15 @@ extension SyncMessage {
         case .markReply(let id, let head):
             w.varint(id)
             w.varint(head)
+        case .snapshot(let index, let final, let through, let vv, let body):
+            w.varint(index)
+            w.u8(final ? 1 : 0)
+            w.varint(through)
+            Self.writeVersionVector(vv, &w)
+            w.blob(body)
+        case .snapshotAck(let next, let resend):
+            w.varint(next)
+            w.u8(resend ? 1 : 0)
         }
         return w.bytes
     }
@@ -192,6 +216,27 @@ extension SyncMessage {
         }
     }
 
+    private static func writeVersionVector(_ vv: VersionVector, _ w: inout ByteWriter) {
+        let entries = vv.entries.sorted { $0.key < $1.key }
+        w.varint(UInt64(entries.count))
+        for (node, seq) in entries {
+            w.append(node.bytes)
+            w.varint(seq)
+        }
+    }
+
+    private static func readVersionVector(_ r: inout ByteReader) throws -> VersionVector {
+        let n = try r.length(max: min(SyncLimits.versionVectorEntriesMax, r.remaining / 17))
+        var vv = VersionVector()
+        for _ in 0..<n {
+            let origin = try node(&r)
+            let seq = try r.varint()
+            guard vv[origin] == 0 else { throw AtollError(.protocolViolation, "a version vector names node \(origin) twice") }
+            vv[origin] = seq
+        }
+        return vv
+    }
+
     private static func node(_ r: inout ByteReader) throws -> NodeID {
         guard let n = NodeID(bytes: try r.bytes(16)) else { throw AtollError(.protocolViolation, "bad node id") }
         return n
@@ -206,20 +251,17 @@ extension SyncMessage {
             let fingerprint = try r.blob(max: 64)
             let relay = try node(&r)
             let cursor = try r.varint()
-            let n = try r.length(max: min(SyncLimits.versionVectorEntriesMax, r.remaining / 17))
-            var vv = VersionVector()
-            for _ in 0..<n {
-                let origin = try node(&r)
-                let seq = try r.varint()
-                guard vv[origin] == 0 else { throw AtollError(.protocolViolation, "a version vector names node \(origin) twice") }
-                vv[origin] = seq
-            }
+            let vv = try readVersionVector(&r)
             return .hello(Hello(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), nodeID: id, realmID: realm,
                                 schemaFingerprint: fingerprint, cursor: DownloadCursor(relayID: relay, seq: cursor), versionVector: vv))
         case .welcome:
             let version = try r.varint()
-            return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: try node(&r),
-                                    uploadedThrough: try r.varint(), head: try r.varint()))
+            let relay = try node(&r)
+            let uploaded = try r.varint(), head = try r.varint(), start = try r.varint()
+            let flags = try r.u8()
+            guard flags <= 1, start <= head else { throw AtollError(.protocolViolation, "a malformed welcome") }
+            return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: relay,
+                                    uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags == 1))
         case .error:
             let raw = try r.varint()
             let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed
@@ -244,6 +286,19 @@ extension SyncMessage {
             return .markRequest(id: try r.varint())
         case .markReply:
             return .markReply(id: try r.varint(), head: try r.varint())
+        case .snapshot:
+            let index = try r.varint()
+            let flags = try r.u8()
+            guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown snapshot flags \(flags)") }
+            let through = try r.varint()
+            let vv = try readVersionVector(&r)
+            return .snapshot(index: index, final: flags == 1, through: through, versionVector: vv,
+                             body: try r.blob(max: SyncLimits.changesetBodyBytesMax))
+        case .snapshotAck:
+            let next = try r.varint()
+            let flags = try r.u8()
+            guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown acknowledgement flags \(flags)") }
+            return .snapshotAck(next: next, resend: flags == 1)
         }
     }
 }

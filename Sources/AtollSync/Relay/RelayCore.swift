@@ -17,13 +17,16 @@ public struct RelayConfiguration: Sendable {
     /// Most log entries one trim commit deletes.
     public var trimEntriesMax: Int
     /// A peer not seen for this long stops counting as known (its unacknowledged history may
-    /// then be trimmed; if it comes back it is refused with `historyTrimmed`). nil: never.
+    /// then be trimmed; if it comes back it gets a snapshot of the compacted history). nil: never.
     public var peerExpiryMilliseconds: UInt64?
+    /// The id a new relay file gets (nil: random). Ignored for a file that has one.
+    public var newRelayID: NodeID?
 
     public init(maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
                 physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds,
                 retransmitMilliseconds: UInt64 = 10_000, acknowledgementFlushMilliseconds: UInt64 = 1000,
-                trimIntervalMilliseconds: UInt64 = 5000, trimEntriesMax: Int = 10_000, peerExpiryMilliseconds: UInt64? = nil)
+                trimIntervalMilliseconds: UInt64 = 5000, trimEntriesMax: Int = 10_000, peerExpiryMilliseconds: UInt64? = nil,
+                newRelayID: NodeID? = nil)
     {
         self.maxForwardDriftMilliseconds = maxForwardDriftMilliseconds
         self.physicalClock = physicalClock
@@ -32,6 +35,7 @@ public struct RelayConfiguration: Sendable {
         self.trimIntervalMilliseconds = trimIntervalMilliseconds
         self.trimEntriesMax = trimEntriesMax
         self.peerExpiryMilliseconds = peerExpiryMilliseconds
+        self.newRelayID = newRelayID
     }
 }
 
@@ -90,6 +94,9 @@ public final class RelayCore {
 
     public var relayID: NodeID { store.relayID }
 
+    /// Connections in id order (iteration order decides message order: keep it reproducible).
+    private var orderedConnections: [Connection] { connections.sorted { $0.key < $1.key }.map(\.value) }
+
     private final class Connection {
         let id: ConnectionID
         var realm: String?
@@ -99,13 +106,26 @@ public final class RelayCore {
         var acknowledged: UInt64 = 0
         var inFlight: [UInt64] = []
         var lastProgress: UInt64 = 0
+        /// Streaming the compacted history (the node lacks trimmed changesets).
+        var snapshot: SnapshotStream?
 
         init(id: ConnectionID) { self.id = id }
     }
 
+    private struct SnapshotStream {
+        let through: UInt64
+        let versionVector: VersionVector
+        /// Per chunk sent and not acknowledged: the object key it started after.
+        var starts: [UInt64: [UInt8]?] = [:]
+        var next: UInt64 = 0
+        var nextAfter: [UInt8]?
+        var finalIndex: UInt64?
+        var acknowledged: UInt64 = 0
+    }
+
     public init(database: Database, configuration: RelayConfiguration = RelayConfiguration()) throws {
         self.configuration = configuration
-        store = try RelayStore(database: database)
+        store = try RelayStore(database: database, newRelayID: configuration.newRelayID)
     }
 
     // MARK: connection events
@@ -146,6 +166,10 @@ public final class RelayCore {
             return [.close(c)]
         case (let realm?, .upload(let changesets)):
             return upload(conn, realm, changesets, now: now)
+        case (_, .downloadAck) where conn.snapshot != nil:
+            return []
+        case (_?, .snapshotAck(let next, let resend)):
+            return snapshotAck(conn, next: next, resend: resend, now: now)
         case (let realm?, .downloadAck(let cursor, let resend)):
             guard let head = store.realms[realm]?.head, cursor <= head, cursor <= conn.sent || resend else {
                 return refuse(c, .malformed, "acknowledged log position \(cursor), which was never sent")
@@ -154,7 +178,7 @@ public final class RelayCore {
             conn.acknowledged = max(conn.acknowledged, cursor)
             conn.inFlight.removeAll { $0 <= cursor }
             if resend {
-                conn.sent = cursor
+                conn.sent = max(cursor, store.realms[realm]?.trimmedThrough ?? 0)
                 conn.inFlight.removeAll()
                 conn.lastProgress = now
             }
@@ -189,18 +213,17 @@ public final class RelayCore {
         guard start <= realm.head else {
             return refuse(c, .malformed, "the node claims log position \(start) of realm '\(h.realmID)', whose head is \(realm.head)")
         }
+        var snapshot: SnapshotStream?
         if start < realm.trimmedThrough {
-            // The log before trimmedThrough is gone: fine only if the node already has all of it.
-            let lacking = realm.origins.filter { $0.key != h.nodeID && h.versionVector[$0.key] < $0.value.trimmed }
-            guard lacking.isEmpty else {
-                return refuse(c, .historyTrimmed,
-                    "realm '\(h.realmID)' no longer has the history this node lacks (trimmed through \(realm.trimmedThrough) after every known peer had it); start this node from a copy of a synced node's file")
-            }
+            // The log before trimmedThrough is gone. A node that has all of it resumes after it;
+            // one that lacks some gets the compacted history first.
+            let lacking = realm.origins.contains { $0.key != h.nodeID && h.versionVector[$0.key] < $0.value.trimmed }
+            if lacking { snapshot = SnapshotStream(through: realm.trimmedThrough, versionVector: store.trimmedVersionVector(h.realmID)) }
             start = realm.trimmedThrough
         }
         // A node reconnecting before its old connection was noticed dead: the old one goes.
         var actions: [RelayAction] = []
-        for (other, o) in connections where other != c && o.realm == h.realmID && o.node == h.nodeID {
+        for (other, o) in connections.sorted(by: { $0.key < $1.key }) where other != c && o.realm == h.realmID && o.node == h.nodeID {
             connections[other] = nil
             actions.append(.close(other))
         }
@@ -210,8 +233,12 @@ public final class RelayCore {
         conn.sent = start
         conn.acknowledged = start
         conn.lastProgress = now
-        store.notePeer(h.realmID, h.nodeID, acknowledged: start, now: configuration.physicalClock(), firstContact: true)
-        let welcome = SyncMessage.Welcome(relayID: relayID, uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head)
+        conn.snapshot = snapshot
+        // A node receiving a snapshot holds the history before `start` only once it is done.
+        let acknowledged = snapshot == nil ? start : (store.realms[h.realmID]?.peers[h.nodeID]?.acknowledged ?? 0)
+        store.notePeer(h.realmID, h.nodeID, acknowledged: min(acknowledged, start), now: configuration.physicalClock(), firstContact: true)
+        let welcome = SyncMessage.Welcome(relayID: relayID, uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head,
+                                          start: start, snapshotFollows: snapshot != nil)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
         return actions + pump(conn, now: now)
     }
@@ -254,17 +281,38 @@ public final class RelayCore {
         if !entries.isEmpty {
             // The others get the new changesets; the uploader gets an (empty) download moving its
             // position past its own, so its lag and the trimming point advance.
-            for other in connections.values where other.realm == realmID {
+            for other in orderedConnections where other.realm == realmID {
                 actions += pump(other, now: now)
             }
         }
         return actions
     }
 
-    /// Sends `conn` the log entries it lacks, within the in-flight window.
+    /// Sends `conn` the log entries it lacks (after the snapshot, if it gets one), within the
+    /// in-flight window.
     private func pump(_ conn: Connection, now: UInt64) -> [RelayAction] {
         guard let realmID = conn.realm, let realm = store.realms[realmID] else { return [] }
         var actions: [RelayAction] = []
+        if var snap = conn.snapshot {
+            defer { conn.snapshot = snap }
+            while snap.finalIndex == nil, snap.next - snap.acknowledged < UInt64(SyncLimits.downloadBatchesInFlightMax) {
+                let chunk: (body: [UInt8], last: [UInt8]?)
+                do {
+                    chunk = try store.snapshotChunk(realmID, after: snap.nextAfter, bytesMax: SyncLimits.batchBytesMax)
+                } catch {
+                    return actions + refuse(conn.id, .unavailable, "the relay could not read its compacted history: \(error)")
+                }
+                let final = chunk.last == nil
+                actions.append(.send(conn.id, SyncMessage.snapshot(index: snap.next, final: final, through: snap.through,
+                                                                   versionVector: snap.versionVector, body: chunk.body).frame))
+                if snap.next == snap.acknowledged { conn.lastProgress = now }
+                snap.starts[snap.next] = snap.nextAfter
+                if final { snap.finalIndex = snap.next }
+                snap.nextAfter = chunk.last
+                snap.next += 1
+            }
+            return actions
+        }
         while conn.inFlight.count < SyncLimits.downloadBatchesInFlightMax, conn.sent < realm.head {
             let node = conn.node, known = conn.known
             let batch: (entries: [RelayEntry], through: UInt64)
@@ -282,12 +330,47 @@ public final class RelayCore {
         return actions
     }
 
+    private func snapshotAck(_ conn: Connection, next: UInt64, resend: Bool, now: UInt64) -> [RelayAction] {
+        guard var snap = conn.snapshot, let realm = conn.realm else { return [] }
+        guard next <= snap.next else { return refuse(conn.id, .malformed, "acknowledged snapshot chunk \(next), which was never sent") }
+        if next > snap.acknowledged {
+            for i in snap.acknowledged..<next { snap.starts[i] = nil }
+            snap.acknowledged = next
+            conn.lastProgress = now
+        }
+        if let f = snap.finalIndex, snap.acknowledged > f {
+            // Done: the node holds everything through `through`; the log follows.
+            conn.snapshot = nil
+            conn.sent = snap.through
+            conn.acknowledged = snap.through
+            conn.inFlight.removeAll()
+            for (origin, seq) in snap.versionVector.entries where conn.known[origin] < seq { conn.known[origin] = seq }
+            store.notePeer(realm, conn.node, acknowledged: snap.through, now: configuration.physicalClock())
+            return pump(conn, now: now)
+        }
+        if resend { rewind(&snap, to: snap.acknowledged) }
+        conn.snapshot = snap
+        return pump(conn, now: now)
+    }
+
+    private func rewind(_ snap: inout SnapshotStream, to index: UInt64) {
+        guard index < snap.next, let start = snap.starts[index] else { return }
+        snap.next = index
+        snap.nextAfter = start
+        if let f = snap.finalIndex, f >= index { snap.finalIndex = nil }
+    }
+
     // MARK: timers
 
     /// Resends stalled downloads, persists acknowledgements, trims history, forgets expired peers.
     public func tick(now: UInt64) -> [RelayAction] {
         var actions: [RelayAction] = []
-        for conn in connections.values where conn.realm != nil {
+        for conn in orderedConnections where conn.realm != nil {
+            if var snap = conn.snapshot, snap.next > snap.acknowledged, now >= conn.lastProgress + configuration.retransmitMilliseconds {
+                rewind(&snap, to: snap.acknowledged)
+                conn.snapshot = snap
+                conn.lastProgress = now
+            }
             if !conn.inFlight.isEmpty, now >= conn.lastProgress + configuration.retransmitMilliseconds {
                 conn.sent = conn.acknowledged
                 conn.inFlight.removeAll()
@@ -318,6 +401,8 @@ public final class RelayCore {
                 }
             }
             guard let current = store.realms[realm.id], !current.peers.isEmpty else { continue }
+            // The compacted history must not change under a snapshot being streamed.
+            if connections.values.contains(where: { $0.realm == realm.id && $0.snapshot != nil }) { continue }
             var floor = current.peers.values.map(\.acknowledged).min() ?? 0
             for conn in connections.values where conn.realm == realm.id { floor = min(floor, conn.acknowledged) }
             if floor > current.trimmedThrough {

@@ -60,7 +60,7 @@ final class RelayStore {
     static let origins = "relay.origins"
     static let peers = "relay.peers"
 
-    init(database: Database) throws {
+    init(database: Database, newRelayID: NodeID? = nil) throws {
         self.database = database
         let w = try database.beginWrite()
         do {
@@ -68,7 +68,7 @@ final class RelayStore {
                 relayID = id
                 w.rollback()
             } else {
-                relayID = NodeID.random()
+                relayID = newRelayID ?? NodeID.random()
                 try w.putInternal(Self.meta, key: Array("id".utf8), value: relayID.bytes)
                 try w.commit()
             }
@@ -304,15 +304,17 @@ final class RelayStore {
         prefix.u32BigEndian(realm.index)
         var count = 0
         try write { w in
-            var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64)] = []
+            var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64, changeset: Changeset)] = []
             try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
                 let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
                 guard seq <= end else { return false }
                 let e = try Self.decodeEntry(seq: seq, v)
-                doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations))
+                doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations, e.changeset))
                 return true
             }
             for d in doomed {
+                // Its effect stays in the realm's compacted history (for nodes that lack it).
+                try RelayBase.fold(d.changeset, realm: realm.index, into: w)
                 try w.deleteInternal(Self.log, key: d.key)
                 var o = realm.origins[d.origin] ?? (d.seq, d.seq)
                 o.trimmed = max(o.trimmed, d.seq)
@@ -332,6 +334,19 @@ final class RelayStore {
         }
         realms[realmID] = realm
         return count
+    }
+
+    /// The next chunk of a realm's compacted history after object key `after` (see RelayBase).
+    func snapshotChunk(_ realmID: String, after: [UInt8]?, bytesMax: Int) throws -> (body: [UInt8], last: [UInt8]?) {
+        guard let realm = realms[realmID] else { return (ChangesetBodyEncoder(origin: relayID, explicitStamps: true).finish(), nil) }
+        let r = try database.beginRead()
+        defer { r.close() }
+        return try RelayBase.chunk(realm: realm.index, after: after, relay: relayID, bytesMax: bytesMax, in: r)
+    }
+
+    /// Per origin, the last sequence number the compacted history holds.
+    func trimmedVersionVector(_ realmID: String) -> VersionVector {
+        VersionVector(realms[realmID]?.origins.mapValues(\.trimmed) ?? [:])
     }
 
     /// Operations through log position `seq` (for lag).

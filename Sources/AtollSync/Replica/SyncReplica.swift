@@ -13,15 +13,19 @@ public struct ReplicaConfiguration: Sendable {
     public var maxForwardDriftMilliseconds: UInt64
     /// Physical time in milliseconds since 1970 (the simulator gives each node its own clock).
     public var physicalClock: @Sendable () -> UInt64
+    /// The id a file gets when sync first starts on it (nil: a random one, the normal case;
+    /// provisioning tools and the simulator choose them). Ignored for a file that has one.
+    public var newNodeID: NodeID?
 
     public init(realmID: String, classes: [String]? = nil,
                 maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
-                physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds)
+                physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds, newNodeID: NodeID? = nil)
     {
         self.realmID = realmID
         self.classes = classes
         self.maxForwardDriftMilliseconds = maxForwardDriftMilliseconds
         self.physicalClock = physicalClock
+        self.newNodeID = newNodeID
     }
 
     @Sendable public static func systemMilliseconds() -> UInt64 {
@@ -144,7 +148,9 @@ public final class SyncReplica {
                 return SyncReplica(database: database, configuration: configuration, state: raced, schema: schema)
             }
             let schemaNow = try SyncSchema.load(w, classNames: configuration.classes)
-            let state = ReplicaState(nodeID: NodeID.random(), realmID: configuration.realmID, fingerprint: schemaNow.fingerprint)
+            let id = configuration.newNodeID ?? NodeID.random()
+            guard id != .zero else { throw AtollError(.invalidArgument, "a node id cannot be zero") }
+            let state = ReplicaState(nodeID: id, realmID: configuration.realmID, fingerprint: schemaNow.fingerprint)
             let writer = SyncWriter(txn: w, schema: schemaNow, state: state, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
             try writer.bootstrapExistingData()
@@ -292,6 +298,34 @@ public final class SyncReplica {
                 report.applied += 1
             }
             if let cursor {
+                w.state.relayID = cursor.relayID
+                w.state.relayCursor = cursor.seq
+            }
+        }
+        report.version = version
+        return report
+    }
+
+    /// Merges one chunk of a relay's snapshot of compacted history, in one commit (after turning
+    /// pending local commits into changesets). The last chunk's `completion` moves the version
+    /// vector and the download cursor past everything the snapshot stands for. A chunk applied
+    /// twice changes nothing; until the last chunk is in, a restart simply receives them again.
+    @discardableResult
+    public func applySnapshot(_ body: [UInt8], relay: NodeID, completion: (versionVector: VersionVector, cursor: DownloadCursor)?) throws -> ApplyReport {
+        var report = ApplyReport()
+        let (_, version) = try write { w in
+            report.extracted = try w.extractPendingLocalCommits()
+            try w.applySnapshotChunk(body, relay: relay)
+            report.clockCapped = w.clockCapped
+            if let (vv, cursor) = completion {
+                guard vv[w.state.nodeID] <= w.state.ownSeq else {
+                    throw AtollError(.protocolViolation,
+                        "the relay's history holds \(vv[w.state.nodeID]) changesets of this node, which made only \(w.state.ownSeq): this file was restored from a backup or copied from another node")
+                }
+                for (origin, seq) in vv.entries {
+                    let i = w.state.nodeIndex(origin)
+                    w.state.applied[i] = max(w.state.applied[i], seq)
+                }
                 w.state.relayID = cursor.relayID
                 w.state.relayCursor = cursor.seq
             }

@@ -30,6 +30,16 @@ extension SyncWriter {
         let properties: [String]
         var columns: [Int: Int] = [:]
 
+        init(_ decoder: ChangesetBodyDecoder, _ schema: SyncSchema) throws {
+            classes = try decoder.classes.map { name in
+                guard let c = schema.byName[name] else {
+                    throw AtollError(.protocolViolation, "a changeset names class '\(name)', which this node does not sync")
+                }
+                return c
+            }
+            properties = decoder.properties
+        }
+
         mutating func column(_ c: SyncedClass, classIndex: Int, property: Int) throws -> Int {
             let key = classIndex << 32 | property
             if let col = columns[key] { return col }
@@ -43,49 +53,75 @@ extension SyncWriter {
 
     /// Applies one remote changeset whose predecessors (per origin) are all applied.
     func applyRemote(_ cs: Changeset) throws {
-        let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
-        let classes = try content.classes.map { name in
-            guard let c = schema.byName[name] else {
-                throw AtollError(.protocolViolation, "a changeset names class '\(name)', which this node does not sync")
+        try cs.body.withUnsafeBytes { buffer in
+            var decoder = try ChangesetBodyDecoder(buffer, origin: cs.origin)
+            let base = cs.stamp
+            _ = state.nodeIndex(cs.origin)
+            var names = try Names(decoder, schema)
+            var index = 0
+            try mapInputErrors("changeset \(cs.seq) of node \(cs.origin)") {
+                while let instruction = try decoder.next() {
+                    try apply(instruction, stamp: base.at(index), elementNode: cs.origin, &names)
+                    index += 1
+                }
             }
-            return c
         }
-        var names = Names(classes: classes, properties: content.properties)
-        let base = cs.stamp
-        _ = state.nodeIndex(cs.origin)
-        do {
-            for (index, instruction) in content.instructions.enumerated() {
-                let stamp = base.at(index)
-                let o = instruction.object
-                let c = classes[o.classIndex]
-                guard c.accepts(primaryKey: o.primaryKey) else {
-                    throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
-                }
-                switch instruction {
-                case .create:
-                    try applyCreate(c, o.primaryKey, stamp)
-                case .erase:
-                    try applyErase(c, o.primaryKey, stamp)
-                case .set(_, let p, let v):
-                    try applySet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
-                case .addInteger(_, let p, let d):
-                    try applyAddInteger(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), d, stamp)
-                case .listInsert(_, let p, let after, let lamport, let v):
-                    let column = try names.column(c, classIndex: o.classIndex, property: p)
-                    try applyListInsert(c, o.primaryKey, column, after: after, id: ElementID(lamport: lamport, node: cs.origin), v, stamp)
-                case .listSet(_, let p, let e, let v):
-                    try applyListSet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, v, stamp)
-                case .listErase(_, let p, let e):
-                    try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e)
+    }
+
+    /// Applies one chunk of a relay's snapshot (instructions with their own stamps). Every
+    /// instruction is idempotent, so a chunk applied again (after a crash) changes nothing.
+    func applySnapshotChunk(_ body: [UInt8], relay: NodeID) throws {
+        try body.withUnsafeBytes { buffer in
+            var decoder = try ChangesetBodyDecoder(buffer, origin: relay, snapshot: true)
+            var names = try Names(decoder, schema)
+            try mapInputErrors("a snapshot of relay \(relay)") {
+                while let instruction = try decoder.next() {
+                    let stamp = decoder.stamp
+                    if !clock.observe(stamp.hlc, physicalMilliseconds: physicalMilliseconds(), maxForwardDriftMilliseconds: maxForwardDriftMilliseconds) {
+                        clockCapped += 1
+                    }
+                    try apply(instruction, stamp: stamp, elementNode: decoder.elementNode ?? stamp.node, erased: decoder.elementErased, &names)
                 }
             }
+        }
+    }
+
+    /// Input that does not fit the local schema is the peer's fault: `.protocolViolation`.
+    private func mapInputErrors(_ what: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
         } catch let e as AtollError {
             switch e.kind {
             case .typeMismatch, .requiredValueMissing, .invalidArgument, .limitExceeded, .primaryKeyExists, .objectNotFound:
-                throw AtollError(.protocolViolation, "changeset \(cs.seq) of node \(cs.origin) cannot be applied: \(e.message)")
+                throw AtollError(.protocolViolation, "\(what) cannot be applied: \(e.message)")
             default:
                 throw e
             }
+        }
+    }
+
+    private func apply(_ instruction: SyncInstruction, stamp: Stamp, elementNode: NodeID, erased: Bool = false, _ names: inout Names) throws {
+        let o = instruction.object
+        let c = names.classes[o.classIndex]
+        guard c.accepts(primaryKey: o.primaryKey) else {
+            throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
+        }
+        switch instruction {
+        case .create:
+            try applyCreate(c, o.primaryKey, stamp)
+        case .erase:
+            try applyErase(c, o.primaryKey, stamp)
+        case .set(_, let p, let v):
+            try applySet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
+        case .addInteger(_, let p, let d):
+            try applyAddInteger(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), d, stamp)
+        case .listInsert(_, let p, let after, let lamport, let v):
+            let column = try names.column(c, classIndex: o.classIndex, property: p)
+            try applyListInsert(c, o.primaryKey, column, after: after, id: ElementID(lamport: lamport, node: elementNode), v, stamp, erased: erased)
+        case .listSet(_, let p, let e, let v):
+            try applyListSet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, v, stamp)
+        case .listErase(_, let p, let e):
+            try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e)
         }
     }
 
@@ -279,6 +315,8 @@ extension SyncWriter {
             throw AtollError(.protocolViolation, "a changeset increments '\(c.name).\(spec.name)', which is not an integer property")
         }
         let ok = SyncTrees.objectKey(c.key, pk)
+        // Each increment has its own stamp: one already kept was applied already.
+        if try txn.internalValue(SyncTrees.counters, key: SyncTrees.counterKey(ok, column: column, stamp: stamp)) != nil { return }
         var o = try object(ok)
         // An increment stamped before the value it would add to was written is void.
         if let f = o.field(column), f.stamp > stamp { return }
@@ -309,19 +347,22 @@ extension SyncWriter {
         return (value, dangling)
     }
 
+    /// `erased`: the element was removed already (a snapshot sends it for the structure only).
     private func applyListInsert(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, after: ElementID?, id: ElementID,
-                                 _ v: SyncValue, _ stamp: Stamp) throws
+                                 _ v: SyncValue, _ stamp: Stamp, erased: Bool = false) throws
     {
         try listColumn(c, column)
         if let after, after == id { throw AtollError(.protocolViolation, "a list element is inserted after itself") }
         let ok = SyncTrees.objectKey(c.key, pk)
         let lk = SyncTrees.listKey(ok, column: column)
         var o = try object(ok)
-        if let d = o.deleted, stamp < d {
-            // Inserted before the object's delete: kept only as a tombstone, for the structure
+        var existing = try list(lk)
+        if existing.index(of: id) != nil { return } // applied already
+        if erased || o.deleted.map({ stamp < $0 }) ?? false {
+            // Inserted before the object's delete, or removed already: kept only as a tombstone, for the structure
             // (inserts made after it may still arrive).
             var l = try list(lk)
-            guard l.index(of: id) == nil else { throw AtollError(.protocolViolation, "list element \(id) is inserted twice") }
+            guard l.index(of: id) == nil else { return } // applied already
             let (at, depth) = try l.insertionPoint(after: after, id: id)
             l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: true, valueStamp: stamp, value: .null), at: at)
             setList(lk, l)
@@ -331,7 +372,6 @@ extension SyncWriter {
         setObject(ok, o)
         // Loaded after prepareWrite, which may have brought links back into this very list.
         var l = try list(lk)
-        guard l.index(of: id) == nil else { throw AtollError(.protocolViolation, "list element \(id) is inserted twice") }
         let (at, depth) = try l.insertionPoint(after: after, id: id)
         let (value, dangling) = try listElementValue(c, column, v)
         var e = ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: v)

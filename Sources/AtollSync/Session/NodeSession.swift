@@ -91,6 +91,10 @@ public final class NodeSession {
     private var lastDownloadProgress: UInt64 = 0
     private var marks: [UInt64: UInt64?] = [:]
     private var nextMarkID: UInt64 = 1
+    /// Receiving the relay's compacted history: the next chunk expected.
+    private var snapshotNext: UInt64?
+    /// The cursor a resend was last asked for (asked once per position; the timer asks again).
+    private var resendRequestedAt: UInt64?
 
     public init(replica: SyncReplica, timings: SessionTimings = SessionTimings()) {
         self.replica = replica
@@ -136,6 +140,7 @@ public final class NodeSession {
     private func resetConnection() {
         relayID = nil
         uploadInFlight.removeAll()
+        snapshotNext = nil
     }
 
     /// Ends the session because of `error`: tells the relay (when `code` is given), closes, and
@@ -192,8 +197,14 @@ public final class NodeSession {
             uploadInFlight.removeAll()
             lastUploadProgress = now
         }
-        if relayHead > cursor, now >= lastDownloadProgress + timings.retransmitMilliseconds {
+        if let next = snapshotNext {
+            if now >= lastDownloadProgress + timings.retransmitMilliseconds {
+                actions.append(.send(SyncMessage.snapshotAck(next: next, resend: true).frame))
+                lastDownloadProgress = now
+            }
+        } else if relayHead > cursor, now >= lastDownloadProgress + timings.retransmitMilliseconds {
             actions.append(.send(SyncMessage.downloadAck(cursor: cursor, resend: true).frame))
+            resendRequestedAt = cursor
             lastDownloadProgress = now
         }
         return actions + pumpUploads(now: now)
@@ -236,6 +247,8 @@ public final class NodeSession {
             return uploadAck(through, resend: resend, now: now)
         case (.connected, .download(let from, let to, let head, let changesets)):
             return download(from: from, to: to, head: head, changesets, now: now)
+        case (.connected, .snapshot(let index, let final, let through, let vv, let body)):
+            return snapshot(index: index, final: final, through: through, vv, body, now: now)
         case (.connected, .markReply(let id, let head)):
             relayHead = max(relayHead, head)
             if marks[id] != nil { marks[id] = .some(head) }
@@ -258,14 +271,22 @@ public final class NodeSession {
         }
         relayID = w.relayID
         relayHead = w.head
+        snapshotNext = w.snapshotFollows ? 0 : nil
+        resendRequestedAt = nil
+        // Downloads continue after the relay's `start`: this node's cursor, or past history the
+        // relay trimmed that this node has (or gets in the snapshot first).
         cursor = replica.downloadCursor.relayID == w.relayID ? replica.downloadCursor.seq : 0
+        if !w.snapshotFollows, w.start != cursor {
+            cursor = w.start
+            replica.advanceCursor(to: DownloadCursor(relayID: w.relayID, seq: w.start))
+        }
         replica.acknowledgeUpload(through: w.uploadedThrough)
         uploadSent = replica.uploadAcknowledged
         uploadInFlight.removeAll()
         lastUploadProgress = now
         lastDownloadProgress = now
         var actions = transition(.connected)
-        for (id, head) in marks where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
+        for (id, head) in marks.sorted(by: { $0.key < $1.key }) where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
         return actions + pumpUploads(now: now)
     }
 
@@ -303,9 +324,15 @@ public final class NodeSession {
 
     private func download(from: UInt64, to: UInt64, head: UInt64, _ changesets: [Changeset], now: UInt64) -> [SessionAction] {
         relayHead = max(relayHead, head)
+        guard snapshotNext == nil else { return [] }
         guard from == cursor else {
-            // A repeat (already applied) or a gap (something was lost): say where we are.
-            return [.send(SyncMessage.downloadAck(cursor: cursor, resend: to > cursor).frame)]
+            // A repeat (already applied): acknowledge again (the first acknowledgement may have
+            // been lost). A gap (something was lost): ask once for the log again from here (the
+            // timer asks again if that is lost too).
+            if to <= cursor { return [.send(SyncMessage.downloadAck(cursor: cursor, resend: false).frame)] }
+            guard resendRequestedAt != cursor else { return [] }
+            resendRequestedAt = cursor
+            return [.send(SyncMessage.downloadAck(cursor: cursor, resend: true).frame)]
         }
         guard let relayID else { return [] }
         do {
@@ -324,9 +351,41 @@ public final class NodeSession {
             return []
         }
         cursor = to
+        resendRequestedAt = nil
         lastDownloadProgress = now
         // Local changesets made by the apply's extraction go out too.
         return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + pumpUploads(now: now)
+    }
+
+    private func snapshot(index: UInt64, final: Bool, through: UInt64, _ vv: VersionVector, _ body: [UInt8], now: UInt64) -> [SessionAction] {
+        guard let relayID else { return [] }
+        guard let next = snapshotNext else {
+            // Finished already (or none was announced): the acknowledgement of the last chunk
+            // may have been lost, so acknowledge again.
+            return [.send(SyncMessage.snapshotAck(next: index + 1, resend: false).frame)]
+        }
+        guard index == next else {
+            if index < next { return [.send(SyncMessage.snapshotAck(next: next, resend: false).frame)] }
+            guard resendRequestedAt != next else { return [] }
+            resendRequestedAt = next
+            return [.send(SyncMessage.snapshotAck(next: next, resend: true).frame)]
+        }
+        do {
+            let report = try replica.applySnapshot(body, relay: relayID,
+                                                   completion: final ? (vv, DownloadCursor(relayID: relayID, seq: through)) : nil)
+            clockWarnings += report.clockCapped
+        } catch let e as AtollError where e.kind == .protocolViolation {
+            return fail(e, code: .malformed, fatal: true)
+        } catch let e as AtollError {
+            return fail(e, code: nil, fatal: false)
+        } catch {
+            return []
+        }
+        lastDownloadProgress = now
+        resendRequestedAt = nil
+        snapshotNext = final ? nil : next + 1
+        if final { cursor = through }
+        return [.send(SyncMessage.snapshotAck(next: next + 1, resend: false).frame)] + pumpUploads(now: now)
     }
 
     // MARK: progress and waiting

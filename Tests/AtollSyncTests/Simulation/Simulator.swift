@@ -29,9 +29,11 @@ final class Simulator {
         var wireCodec = true
         var clockSkewMillisecondsMax: Int64 = 45_000
         var clockJumps = true
+        /// The relay forgets peers unseen for 8 s (they come back to a snapshot).
+        var peerExpiry = false
 
         var description: String {
-            "nodes=\(nodes) tx/node=\(userTransactionsPerNode) crashes=\(nodeCrashes) relayCrashes=\(relayCrashes) partitions=\(partitions) lossy=\(lossyLinks) wire=\(wireCodec) skew=\(clockSkewMillisecondsMax) jumps=\(clockJumps)"
+            "nodes=\(nodes) tx/node=\(userTransactionsPerNode) crashes=\(nodeCrashes) relayCrashes=\(relayCrashes) partitions=\(partitions) lossy=\(lossyLinks) wire=\(wireCodec) skew=\(clockSkewMillisecondsMax) jumps=\(clockJumps) expiry=\(peerExpiry)"
         }
 
         /// Options drawn from a seed, so schedules vary in shape as well as in detail.
@@ -46,6 +48,7 @@ final class Simulator {
             o.wireCodec = !o.lossyLinks && rng.chance(50)
             o.clockSkewMillisecondsMax = rng.chance(50) ? 45_000 : 5000
             o.clockJumps = rng.chance(30)
+            o.peerExpiry = rng.chance(30)
             return o
         }
     }
@@ -84,6 +87,8 @@ final class Simulator {
         var connectPending = false
         var encoder: FrameEncoder?
         var decoder: FrameDecoder?
+        /// The id its file gets (drawn from the seed, so schedules replay exactly).
+        var id = NodeID.zero
 
         init(index: Int, db: Database, clock: ManualClock, skew: Int64) {
             self.index = index
@@ -132,6 +137,10 @@ final class Simulator {
     private(set) var trace: [String] = []
     /// Protocol violations seen by nodes: none may happen between correct peers.
     private(set) var protocolErrors: [String] = []
+    /// Messages after the chaos (the last ones, for diagnosing schedules that never go quiet).
+    var messageTrace: [String] = [] {
+        didSet { if messageTrace.count > 300 { messageTrace.removeFirst(100) } }
+    }
     private(set) var eventsRun = 0
     let realm = "sim"
 
@@ -146,6 +155,7 @@ final class Simulator {
             let skew = Int64.random(in: -self.options.clockSkewMillisecondsMax...self.options.clockSkewMillisecondsMax, using: &rng)
             let clock = ManualClock(UInt64(Int64(Self.epoch) + skew))
             let node = Node(index: i, db: try TestSchema.database(), clock: clock, skew: skew)
+            node.id = NodeID(high: rng.next(), low: rng.next())
             nodes.append(node)
             try start(node)
         }
@@ -175,7 +185,8 @@ final class Simulator {
 
     var relayConfiguration: RelayConfiguration {
         RelayConfiguration(physicalClock: relayClock.function, retransmitMilliseconds: 3000, acknowledgementFlushMilliseconds: 2000,
-                           trimIntervalMilliseconds: 4000_000_000, trimEntriesMax: 50)
+                           trimIntervalMilliseconds: 4000, trimEntriesMax: 50,
+                           peerExpiryMilliseconds: options.peerExpiry ? 8000 : nil, newRelayID: NodeID(high: seed | 1, low: 0xAAAA))
     }
 
     func note(_ s: String) {
@@ -230,6 +241,9 @@ final class Simulator {
             }
             setTime(time)
             eventsRun += 1
+            guard eventsRun < 3_000_000 else {
+                throw AtollError(.timeout, "seed \(seed): more than 3,000,000 events (a message loop?)")
+            }
             try handle(event)
         }
         guard quiet else { throw AtollError(.timeout, "seed \(seed): ran out of events before quiet") }
@@ -238,7 +252,7 @@ final class Simulator {
     // MARK: nodes
 
     private func start(_ node: Node) throws {
-        let replica = try SyncReplica.open(node.db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function))
+        let replica = try SyncReplica.open(node.db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id))
         let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
         node.replica = replica
         node.session = session
@@ -367,6 +381,7 @@ final class Simulator {
         switch event {
         case .deliverToRelay(let cid, let frame):
             guard let conn = connections[cid], conn.alive, let relay, let f = decode(frame, with: conn.relayDecoder) else { return }
+            if !chaos, let m = try? SyncMessage(frame: f) { messageTrace.append("\(now) n\(conn.node)->relay \(m.short)") }
             performRelay(relay.receive(f, from: cid, now: now))
 
         case .deliverToNode(let cid, let frame):
@@ -374,6 +389,7 @@ final class Simulator {
             let node = nodes[conn.node]
             guard node.alive, node.connection == cid, let session = node.session, let f = decode(frame, with: node.decoder) else { return }
             if f.kind == SyncMessage.Kind.welcome.rawValue { conn.handshakeDone = true }
+            if !chaos, let m = try? SyncMessage(frame: f) { messageTrace.append("\(now) relay->n\(conn.node) \(m.short)") }
             perform(node, session.receive(f, now: now))
 
         case .connect(let i):
@@ -456,7 +472,7 @@ final class Simulator {
             guard chaos, relay != nil else { return }
             note("relay crashes")
             relay = nil
-            for (cid, conn) in connections where conn.alive {
+            for (cid, conn) in connections.sorted(by: { $0.key < $1.key }) where conn.alive {
                 conn.alive = false
                 schedule(latency(), .nodeNoticesClose(cid))
             }
@@ -543,5 +559,23 @@ final class Simulator {
         if trace.contains(where: { $0.contains("CHANGESET CHANGED") }) { problems.append("a changeset was uploaded twice with different content") }
         if !protocolErrors.isEmpty { problems.append("protocol errors between correct peers:\n" + protocolErrors.joined(separator: "\n")) }
         return problems.isEmpty ? nil : problems.joined(separator: "\n")
+    }
+}
+
+extension SyncMessage {
+    var short: String {
+        switch self {
+        case .hello(let h): "hello cursor=\(h.cursor.seq)"
+        case .welcome(let w): "welcome up=\(w.uploadedThrough) head=\(w.head) snap=\(w.snapshotFollows)"
+        case .error(let c, let m): "error \(c) \(m)"
+        case .upload(let cs): "upload \(cs.first?.seq ?? 0)...\(cs.last?.seq ?? 0)"
+        case .uploadAck(let t, let r): "uploadAck \(t) \(r)"
+        case .download(let f, let t, let h, let cs): "download \(f)..\(t) head=\(h) n=\(cs.count)"
+        case .downloadAck(let c, let r): "downloadAck \(c) \(r)"
+        case .markRequest(let id): "mark \(id)"
+        case .markReply(let id, let h): "markReply \(id) \(h)"
+        case .snapshot(let i, let f, let t, _, let b): "snapshot #\(i) final=\(f) through=\(t) bytes=\(b.count)"
+        case .snapshotAck(let n, let r): "snapshotAck \(n) \(r)"
+        }
     }
 }

@@ -1,0 +1,320 @@
+import AtollStorage
+import Crypto
+
+// A realm's compacted history: the merged effect of every changeset trimmed from the log, kept
+// so that a node that never saw those changesets (a new node, or one forgotten after
+// `peerExpiryMilliseconds`) can still get the realm's data. It is the same state the merge rules
+// define, kept without a schema, addressed by (class, primary key, property), with every stamp:
+//
+//   relay.base.objects  object key                        -> u8 flags (1: latest, 2: deleted),
+//                                                            [latest stamp], [deleted stamp],
+//                                                            tagged primary key
+//   relay.base.parts    object key ++ u8 kind ++ u8 property length ++ property ++ by kind:
+//                        1 field:      nothing             -> stamp, value
+//                        2 increment:  u64 BE hlc, 16-byte node, u32 BE index -> zigzag delta
+//                        3 element:    u64 BE lamport, 16-byte node
+//                                                          -> u8 flags (1: erased, 2: has parent),
+//                                                            [parent lamport, parent node], insert
+//                                                            stamp, value stamp, [value]
+//   object key: u32 BE realm ++ u8 class length ++ class ++ primary key (tagged encoding if at
+//               most 64 bytes, else 0xFF ++ SHA-256 of it)
+//   stamp in values: varint hlc, 16-byte node, varint index
+//
+// Folding drops what can no longer matter (property values and increments older than a delete,
+// increments older than the property's write) and keeps what can (tombstones, removed list
+// elements, for the structure of later inserts). A snapshot sends it back as instructions with
+// their own stamps (body format 2); applying them merges exactly like the changesets would have.
+
+enum RelayBase {
+    static let objects = "relay.base.objects"
+    static let parts = "relay.base.parts"
+
+    struct Object {
+        var latest: Stamp?
+        var deleted: Stamp?
+        var primaryKey: StorageValue
+    }
+
+    enum Kind: UInt8 { case field = 1, increment = 2, element = 3 }
+
+    struct Element {
+        var parent: ElementID?
+        var inserted: Stamp
+        var valueStamp: Stamp
+        var erased: Bool
+        var value: SyncValue
+    }
+
+    static func objectKey(_ realm: UInt32, _ className: String, _ pk: StorageValue) -> [UInt8] {
+        var w = ByteWriter(capacity: 32)
+        w.u32BigEndian(realm)
+        w.u8(UInt8(className.utf8.count))
+        w.append(Array(className.utf8))
+        var p = ByteWriter(capacity: 16)
+        pk.encode(into: &p)
+        if p.count <= 64 { w.append(p.bytes) } else { w.u8(0xFF); w.append(Array(SHA256.hash(data: p.bytes))) }
+        return w.bytes
+    }
+
+    static func partPrefix(_ object: [UInt8], _ kind: Kind, _ property: String) -> [UInt8] {
+        object + [kind.rawValue, UInt8(property.utf8.count)] + Array(property.utf8)
+    }
+
+    private static func stampKey(_ s: Stamp) -> [UInt8] {
+        var w = ByteWriter(capacity: 28)
+        w.u64BigEndian(s.hlc)
+        w.append(s.node.bytes)
+        w.u32BigEndian(s.index)
+        return w.bytes
+    }
+
+    private static func elementKey(_ e: ElementID) -> [UInt8] {
+        var w = ByteWriter(capacity: 24)
+        w.u64BigEndian(e.lamport)
+        w.append(e.node.bytes)
+        return w.bytes
+    }
+
+    private static func write(_ s: Stamp, _ w: inout ByteWriter) {
+        w.varint(s.hlc)
+        w.append(s.node.bytes)
+        w.varint(UInt64(s.index))
+    }
+
+    private static func readStamp(_ r: inout ByteReader) throws -> Stamp {
+        let hlc = try r.varint()
+        guard let node = NodeID(bytes: try r.bytes(16)) else { throw AtollError.corrupted("relay base: bad node") }
+        return Stamp(hlc: hlc, node: node, index: UInt32(try r.length(max: Int(UInt32.max))))
+    }
+
+    // MARK: records
+
+    static func encode(_ o: Object) -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.u8((o.latest != nil ? 1 : 0) | (o.deleted != nil ? 2 : 0))
+        if let l = o.latest { write(l, &w) }
+        if let d = o.deleted { write(d, &w) }
+        o.primaryKey.encode(into: &w)
+        return w.bytes
+    }
+
+    static func decodeObject(_ v: UnsafeRawBufferPointer) throws -> Object {
+        var r = ByteReader(v, context: "relay base object")
+        let flags = try r.u8()
+        let latest = flags & 1 != 0 ? try readStamp(&r) : nil
+        let deleted = flags & 2 != 0 ? try readStamp(&r) : nil
+        return Object(latest: latest, deleted: deleted, primaryKey: try StorageValue.decode(from: &r))
+    }
+
+    static func encode(_ e: Element) -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.u8((e.erased ? 1 : 0) | (e.parent != nil ? 2 : 0))
+        if let p = e.parent { w.varint(p.lamport); w.append(p.node.bytes) }
+        write(e.inserted, &w)
+        write(e.valueStamp, &w)
+        if !e.erased { e.value.encode(into: &w) }
+        return w.bytes
+    }
+
+    static func decodeElement(_ v: UnsafeRawBufferPointer) throws -> Element {
+        var r = ByteReader(v, context: "relay base element")
+        let flags = try r.u8()
+        var parent: ElementID?
+        if flags & 2 != 0 {
+            let lamport = try r.varint()
+            guard let node = NodeID(bytes: try r.bytes(16)) else { throw AtollError.corrupted("relay base: bad node") }
+            parent = ElementID(lamport: lamport, node: node)
+        }
+        let inserted = try readStamp(&r)
+        let valueStamp = try readStamp(&r)
+        let erased = flags & 1 != 0
+        return Element(parent: parent, inserted: inserted, valueStamp: valueStamp, erased: erased,
+                       value: erased ? .null : try SyncValue.decode(from: &r))
+    }
+
+    // MARK: folding
+
+    /// Merges a trimmed changeset into the realm's base, inside the trim's transaction.
+    static func fold(_ cs: Changeset, realm: UInt32, into w: WriteTransaction) throws {
+        let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+        for (i, instruction) in content.instructions.enumerated() {
+            let s = cs.stamp.at(i)
+            let o = instruction.object
+            let key = objectKey(realm, content.classes[o.classIndex], o.primaryKey)
+            var object = try w.internalValue(objects, key: key).map { b in try b.withUnsafeBytes { try decodeObject($0) } }
+                ?? Object(primaryKey: o.primaryKey)
+            func noteWrite() { if object.latest.map({ s > $0 }) ?? true { object.latest = s } }
+            let void = object.deleted.map { s < $0 } ?? false
+            switch instruction {
+            case .create:
+                if !void { noteWrite() }
+            case .erase:
+                if object.deleted.map({ s > $0 }) ?? true {
+                    object.deleted = s
+                    try forgetBefore(key, s, w)
+                }
+            case .set(_, let p, let v):
+                guard !void else { break }
+                noteWrite()
+                let prefix = partPrefix(key, .field, content.properties[p])
+                let current = try w.internalValue(parts, key: prefix).map { b in try b.withUnsafeBytes { b -> Stamp in
+                    var r = ByteReader(b, context: "relay base field")
+                    return try readStamp(&r)
+                } }
+                if current.map({ s > $0 }) ?? true {
+                    var v2 = ByteWriter(capacity: 32)
+                    write(s, &v2)
+                    v.encode(into: &v2)
+                    try w.putInternal(parts, key: prefix, value: v2.bytes)
+                    try deleteIncrements(key, content.properties[p], through: s, w)
+                }
+            case .addInteger(_, let p, let d):
+                guard !void else { break }
+                noteWrite()
+                let field = try w.internalValue(parts, key: partPrefix(key, .field, content.properties[p])).map { b in try b.withUnsafeBytes { b -> Stamp in
+                    var r = ByteReader(b, context: "relay base field")
+                    return try readStamp(&r)
+                } }
+                if field.map({ s > $0 }) ?? true {
+                    var v2 = ByteWriter(capacity: 10)
+                    v2.zigzag(d)
+                    try w.putInternal(parts, key: partPrefix(key, .increment, content.properties[p]) + stampKey(s), value: v2.bytes)
+                }
+            case .listInsert(_, let p, let after, let lamport, let v):
+                if !void { noteWrite() }
+                let e = Element(parent: after, inserted: s, valueStamp: s, erased: void, value: void ? .null : v)
+                try w.putInternal(parts, key: partPrefix(key, .element, content.properties[p]) + elementKey(ElementID(lamport: lamport, node: cs.origin)),
+                                  value: encode(e))
+            case .listSet(_, let p, let id, let v):
+                guard !void else { break }
+                noteWrite()
+                let k = partPrefix(key, .element, content.properties[p]) + elementKey(id)
+                if var e = try w.internalValue(parts, key: k).map({ b in try b.withUnsafeBytes { try decodeElement($0) } }), !e.erased, s > e.valueStamp {
+                    e.value = v
+                    e.valueStamp = s
+                    try w.putInternal(parts, key: k, value: encode(e))
+                }
+            case .listErase(_, let p, let id):
+                let k = partPrefix(key, .element, content.properties[p]) + elementKey(id)
+                if var e = try w.internalValue(parts, key: k).map({ b in try b.withUnsafeBytes { try decodeElement($0) } }), !e.erased {
+                    e.erased = true
+                    e.value = .null
+                    try w.putInternal(parts, key: k, value: encode(e))
+                }
+            }
+            try w.putInternal(objects, key: key, value: encode(object))
+        }
+    }
+
+    /// After a delete at `d`: property values and increments from before it can never show
+    /// again; elements inserted before it stay only as structure.
+    private static func forgetBefore(_ key: [UInt8], _ d: Stamp, _ w: WriteTransaction) throws {
+        var doomed: [[UInt8]] = []
+        var erase: [([UInt8], Element)] = []
+        try w.forEachInternalEntry(parts, from: key, prefix: key) { k, v in
+            let kind = Kind(rawValue: k[key.count])
+            var r = ByteReader(v, context: "relay base part")
+            switch kind {
+            case .field:
+                if try readStamp(&r) < d { doomed.append(Array(k)) }
+            case .increment:
+                let at = k.count - 28
+                let s = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                              node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) ?? .zero,
+                              index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: at + 24, as: UInt32.self)))
+                if s < d { doomed.append(Array(k)) }
+            case .element:
+                let e = try decodeElement(v)
+                if !e.erased, e.inserted < d { erase.append((Array(k), e)) }
+            case nil:
+                throw AtollError.corrupted("relay base: unknown part kind")
+            }
+            return true
+        }
+        for k in doomed { try w.deleteInternal(parts, key: k) }
+        for (k, e) in erase {
+            var gone = e
+            gone.erased = true
+            gone.value = .null
+            try w.putInternal(parts, key: k, value: encode(gone))
+        }
+    }
+
+    private static func deleteIncrements(_ key: [UInt8], _ property: String, through s: Stamp, _ w: WriteTransaction) throws {
+        let prefix = partPrefix(key, .increment, property)
+        let limit = prefix + stampKey(s)
+        var doomed: [[UInt8]] = []
+        try w.forEachInternalEntry(parts, from: prefix, prefix: prefix) { k, _ in
+            guard !limit.lexicographicallyPrecedes(Array(k)) else { return false }
+            doomed.append(Array(k))
+            return true
+        }
+        for k in doomed { try w.deleteInternal(parts, key: k) }
+    }
+
+    // MARK: snapshots
+
+    /// The next chunk of a realm's snapshot: instructions for the objects after `after` (nil:
+    /// from the first), up to about `bytesMax` (whole objects). Returns the body (format 2) and
+    /// the key of the last object in it (nil when there was none left).
+    static func chunk(realm: UInt32, after: [UInt8]?, relay: NodeID, bytesMax: Int, in r: Transaction) throws -> (body: [UInt8], last: [UInt8]?) {
+        var encoder = ChangesetBodyEncoder(origin: relay, explicitStamps: true)
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm)
+        var last: [UInt8]?
+        var objectsSeen: [([UInt8], Object)] = []
+        try r.forEachInternalEntry(objects, from: after.map { $0 + [0] } ?? prefix.bytes, prefix: prefix.bytes) { k, v in
+            objectsSeen.append((Array(k), try decodeObject(v)))
+            return objectsSeen.count < 64
+        }
+        for (key, object) in objectsSeen {
+            let className = String(decoding: key[5..<(5 + Int(key[4]))], as: UTF8.self)
+            let address = ObjectAddress(classIndex: encoder.classIndex(className), primaryKey: object.primaryKey)
+            if let d = object.deleted { encoder.append(.erase(address), stamp: d) }
+            if let l = object.latest { encoder.append(.create(address), stamp: l) }
+            var failure: AtollError?
+            try r.forEachInternalEntry(parts, from: key, prefix: key) { k, v in
+                let kindAt = key.count
+                let nameLength = Int(k[kindAt + 1])
+                let property = String(decoding: k[(kindAt + 2)..<(kindAt + 2 + nameLength)], as: UTF8.self)
+                let p = encoder.propertyIndex(property)
+                let rest = kindAt + 2 + nameLength
+                var rd = ByteReader(v, context: "relay base part")
+                switch Kind(rawValue: k[kindAt]) {
+                case .field:
+                    let s = try readStamp(&rd)
+                    encoder.append(.set(address, property: p, value: try SyncValue.decode(from: &rd)), stamp: s)
+                case .increment:
+                    let s = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: rest, as: UInt64.self)),
+                                  node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(rest + 8)..<(rest + 24)])) ?? .zero,
+                                  index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: rest + 24, as: UInt32.self)))
+                    encoder.append(.addInteger(address, property: p, delta: try rd.zigzag()), stamp: s)
+                case .element:
+                    let lamport = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: rest, as: UInt64.self))
+                    guard let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(rest + 8)..<(rest + 24)])) else {
+                        failure = AtollError.corrupted("relay base: bad element node")
+                        return false
+                    }
+                    let e = try decodeElement(v)
+                    let id = ElementID(lamport: lamport, node: node)
+                    encoder.append(.listInsert(address, property: p, after: e.parent, lamport: lamport, value: e.value), stamp: e.inserted,
+                                   elementNode: node, elementErased: e.erased)
+                    if e.erased {
+                        // A node that has the element (visible) must learn it is gone.
+                        encoder.append(.listErase(address, property: p, element: id), stamp: e.inserted)
+                    } else if e.valueStamp != e.inserted {
+                        encoder.append(.listSet(address, property: p, element: id, value: e.value), stamp: e.valueStamp)
+                    }
+                case nil:
+                    failure = AtollError.corrupted("relay base: unknown part kind")
+                    return false
+                }
+                return true
+            }
+            if let failure { throw failure }
+            last = key
+            if encoder.instructionBytes >= bytesMax { break }
+        }
+        return (encoder.finish(), last)
+    }
+}
