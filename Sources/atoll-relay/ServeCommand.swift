@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     var status: HostPort?
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Delete log entries once every node known to the relay has acknowledged them. A node that first connects after that is refused (it cannot catch up from a trimmed log). Off by default: the log keeps everything."))
+        "Delete log entries once every node known to the relay has acknowledged them. Trimmed entries are folded into a compacted history, which a node that first connects afterwards receives as a snapshot. Off by default: the log keeps everything."))
     var trimHistory = false
 
     func validate() throws {

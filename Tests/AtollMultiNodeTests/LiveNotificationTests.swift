@@ -80,7 +80,7 @@ import Testing
         configuration.reconnect = ReconnectPolicy(delayInitial: .milliseconds(100), delayMax: .seconds(1))
         let live = try LiveResults(path: cluster.database("a"), recorder: recorder, configuration: configuration)
         let session = try #require(live.session)
-        #expect(await eventually { session.state == .connected })
+        #expect(await eventually { session.state == .connected }, "state \(session.state), error \(String(describing: session.lastError))")
 
         // An insert on B: one insertion, at the place the sort gives it.
         _ = try cluster.importData("b", #"{"Item": [{"id": "m", "node": "b", "n": 1}, {"id": "t", "node": "b", "n": 2}]}"#)
@@ -107,12 +107,12 @@ import Testing
             try realm.write { _ = try realm.dynamicCreate("Item", value: ["id": "from-a", "node": "a", "n": 7]) }
         }
         try await session.waitForUpload()
-        #expect(session.progress.isUploadComplete)
+        #expect(session.progress.isUploadComplete, "\(session.progress)")
         _ = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("from-a") }
 
         // Paused, A records its writes and ships them on resume.
         session.pause()
-        #expect(await eventually { session.state == .offline })
+        #expect(await eventually { session.state == .offline }, "state \(session.state)")
         try live.queue.sync {
             guard let realm = live.realm else { return }
             try realm.write { _ = try realm.dynamicCreate("Item", value: ["id": "while-paused", "node": "a", "n": 8]) }
@@ -130,7 +130,7 @@ import Testing
             relay: configuration.relay,
             tls: .mutualTLS(certificatePath: "\(cluster.certs)/c.pem", keyPath: "\(cluster.certs)/c-key.pem", caPath: "\(cluster.certs)/ca.pem"),
             realmID: cluster.realm))
-        #expect(await eventually { cSession.state == .connected })
+        #expect(await eventually { cSession.state == .connected }, "state \(cSession.state), error \(String(describing: cSession.lastError))")
         try await cSession.waitForDownload()
         var latencies: [Double] = []
         let samples = ProcessInfo.processInfo.environment["ATOLL_LATENCY_SAMPLES"].flatMap(Int.init) ?? 20
@@ -155,8 +155,9 @@ import Testing
         await cSession.close()
 
         await live.close()
-        #expect(session.state == .offline)
-        #expect(cluster.node("b")?.terminate() == 0)
+        #expect(session.state == .offline, "state \(session.state)")
+        let b = cluster.node("b")
+        #expect(b?.terminate(timeout: 60) == 0, "node b: \(b?.stderr.suffix(2000) ?? "")")
     }
 
     @Test func aSessionRefusedByTheRelayForAnotherSchemaStopsWithAClearError() async throws {
@@ -188,7 +189,7 @@ import Testing
 }
 
 /// Polls `condition` every 10 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }
