@@ -1,5 +1,5 @@
 import ArgumentParser
-import AtollStorage
+import AtollSync
 
 /// A `HOST:PORT` argument; IPv6 hosts in brackets (`[::1]:7450`).
 struct HostPort: ExpressibleByArgument, CustomStringConvertible, Sendable {
@@ -17,25 +17,8 @@ struct HostPort: ExpressibleByArgument, CustomStringConvertible, Sendable {
     }
 
     static func parse(_ text: String) throws -> HostPort {
-        let host: Substring
-        let portText: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                throw AtollError(.invalidArgument, "'\(text)' is not HOST:PORT")
-            }
-            host = text[text.index(after: text.startIndex)..<close]
-            portText = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else {
-                throw AtollError(.invalidArgument, "'\(text)' is not HOST:PORT")
-            }
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        }
-        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
-            throw AtollError(.invalidArgument, "'\(text)' is not HOST:PORT with a port from 0 to 65535")
-        }
-        return HostPort(host: String(host), port: port)
+        let (host, port) = try RelayAddress.split(text, ports: 0...65535)
+        return HostPort(host: host, port: port)
     }
 
     static var defaultValueDescription: String { "HOST:PORT" }

@@ -31,11 +31,7 @@ actor NodeDriver {
     private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
-    enum Outgoing: Sendable {
-        case frame(Frame)
-        /// Close after what came before; with an error, the peer gets it in a goodbye first.
-        case close(AtollError?)
-    }
+    typealias Outgoing = OutgoingFrame
 
     private struct Link {
         let epoch: UInt64
@@ -173,37 +169,7 @@ actor NodeDriver {
     private nonisolated func run(_ connection: FrameConnection) async throws {
         let (outbound, continuation) = AsyncStream<Outgoing>.makeStream()
         guard let epoch = await attach(continuation) else { return }
-        let failure = await withTaskGroup(of: AtollError?.self) { group -> AtollError? in
-            group.addTask {
-                do {
-                    for await item in outbound {
-                        switch item {
-                        case .frame(let frame):
-                            try await connection.send(frame)
-                        case .close(let error):
-                            await connection.close(error: error)
-                            return nil
-                        }
-                    }
-                    return nil
-                } catch {
-                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
-                }
-            }
-            group.addTask {
-                do {
-                    for try await frame in connection.inbound {
-                        await self.received(frame, epoch: epoch)
-                    }
-                    return nil
-                } catch {
-                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
-                }
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let failure = await connection.pump(outbound) { frame in await self.received(frame, epoch: epoch) }
         await detach(epoch, error: failure)
     }
 

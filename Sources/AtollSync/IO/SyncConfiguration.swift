@@ -14,6 +14,12 @@ public struct RelayAddress: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: `AtollError(.invalidArgument)` naming the text.
     public init(_ text: String) throws {
+        (host, port) = try Self.split(text, ports: 1...65535)
+    }
+
+    /// Splits `HOST:PORT` (IPv6 hosts in brackets) with a port in `ports`; the relay's listen
+    /// address also accepts port 0 (any free port).
+    package static func split(_ text: String, ports: ClosedRange<Int>) throws -> (host: String, port: Int) {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
@@ -29,10 +35,10 @@ public struct RelayAddress: Sendable, Hashable, CustomStringConvertible {
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
-        guard !host.isEmpty, let port = Int(portText), (1...65535).contains(port) else {
-            throw AtollError(.invalidArgument, "'\(text)' is not HOST:PORT with a port from 1 to 65535")
+        guard !host.isEmpty, let port = Int(portText), ports.contains(port) else {
+            throw AtollError(.invalidArgument, "'\(text)' is not HOST:PORT with a port from \(ports.lowerBound) to \(ports.upperBound)")
         }
-        self.init(host: String(host), port: port)
+        return (String(host), port)
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

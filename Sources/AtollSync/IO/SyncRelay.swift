@@ -166,37 +166,7 @@ actor RelayDriver {
             await connection.close(error: AtollError(.closed, "the relay is shutting down"))
             return
         }
-        let failure = await withTaskGroup(of: AtollError?.self) { group -> AtollError? in
-            group.addTask {
-                do {
-                    for await item in outbound {
-                        switch item {
-                        case .frame(let frame):
-                            try await connection.send(frame)
-                        case .close(let error):
-                            await connection.close(error: error)
-                            return nil
-                        }
-                    }
-                    return nil
-                } catch {
-                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
-                }
-            }
-            group.addTask {
-                do {
-                    for try await frame in connection.inbound {
-                        await self.received(frame, from: id)
-                    }
-                    return nil
-                } catch {
-                    return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
-                }
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let failure = await connection.pump(outbound) { frame in await self.received(frame, from: id) }
         await unregister(id, error: failure)
     }
 
