@@ -114,20 +114,22 @@ let package = Package(
             path: "Tests/AtollObjectHelper",
             swiftSettings: strict
         ),
+        // Helpers shared by the test targets: temporary directories, a seeded generator.
+        .target(name: "AtollTestSupport", path: "Tests/AtollTestSupport", swiftSettings: strict),
         .testTarget(
             name: "AtollTests",
-            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper"],
+            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AtollStorageTests",
-            dependencies: ["AtollStorage", "CAtollShims", "AtollTestHelper"],
+            dependencies: ["AtollStorage", "CAtollShims", "AtollTestHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AtollTransportTests",
             dependencies: [
-                "AtollSync", "AtollStorage", "CZstd", "atoll-relay",
+                "AtollSync", "AtollStorage", "CZstd", "atoll-relay", "AtollTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -145,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtollSyncTests",
-            dependencies: ["AtollSync", "AtollStorage", "AtollTestHelper"],
+            dependencies: ["AtollSync", "AtollStorage", "AtollTestHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         // Counts heap allocations by interposing malloc, for AtollQueryProbe only.
@@ -161,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "AtollMultiNodeTests",
             dependencies: [
-                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo",
+                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -170,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtollQueryTests",
-            dependencies: ["AtollQuery", "AtollStorage", "AtollQueryProbe"],
+            dependencies: ["AtollQuery", "AtollStorage", "AtollQueryProbe", "AtollTestSupport"],
             swiftSettings: strict
         ),
     ]

@@ -1,6 +1,7 @@
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// A relay and three `atoll node` processes with mutual TLS; writes through `atoll import` in
 /// separate processes; nodes and the relay killed with SIGKILL mid-stream and restarted.

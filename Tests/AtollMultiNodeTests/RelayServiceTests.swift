@@ -1,11 +1,12 @@
 import AtollSync
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// The relay service in this process, and the demo.
 @Suite struct RelayServiceTests {
     @Test func anAdmittedPeerThatNeverSaysHelloIsClosedAfterTheHandshakeTimeout() async throws {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         _ = try DevelopmentCertificateDirectory.create(at: directory.path, nodes: ["silent"])
         let relay = try SyncRelay.open(database: try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")),
                                        helloTimeout: .milliseconds(300))
@@ -22,7 +23,9 @@ import Testing
         } catch let error as AtollError {
             #expect(error.message.contains("no sync handshake"), "\(error)")
         }
-        #expect(started.duration(to: .now) < .seconds(10))
+        // The message shows the hello timeout closed it; the bound only catches a hang (a loaded
+        // machine can take seconds for a debug-build TLS handshake).
+        #expect(started.duration(to: .now) < .seconds(60))
         try await client.shutdown()
         await server.shutdown()
         await relay.shutdown()
@@ -30,7 +33,7 @@ import Testing
 
     /// The README's main job: relay, three nodes, live query, conflicts, convergence.
     @Test func theDemoRunsAndItsNodesConverge() throws {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         let result = try ChildProcess.run(Executables.directory.appendingPathComponent("atoll-demo"), [], in: directory, timeout: 120)
         #expect(result.status == 0, "\(result)")
         #expect(result.text.contains("every node: identical data"), "\(result.text)")

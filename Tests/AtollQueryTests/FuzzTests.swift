@@ -2,6 +2,7 @@ import AtollQuery
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 private struct Opaque: Sendable {}
 

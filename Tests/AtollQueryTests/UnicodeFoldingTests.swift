@@ -1,6 +1,7 @@
 @testable import AtollQuery
 import Foundation
 import Testing
+import AtollTestSupport
 
 private let c: StringComparisonOptions = .caseInsensitive
 private let d: StringComparisonOptions = .diacriticInsensitive

@@ -1,22 +1,13 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Random operations on the B+tree checked against a dictionary, with the tree's invariants and
 /// the file's space accounting (every page is used exactly once or free) checked as it goes.
 @Suite struct BTreePropertyTests {
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    func randomKey(_ rng: inout Rng) -> [UInt8] {
+    func randomKey(_ rng: inout SeededGenerator) -> [UInt8] {
         let long = Bool.random(using: &rng)
         let len = Int.random(in: 1...(long ? 200 : 8), using: &rng)
         var k: [UInt8] = []
@@ -24,7 +15,7 @@ import Testing
         return k
     }
 
-    func randomValue(_ rng: inout Rng) -> [UInt8] {
+    func randomValue(_ rng: inout SeededGenerator) -> [UInt8] {
         let roll = Int.random(in: 0..<100, using: &rng)
         let range = roll < 70 ? 0...40 : roll < 95 ? 0...900 : 900...20_000
         let len = Int.random(in: range, using: &rng)
@@ -77,7 +68,7 @@ import Testing
     /// point lookups, a full ordered scan, and the file's space accounting.
     @Test(arguments: seeds)
     func randomOperationsMatchDictionary(seed: UInt64) throws {
-        var rng = Rng(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let file = try MappedFile(anonymousNamed: "btree-test")
         _ = try file.grow(toAtLeast: 3 * 4096)
         var root = RootRecord()

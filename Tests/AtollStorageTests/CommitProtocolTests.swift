@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// The two-slot commit protocol, checked by damaging files the way a crash can leave them, and
 /// the cost of a commit.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 @Suite struct DatabaseTests {
     @Test func createInsertCommitReopenAndRead() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Encrypted files shared by real processes (the test helper gets the key through
 /// `ATOLL_TEST_KEY`): crash safety under SIGKILL, concurrent writers whose page reuse each

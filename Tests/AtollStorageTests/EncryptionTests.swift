@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Encryption at rest (docs/FORMAT.md, "Encryption"): round trips, key checks, tamper
 /// detection on every page, copies that encrypt, decrypt and re-key, snapshots under page

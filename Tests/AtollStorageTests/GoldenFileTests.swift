@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Each released file format keeps a golden file in Fixtures/format-vN; every later version of
 /// Atoll must still open it and read the same contents. `ATOLL_WRITE_GOLDEN=1` regenerates it

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 @Suite struct InternalTreeTests {
     private func key(_ i: Int) -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Mapping growth, limits, statistics, active-version bounds, copies and in-memory databases.
 @Suite struct MaintenanceTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Processes that grow and shrink one file under each other.
 @Suite(.serialized) struct MultiProcessSpaceTests {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Real processes sharing one file: crash safety under SIGKILL, concurrent writers, snapshot
 /// isolation across processes, and cross-process commit wake-ups.

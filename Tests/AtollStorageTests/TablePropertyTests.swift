@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AtollStorage
+import AtollTestSupport
 
 /// Random table operations (create, set, erase, list changes, clear, rollback) checked against a
 /// reference model after every transaction, with `verify` (every checksum, tree invariant, index
@@ -22,18 +23,8 @@ import Testing
         ColumnSpec(name: "flag", type: .bool),
     ])
 
-    struct Rng: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
-    static func randomString(_ rng: inout Rng) -> String {
+    static func randomString(_ rng: inout SeededGenerator) -> String {
         let roll = Int.random(in: 0..<100, using: &rng)
         let length = roll < 80 ? Int.random(in: 0...12, using: &rng) : roll < 97 ? Int.random(in: 13...600, using: &rng) : Int.random(in: 1000...5000, using: &rng)
         var s = ""
@@ -42,7 +33,7 @@ import Testing
         return s
     }
 
-    static func randomBytes(_ rng: inout Rng, _ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+    static func randomBytes(_ rng: inout SeededGenerator, _ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) } }
 
     // MARK: the model test: every column type, two linked tables
 
@@ -121,7 +112,7 @@ import Testing
         }
     }
 
-    static func randomScalar(_ c: Int, _ rng: inout Rng, _ world: World) -> StorageValue {
+    static func randomScalar(_ c: Int, _ rng: inout SeededGenerator, _ world: World) -> StorageValue {
         let col = memberSpec.columns[c]
         if col.isNullable && Int.random(in: 0..<5, using: &rng) == 0 { return .null }
         switch c {
@@ -147,7 +138,7 @@ import Testing
         }
     }
 
-    static func randomElement(_ c: Int, _ rng: inout Rng, _ world: World) -> StorageValue? {
+    static func randomElement(_ c: Int, _ rng: inout SeededGenerator, _ world: World) -> StorageValue? {
         switch c {
         case 8: return world.members.keys.randomElement(using: &rng).map { .link($0) }
         case 9: return .string(randomString(&rng))
@@ -208,7 +199,7 @@ import Testing
     /// must equal the model.
     @Test(arguments: seeds)
     func randomOperationsMatchModel(seed: UInt64) throws {
-        var rng = Rng(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "table-prop-\(seed)-\(UUID())"))
         let setup = try db.beginWrite()
         let mk = try setup.createTable(Self.memberSpec)

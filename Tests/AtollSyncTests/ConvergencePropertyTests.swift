@@ -2,6 +2,7 @@ import AtollStorage
 @testable import AtollSync
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// Random workloads on several nodes whose changesets are delivered in random orders (any order
 /// that respects causality: a changeset arrives after the ones its origin had applied when it
@@ -17,12 +18,12 @@ import Testing
         var nodes: [TestNode] = []
         var log: [Published] = []
         var published: [UInt64]
-        var rng: SeededRandom
+        var rng: SeededGenerator
         let clock: ManualClock
         var history: [String] = []
 
         init(seed: UInt64, nodes n: Int) throws {
-            rng = SeededRandom(seed: seed)
+            rng = SeededGenerator(seed: seed)
             clock = ManualClock()
             for _ in 0..<n {
                 // Each node with its own clock offset (skew), sometimes far ahead.
@@ -113,7 +114,7 @@ import Testing
 
         // A fresh node receiving everything in a different (shuffled causal) order agrees.
         let fresh = try TestNode()
-        var rng = SeededRandom(seed: UInt64(seed) &+ 99)
+        var rng = SeededGenerator(seed: UInt64(seed) &+ 99)
         var pending = h.log
         while !pending.isEmpty {
             let vv = fresh.replica.versionVector

@@ -2,6 +2,7 @@ import AtollStorage
 @testable import AtollSync
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// Direct wiring of node sessions to a relay core: every action is carried out at once, in
 /// order (a perfect network), so tests can step the protocol and look at each message.

@@ -2,20 +2,8 @@ import AtollStorage
 @testable import AtollSync
 import Foundation
 import Synchronization
+import AtollTestSupport
 
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "atoll-sync-test-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// A settable physical clock (milliseconds since 1970) shared with a replica.
 final class ManualClock: Sendable {

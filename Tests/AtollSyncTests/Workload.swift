@@ -1,22 +1,8 @@
 import AtollStorage
 @testable import AtollSync
 import Foundation
+import AtollTestSupport
 
-/// A small, fast, seedable generator (SplitMix64): every schedule replays from its seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-    mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[Int.random(in: 0..<xs.count, using: &self)] }
-}
 
 /// Random user transactions on the test schema, through the storage API (as the object layer or
 /// another process would write), over a small key space so that nodes collide often.
@@ -26,7 +12,7 @@ enum Workload {
 
     /// One transaction of 1 to 5 random changes. Returns a description for failure reports.
     @discardableResult
-    static func randomTransaction(_ db: Database, _ rng: inout SeededRandom) throws -> String {
+    static func randomTransaction(_ db: Database, _ rng: inout SeededGenerator) throws -> String {
         try db.write { w in
             let items = try w.items(), persons = try w.people()
             var what: [String] = []

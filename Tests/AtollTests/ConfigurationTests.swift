@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 @Suite struct ConfigurationTests {
     @Test func configurationHasRealmSwiftFieldsWithDefaults() {

@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 @Suite struct DynamicRealmTests {
     static let schemaJSON = """

@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// `Realm.Configuration.encryptionKey` and `writeCopy(toFile:encryptionKey:)`, as in RealmSwift.
 @Suite struct EncryptedRealmTests {

@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 // Four versions of one model class ("Person"), as in the reference documents' migration guide.
 final class PersonV0: Object {
@@ -129,16 +130,6 @@ final class PersonV3: Object {
     }
 }
 
-/// A directory removed when the test ends.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "atoll-objtest-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 // MARK: more schema changes
 

@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 // Models: property types, optionals, defaults, class-level overrides, unmanaged objects.
 

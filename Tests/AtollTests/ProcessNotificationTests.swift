@@ -3,6 +3,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import AtollTestSupport
 #endif
 
 /// Matches the table the test helper process writes (Tests/AtollTestHelper).

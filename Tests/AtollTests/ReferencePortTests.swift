@@ -1,6 +1,7 @@
 import Atoll
 import Foundation
 import Testing
+import AtollTestSupport
 
 // The remaining examples of the reference documents (../shared/reference), one test each,
 // in the order they appear. ReferenceExampleTests and MigrationTests hold the others.

@@ -2,6 +2,7 @@ import Atoll
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 // Threads: confinement is detected, references and frozen snapshots cross threads, refresh and
 // invalidate manage the version a realm reads.

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOTLS
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
 /// The connection handlers without sockets or TLS: bytes in, bytes out, on an EmbeddedChannel.
 @Suite struct ConnectionHandlerTests {

@@ -4,6 +4,7 @@ import NIOSSL
 import Testing
 import X509
 @testable import AtollSync
+import AtollTestSupport
 
 @Suite struct DevelopmentCertificateTests {
     func certificate(_ path: String) throws -> Certificate {

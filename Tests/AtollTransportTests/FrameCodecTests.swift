@@ -1,19 +1,8 @@
 import AtollStorage
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
-/// A deterministic generator so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func randomBytes(_ count: Int, _ rng: inout SeededGenerator) -> [UInt8] {
     var words = [UInt64](repeating: 0, count: (count + 7) / 8)

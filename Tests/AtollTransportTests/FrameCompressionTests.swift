@@ -1,6 +1,7 @@
 import AtollStorage
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
 /// Bytes on the wire for small field updates: the design's budget is 20 bytes per update once
 /// many are batched. The messages imitate what a changeset carries for one field update (origin

@@ -2,6 +2,7 @@ import AtollStorage
 import Foundation
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
 /// `atoll-relay` run as a real process.
 @Suite(.serialized) struct RelayCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import AtollTestSupport
 #endif
 
 /// A built executable of this package run as a child process: stdout read line by line, stderr

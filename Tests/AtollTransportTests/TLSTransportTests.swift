@@ -2,6 +2,7 @@ import AtollStorage
 import Foundation
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
 /// The transport over real TLS on 127.0.0.1 with ephemeral ports. Serialized: several tests count
 /// threads and connections.

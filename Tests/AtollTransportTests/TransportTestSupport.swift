@@ -5,20 +5,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 @testable import AtollSync
+import AtollTestSupport
 
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "atoll-transport-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Certificates for one test: a CA, the relay pair and node pairs, minted the way
 /// `atoll-relay certs` mints them.

@@ -1,6 +1,7 @@
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// A relay and nodes as real processes of the built `atoll-relay` and `atoll` executables, with
 /// development certificates, on 127.0.0.1. Every process is killed and the directory removed
@@ -8,7 +9,7 @@ import Testing
 final class Cluster: @unchecked Sendable {
     // Sendable: a test drives its cluster from one task at a time; the dictionaries are touched
     // only there.
-    let directory = ScratchDirectory()
+    let directory = TemporaryDirectory()
     let realm: String
     let schemaPath: String
     private(set) var relay: ChildProcess?
@@ -208,20 +209,6 @@ struct WriteScript {
     }
 }
 
-/// SplitMix64: reproducible random choices from a seed printed by the test.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum Environment {
     /// `ATOLL_MULTINODE_ROUNDS`: write rounds of the process test (default 8; more for a soak).

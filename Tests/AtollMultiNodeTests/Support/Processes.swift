@@ -1,28 +1,12 @@
 import AtollStorage
+import AtollTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import AtollTestSupport
 #endif
 
-/// A scratch directory removed when the last reference goes (also when a test fails).
-final class ScratchDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "atoll-multinode-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func write(_ name: String, _ text: String) throws -> String {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file(name)))
-        return file(name)
-    }
-}
 
 /// The built executables of this package sit next to the test bundle.
 enum Executables {
@@ -55,7 +39,7 @@ final class ChildProcess: @unchecked Sendable {
     let stdoutPath: String
     let stderrPath: String
 
-    init(_ executable: URL, _ arguments: [String], name: String, in directory: ScratchDirectory) throws {
+    init(_ executable: URL, _ arguments: [String], name: String, in directory: TemporaryDirectory) throws {
         self.name = name
         let tag = "\(name)-\(UUID().uuidString.prefix(8))"
         stdoutPath = directory.file("\(tag).out")
@@ -135,7 +119,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs an executable to completion.
-    static func run(_ executable: URL, _ arguments: [String], in directory: ScratchDirectory, timeout: Double = 60) throws -> RunResult {
+    static func run(_ executable: URL, _ arguments: [String], in directory: TemporaryDirectory, timeout: Double = 60) throws -> RunResult {
         let child = try ChildProcess(executable, arguments, name: executable.lastPathComponent, in: directory)
         guard let status = child.wait(timeout: timeout) else {
             child.kill9()

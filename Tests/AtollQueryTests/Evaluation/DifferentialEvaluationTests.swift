@@ -2,6 +2,7 @@ import AtollQuery
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// Random predicates over a few thousand random rows (many cluster leaves), evaluated by the
 /// engine and by a direct reference implementation of the documented semantics; both inside

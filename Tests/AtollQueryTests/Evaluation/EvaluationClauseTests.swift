@@ -2,6 +2,7 @@
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// SORT / DISTINCT / LIMIT over real data (ordered results), every error kind through the
 /// engine, index planning, and chained filters.

@@ -2,6 +2,7 @@ import AtollQuery
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// Mutations of the evaluation suites' queries, bound and evaluated over the fixture's data:
 /// every one either returns a result (the same through `run` and `count`) or throws

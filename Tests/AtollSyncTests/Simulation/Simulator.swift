@@ -1,6 +1,7 @@
 import AtollStorage
 @testable import AtollSync
 import Foundation
+import AtollTestSupport
 
 /// A seeded, deterministic, in-process simulation of N nodes and a relay, driving the real
 /// sans-IO cores (`NodeSession`, `RelayCore`) over simulated connections.
@@ -37,7 +38,7 @@ final class Simulator {
         }
 
         /// Options drawn from a seed, so schedules vary in shape as well as in detail.
-        static func random(_ rng: inout SeededRandom) -> Options {
+        static func random(_ rng: inout SeededGenerator) -> Options {
             var o = Options()
             o.nodes = Int.random(in: 2...4, using: &rng)
             o.userTransactionsPerNode = Int.random(in: 2...8, using: &rng)
@@ -119,7 +120,7 @@ final class Simulator {
 
     let seed: UInt64
     let options: Options
-    private var rng: SeededRandom
+    private var rng: SeededGenerator
     private(set) var now: UInt64 = 0
     static let epoch: UInt64 = 1_700_000_000_000
     private var heap: [(time: UInt64, order: UInt64, event: Event)] = []
@@ -146,7 +147,7 @@ final class Simulator {
 
     init(seed: UInt64, options: Options? = nil) throws {
         self.seed = seed
-        rng = SeededRandom(seed: seed)
+        rng = SeededGenerator(seed: seed)
         self.options = options ?? Options.random(&rng)
         relayClock = ManualClock(Self.epoch)
         relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "sim-relay-\(seed)-\(UUID().uuidString)"))
