@@ -201,7 +201,7 @@ func forgedFrame(kind: UInt8 = 7, payloadBytes: Int, body: [UInt8]) -> [UInt8] {
             }
         }
         // Inflating 256 MiB would take far longer than stopping after 4 KiB.
-        #expect(elapsed < .milliseconds(500))
+        #expect(elapsed < .seconds(2))
 
         // Declaring the truth is refused by the limit before decompression starts.
         let honest = forgedFrame(payloadBytes: 256 << 20, body: body)
