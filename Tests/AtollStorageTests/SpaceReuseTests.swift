@@ -96,11 +96,13 @@ import AtollTestSupport
         let w = try db.beginWrite()
         let tk = try w.createTable(TableSpec(name: "Doc", columns: [ColumnSpec(name: "id", type: .int), ColumnSpec(name: "text", type: .string)], primaryKey: "id"))
         let t = try w.table(tk)
-        for i in 0..<5000 { try t.set(try t.create(primaryKey: .int(Int64(i))), 1, .string(String(repeating: "q", count: 400))) }
+        // Enough rows for well over 512 pages (the smallest file tail relocation shrinks), with
+        // leaves filled by sequential inserts.
+        for i in 0..<8000 { try t.set(try t.create(primaryKey: .int(Int64(i))), 1, .string(String(repeating: "q", count: 400))) }
         try w.commit()
         let full = try db.stats().fileSizeBytes
         let w2 = try db.beginWrite()
-        for i in 10..<5000 { try w2.table(tk).erase(ObjectKey(primaryKey: Int64(i))) }
+        for i in 10..<8000 { try w2.table(tk).erase(ObjectKey(primaryKey: Int64(i))) }
         try w2.commit()
         for i in 0..<12 {
             let w = try db.beginWrite()

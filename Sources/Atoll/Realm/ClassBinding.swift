@@ -19,6 +19,9 @@ final class ClassBinding: Sendable {
     /// The property index of an int primary key that is the object key itself (-1: none): its
     /// value is known from the key, without reading the row.
     let keyAliasProperty: Int
+    /// Whether every stored property is a scalar (no links, no lists): such objects are added
+    /// in one table operation.
+    let allStoredAreScalars: Bool
 
     /// No table in the file for the class (read-only or frozen realms): reads find no
     /// objects, and writes fail.
@@ -32,6 +35,7 @@ final class ClassBinding: Sendable {
         primaryKeyKind = PrimaryKeyConversion.kind(of: schema.primaryKeyProperty)
         hasPrimaryKey = schema.primaryKeyProperty != nil
         keyAliasProperty = -1
+        allStoredAreScalars = false
     }
 
     init(schema: ObjectSchema, tableKey: TableKey, transaction: Transaction) throws {
@@ -89,6 +93,11 @@ final class ClassBinding: Sendable {
             keyAliasProperty = i
         } else {
             keyAliasProperty = -1
+        }
+        allStoredAreScalars = schema.properties.allSatisfy { p in
+            guard p.isStored else { return true }
+            if case .scalar = p.type.kind { return true }
+            return false
         }
     }
 }

@@ -22,6 +22,8 @@ struct ObjectWriter {
     let update: Realm.UpdatePolicy
     private var added: [ObjectIdentifier: ObjectKey] = [:]
     private var addedObjects: [(Object, ClassBinding, ObjectKey)] = []
+    /// Column values of the object being inserted (reused between objects).
+    private var scratchValues: [StorageValue?] = []
     /// Objects of other realms copied by `create(_:value:)`, by source identity, so a copied
     /// graph with cycles is copied once.
     private var copies: [CopySource: ObjectKey] = [:]
@@ -64,6 +66,9 @@ struct ObjectWriter {
         let schema = binding.schema
         let table = try realm.table(binding)
         let pkIndex = schema.primaryKeyProperty.flatMap { schema.index(of: $0.name) }
+        if update == .error, let key = try insertScalars(object, binding: binding, table: table, primaryKeyIndex: pkIndex) {
+            return key
+        }
         let (key, isNew): (ObjectKey, Bool)
         if let pkIndex, let stored = object.unmanagedValue(pkIndex)?._atollStorageValue {
             (key, isNew) = try row(for: schema, table: table, primaryKeyValue: stored)
@@ -86,6 +91,37 @@ struct ObjectWriter {
             }
             try setProperty(p, index: i, of: key, binding: binding, to: value, onlyIfChanged: onlyIfChanged)
         }
+        return key
+    }
+
+    /// Adds a new object whose stored properties are all scalars in one table operation (the
+    /// common case, and the one bulk loads hit); nil when the object has links or lists, which
+    /// take the general path.
+    private mutating func insertScalars(_ object: Object, binding: ClassBinding, table: Table, primaryKeyIndex: Int?) throws -> ObjectKey? {
+        let schema = binding.schema
+        guard binding.allStoredAreScalars else { return nil }
+        var primaryKey = StorageValue.null
+        if let pk = primaryKeyIndex {
+            guard let stored = object.unmanagedValue(pk)?._atollStorageValue else { return nil }
+            primaryKey = stored
+        }
+        scratchValues.removeAll(keepingCapacity: true)
+        scratchValues.append(contentsOf: repeatElement(nil, count: table.spec.columns.count))
+        for (i, column) in binding.columns.enumerated() where column >= 0 && i != primaryKeyIndex {
+            guard let stored = object.unmanagedValue(i)?._atollStorageValue else { return nil }
+            if stored.isNull && !schema.properties[i].type.isOptional {
+                throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.properties[i].name)' is required; nil is not allowed")
+            }
+            scratchValues[column] = stored
+        }
+        let key: ObjectKey
+        do {
+            key = try table.create(primaryKey: primaryKey, values: scratchValues)
+        } catch let e as AtollError where e.kind == .primaryKeyExists {
+            throw AtollError(.primaryKeyExists, "an object of class '\(schema.className)' with primary key \(primaryKey) already exists; use update: .modified or .all to update it")
+        }
+        added[ObjectIdentifier(object)] = key
+        addedObjects.append((object, binding, key))
         return key
     }
 

@@ -29,7 +29,10 @@ final class ClusterTreeWriter {
         ClusterTreeView(root: root, layout: layout, space: allocator.space, dirty: dirty)
     }
 
-    private enum Operation { case insert, modify, fit, remove }
+    /// `fitAppended`: `fit` after a row was appended at the end of the rightmost leaf, which
+    /// then splits off its last row rather than its second half, so that sequential inserts
+    /// leave full leaves behind.
+    private enum Operation { case insert, modify, fit, fitAppended, remove }
 
     private struct Piece {
         var page: PageNumber
@@ -60,7 +63,7 @@ final class ClusterTreeWriter {
                 remember(leaf)
                 return (leaf, leaf.count - 1)
             }
-            try run(.fit, key)
+            try run(.fitAppended, key)
             guard let (found, row) = try view.locate(key), let m = found.mutableLeaf else {
                 throw AtollError(.ioError, "internal error: appended row lost")
             }
@@ -130,7 +133,10 @@ final class ClusterTreeWriter {
     /// Splits the leaf of `key` if a change made it outgrow its page.
     func fit(_ key: UInt64) throws {
         guard let (leaf, _) = try view.locate(key), let m = leaf.mutableLeaf, Self.needsSplit(m) else { return }
-        try run(.fit, key)
+        // The row just appended to the rightmost leaf (an insert, then its values set): the
+        // leaf splits off that row, as `insert` does, so sequential loads leave full leaves.
+        let appended = m === appendLeaf && appendGeneration == structureGeneration && m.count > 0 && m.key(m.count - 1) == key
+        try run(appended ? .fitAppended : .fit, key)
     }
 
     /// Removes the row of `key`. Returns false if there was none.
@@ -310,6 +316,8 @@ final class ClusterTreeWriter {
             resultRow = r
         case .fit:
             break
+        case .fitAppended:
+            appended = r == leaf.count - 1
         case .remove:
             guard r >= 0 else { return outcome }
             leaf.removeRow(at: r)

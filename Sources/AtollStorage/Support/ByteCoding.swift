@@ -46,12 +46,23 @@ package struct ByteWriter {
 
     /// Unsigned LEB128.
     package mutating func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+            return
         }
-        bytes.append(UInt8(v))
+        // Encoded into a 10-byte scratch, then appended at once.
+        var scratch: (UInt64, UInt16) = (0, 0)
+        withUnsafeMutableBytes(of: &scratch) { out in
+            var v = value
+            var n = 0
+            while v >= 0x80 {
+                out[n] = UInt8(truncatingIfNeeded: v) | 0x80
+                v >>= 7
+                n += 1
+            }
+            out[n] = UInt8(v)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0...n]))
+        }
     }
 
     /// Signed values zigzag-encoded, then LEB128.

@@ -128,6 +128,39 @@ extension Table {
         return key
     }
 
+    /// Creates an object and sets its columns in one step: `values[c]` is the value of column
+    /// `c` (nil, or a missing trailing entry: the default). Validates every value first, so on
+    /// error nothing changes. The object is found, changed and checked for a split once, and
+    /// the log records the same instructions as `create` followed by one `set` per value.
+    @discardableResult
+    public func create(primaryKey: StorageValue = .null, values: [StorageValue?]) throws -> ObjectKey {
+        guard values.count <= columnInfo.count else {
+            throw AtollError(.invalidArgument, "\(values.count) values for the \(columnInfo.count) columns of '\(name)'")
+        }
+        for (c, value) in values.enumerated() {
+            guard let value else { continue }
+            guard !columnInfo[c].isList else { throw AtollError(.typeMismatch, "'\(name).\(spec.columns[c].name)' is a list; use the list operations") }
+            guard c != primaryKeyColumn else {
+                throw AtollError(.invalidArgument, "the primary key '\(name).\(spec.columns[c].name)' is given as `primaryKey`, not as a value")
+            }
+            try validate(value, column: c)
+        }
+        let key = try create(primaryKey: primaryKey)
+        guard values.contains(where: { $0 != nil }) else { return key }
+        let (txn, cluster) = try writer()
+        guard let (leaf, row) = try cluster.modify(key.rawValue) else {
+            throw AtollError(.ioError, "internal error: the object just created is missing")
+        }
+        for (c, value) in values.enumerated() {
+            guard let value else { continue }
+            try store(value, column: c, leaf: leaf, row: row, key: key)
+            txn.log.append(.set(self.key, key, column: c, value: value, implicit: false))
+        }
+        if ClusterTreeWriter.needsSplit(leaf) { try cluster.fit(key.rawValue) }
+        txn.noteMutation()
+        return key
+    }
+
     func defaultValue(_ col: ColumnSpec) -> StorageValue {
         if col.isNullable { return .null }
         switch col.type {
