@@ -17,6 +17,11 @@ struct AtollBench {
                 try OpenProbe.runChild(arguments)
                 return
             }
+            if arguments.first == LiveNotifications.subcommand {
+                arguments.removeFirst()
+                try LiveNotifications.runChild(arguments)
+                return
+            }
             let options = try BenchOptions.parse(arguments)
             let reporter = Reporter(json: options.json)
             switch options.suite {

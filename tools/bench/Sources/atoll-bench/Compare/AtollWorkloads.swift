@@ -43,6 +43,31 @@ enum AtollObjects {
     }
 }
 
+extension AtollObjects {
+    /// W11's observer child: watches every object through `Results.observe(on:)` and reports
+    /// each update until it has seen `count` objects.
+    static func observeCommits(path: String, until count: Int) throws {
+        let realm = try Realm(configuration: configuration(path))
+        let queue = DispatchQueue(label: "atoll-bench.w11")
+        let done = DispatchSemaphore(value: 0)
+        let token = realm.objects(Item.self).observe(on: queue) { change in
+            switch change {
+            case .initial: LiveNotifications.say("ready")
+            case .update(let results, _, _, _):
+                let n = results.count
+                LiveNotifications.report(objects: n)
+                if n >= count { done.signal() }
+            case .error(let error):
+                writeStandardError("atoll observer: \(error)\n")
+                done.signal()
+            }
+        }
+        done.wait()
+        token.invalidate()
+        withExtendedLifetime(realm) {}
+    }
+}
+
 struct AtollWorkloads: CompareEngine {
     let name = "atoll"
     let fileExtension = "atoll"
@@ -70,6 +95,15 @@ struct AtollWorkloads: CompareEngine {
         let watch = Stopwatch()
         for i in 0..<count { try realm.write { AtollObjects.fill(realm, data, i..<(i + 1)) } }
         return watch.elapsedNanoseconds
+    }
+
+    func liveNotificationLatencies(path: String, data: ItemData, count: Int) throws -> [UInt64] {
+        // The observer child opens the file without a key.
+        guard encryptionKey == nil else { throw BenchError("W11 runs on unencrypted files only") }
+        let realm = try freshRealm(path)
+        return try LiveNotifications.latencies(engine: name, path: path, count: count) { i in
+            try realm.write { AtollObjects.fill(realm, data, i..<(i + 1)) }
+        }
     }
 
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {

@@ -16,6 +16,10 @@ protocol CompareEngine {
     /// A fresh database with the schema (untimed), then `count` transactions each inserting one
     /// object of `data`, each durable when its commit returns (timed).
     func timedSingleObjectCommits(path: String, data: ItemData, count: Int) throws -> UInt64
+    /// W11: a fresh database with the schema (untimed) watched by an observer in another
+    /// process, then `count` commits each inserting one object of `data`; for each commit the
+    /// nanoseconds from just before it to the observer's callback (see LiveNotifications).
+    func liveNotificationLatencies(path: String, data: ItemData, count: Int) throws -> [UInt64]
     /// Sets `score` of the objects with `ids` to `scores` in one transaction (timed).
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64
     /// Deletes every object in one transaction (timed).

@@ -100,10 +100,7 @@ struct CompareSuite {
                 note: "open a \(Format.grouped(Int64(count)))-object file in a fresh process and read one object (page cache warm); flat: 10k = \(Format.number(Rate.milliseconds(a10))) ms")
         }
 
-        if options.includes("W11") {
-            add("W11", .microseconds, target: .report,
-                note: "not yet implemented: commit in one process to a live Results callback in another (p50/p99 us), needs the object API")
-        }
+        if options.includes("W11") { try liveNotifications(data: data, work: work) }
     }
 
     private func add(_ name: String, _ unit: Unit, atoll: Double? = nil, sqlite: Double? = nil, target: Target = .none, note: String? = nil) {
@@ -122,6 +119,28 @@ struct CompareSuite {
             { _ in try sqlite.timedSingleObjectCommits(path: work(sqlite), data: data, count: n) })
         add("W2", .commitsPerSecond, atoll: Rate.perSecond(n, a), sqlite: Rate.perSecond(n, s), target: .ratioAtLeast(1),
             note: "\(Format.grouped(Int64(n))) transactions inserting one object each, full durability")
+    }
+
+    /// W11: commit in this process to a change callback in another; the engines alternate
+    /// rounds, and the percentiles are over every commit of every measured round.
+    private func liveNotifications(data: ItemData, work: (any CompareEngine) -> String) throws {
+        let n = min(data.count, options.scaled(300, minimum: 50))
+        let plan = options.plan(SamplingPlan(warmups: 1, runs: 2))
+        var a: [Double] = [], s: [Double] = []
+        for round in 0..<(plan.warmups + plan.runs) {
+            let order = round.isMultiple(of: 2) ? [atoll, sqlite] : [sqlite, atoll]
+            for e in order {
+                let ns = try e.liveNotificationLatencies(path: work(e), data: data, count: n).map { Double($0) }
+                guard round >= plan.warmups else { continue }
+                if e.name == atoll.name { a += ns } else { s += ns }
+            }
+        }
+        for (name, p) in [("W11_p50", 50.0), ("W11_p99", 99.0)] {
+            add(name, .microseconds, atoll: Rate.microseconds(Sampler.percentile(a, p)), sqlite: Rate.microseconds(Sampler.percentile(s, p)), target: .report,
+                note: name == "W11_p50"
+                    ? "\(Format.grouped(Int64(n))) commits (one object each, full durability) in one process to the change callback in another; from before the write to the callback. SQLite: the other process polls PRAGMA data_version every \(LiveNotifications.pollMicroseconds) us (GRDB's ValueObservation does not see other processes' writes)"
+                    : nil)
+        }
     }
 
     /// W3–W6 on the seeds, each engine with one reader open for all of them.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 
 // The SQLite side of the compare suite, through GRDB 7.10.0, written as the fastest idiomatic
@@ -108,6 +111,37 @@ struct SQLiteWorkloads: CompareEngine {
             try queue.write { db in try Self.insert(data, i, try db.cachedStatement(sql: Self.insertSQL)) }
         }
         return watch.elapsedNanoseconds
+    }
+
+    func liveNotificationLatencies(path: String, data: ItemData, count: Int) throws -> [UInt64] {
+        let queue = try freshQueue(path)
+        return try LiveNotifications.latencies(engine: name, path: path, count: count, extra: tuning.arguments) { i in
+            try queue.write { db in try Self.insert(data, i, try db.cachedStatement(sql: Self.insertSQL)) }
+        }
+    }
+
+    /// W11's observer child: GRDB observes only its own connection's writes, so another
+    /// process polls `PRAGMA data_version` (outside a transaction, so each poll sees the latest
+    /// commit) and re-runs the query when it changes, until it has seen `count` objects.
+    static func pollCommits(path: String, until count: Int, tuning: SQLiteTuning) throws {
+        let queue = try openQueue(path, tuning: tuning)
+        try queue.inDatabase { db in
+            let version = try db.cachedStatement(sql: "PRAGMA data_version")
+            let objects = try db.cachedStatement(sql: "SELECT COUNT(*) FROM item")
+            var seenVersion = try Int.fetchOne(version) ?? 0
+            var seen = try Int.fetchOne(objects) ?? 0
+            LiveNotifications.say("ready")
+            while seen < count {
+                usleep(LiveNotifications.pollMicroseconds)
+                let v = try Int.fetchOne(version) ?? 0
+                guard v != seenVersion else { continue }
+                seenVersion = v
+                let n = try Int.fetchOne(objects) ?? 0
+                guard n != seen else { continue }
+                seen = n
+                LiveNotifications.report(objects: n)
+            }
+        }
     }
 
     func timedUpdateScores(path: String, ids: [Int64], scores: [Double]) throws -> UInt64 {
