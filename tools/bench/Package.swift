@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Atoll", package: "Atoll"),
                 .product(name: "AtollStorage", package: "Atoll"),
+                .product(name: "AtollSync", package: "Atoll"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [

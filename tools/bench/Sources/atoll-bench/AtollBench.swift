@@ -28,7 +28,7 @@ struct AtollBench {
             case "storage": try StorageSuite(options: options, reporter: reporter).run()
             case "compare": try CompareSuite(options: options, reporter: reporter).run()
             case "encryption": try EncryptionSuite(options: options, reporter: reporter).run()
-            case "sync": SyncSuite(options: options, reporter: reporter).run()
+            case "sync": try SyncSuite(options: options, reporter: reporter).run()
             case "profile":
                 try ProfileRun(options: options).run()
                 return
