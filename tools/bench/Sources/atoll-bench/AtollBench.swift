@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Suites: `storage` (the engine on its own), `compare` (the same workloads on Atoll and on
 /// SQLite through GRDB), `encryption` (compare workloads W1, W2, W3, W6 with and without a key),
-/// `sync` (not yet implemented). Never run inside `swift test`.
+/// `sync` (S1–S4: sync apply, latency over TLS, wire bytes, catch-up). Never run inside `swift test`.
 @main
 struct AtollBench {
     static func main() {

@@ -2,9 +2,9 @@ import AtollStorage
 import AtollSync
 import Foundation
 
-/// The `sync` suite (S1–S4 of the compare issue), on the sync core in-process: files on disk
-/// with full durability, frames through the real wire codec (zstd, CRC32C), no network (S2, the
-/// round trip over TLS, needs the TLS transport wired to the cores and is not measured yet).
+/// The `sync` suite (S1–S4 of the compare issue). S1, S3 and S4 run the sync core in-process:
+/// files on disk with full durability, frames through the real wire codec (zstd, CRC32C), no
+/// network. S2 runs a relay and two sessions over TLS on loopback (`SyncLatencyBench`).
 ///
 /// - S1: a node applies remote changesets of small field updates (10 per transaction) in
 ///   download-sized batches, one commit per batch: changes per second.
@@ -27,11 +27,7 @@ struct SyncSuite {
     func run() throws {
         let scratch = try ScratchDirectory(path: options.directory + "/sync")
         if options.includes("S1") || options.includes("S3") { try measureApplyAndWire(scratch) }
-        if options.includes("S2") {
-            reporter.add(Measurement(suite: "sync", name: "S2", unit: .milliseconds, target: .atMost(5, label: "5 ms p50"),
-                                     note: "not yet measured: needs the TLS transport wired to the sync cores (write on A to notification on B)",
-                                     isSideBySide: false))
-        }
+        if options.includes("S2") { try SyncLatencyBench(options: options, reporter: reporter).run(scratch) }
         if options.includes("S4") { try measureCatchUp(scratch) }
     }
 
@@ -113,9 +109,13 @@ struct SyncSuite {
                 if rng.next() % 64 == 0 { try ra.extractLocalChanges() }
             }
             changesets = try Self.allOutgoing(ra, after: bootstrap.last?.seq ?? 0)
-            // One update per transaction, for S3.
+            // One update per transaction, for S3: an int property of a random object set to a
+            // random value (sequential keys or values would compress to almost nothing).
             for i in 0..<min(updates, 20_000) {
-                try Self.write(a) { t in try t.set(ObjectKey(primaryKey: Int64(i % objects)), 2, .int(Int64(i &* 7919 % 100_000))) }
+                try Self.write(a) { t in
+                    try t.set(ObjectKey(primaryKey: Int64.random(in: 0..<Int64(objects), using: &rng)), 2,
+                              .int(Int64.random(in: 0..<1_000_000, using: &rng)))
+                }
                 if i % 512 == 0 { try ra.extractLocalChanges() }
             }
             singles = try Self.allOutgoing(ra, after: changesets.last?.seq ?? bootstrap.last?.seq ?? 0)
@@ -162,10 +162,28 @@ struct SyncSuite {
                 }
                 return total
             }
+            /// Each changeset in a frame of its own, as a connected node uploads a lone write.
+            func liveWireBytes(_ cs: [Changeset]) throws -> (wire: Int, payload: Int) {
+                let encoder = try FrameEncoder()
+                var total = 0, payload = 0
+                for c in cs {
+                    var out: [UInt8] = []
+                    let frame = SyncMessage.upload([c]).frame
+                    try encoder.encode(frame, into: &out)
+                    total += out.count
+                    payload += frame.payload.count
+                }
+                return (total, payload)
+            }
             let single = Double(try wireBytes(singles)) / Double(max(1, singles.count))
             let ten = Double(try wireBytes(changesets)) / Double(max(1, changesets.count * perTransaction))
+            let (liveWire, livePayload) = try liveWireBytes(singles)
+            let live = Double(liveWire) / Double(max(1, singles.count))
             reporter.add(Measurement(suite: "sync", name: "S3", unit: .bytes, atoll: single, target: .atMost(20, label: "20 B"),
-                                     note: "one update per transaction (\(singles.count) changesets); \(Format.number(ten)) B per update with \(perTransaction) updates per transaction",
+                                     note: "one update (int property, random object and value) per transaction, \(singles.count) changesets uploaded in batches of up to \(SyncLimits.batchChangesetsMax) per frame; \(Format.number(ten)) B per update with \(perTransaction) mixed updates per transaction",
+                                     isSideBySide: false))
+            reporter.add(Measurement(suite: "sync", name: "S3_live", unit: .bytes, atoll: live, target: .report,
+                                     note: "the same updates each in a frame of its own (a connected node uploading a lone write), including the 14-byte frame header (docs/WIRE.md); the message before zstd is \(Format.number(Double(livePayload) / Double(max(1, singles.count)))) B; TLS and TCP add their own",
                                      isSideBySide: false))
         }
     }
