@@ -496,9 +496,24 @@ extension Table {
         guard let allocator = transaction.allocator else { return }
         for (c, touched) in indexTouched {
             var pending = pendingIndex[c] ?? PendingIndexChanges()
-            for (key, old) in touched {
+            // In key order, so that most rows are found in the leaf of the previous one: a bulk
+            // load touches every row, and a descent per row in hash order visits the whole
+            // tree at random (cache misses dominated commits of large loads).
+            var leaf: LeafRef?
+            var lowest: UInt64 = 1, highest: UInt64 = 0
+            for (key, old) in touched.sorted(by: { $0.key < $1.key }) {
+                var h: RowHandle?
+                if let l = leaf, key >= lowest, key <= highest {
+                    let r = l.find(key)
+                    if r >= 0 { h = RowHandle(leaf: l, row: r, key: ObjectKey(key)) }
+                } else if let found = try locate(ObjectKey(key)) {
+                    h = found
+                    leaf = found.leaf
+                    lowest = found.leaf.key(0)
+                    highest = found.leaf.key(found.leaf.count - 1)
+                }
                 var new = IndexedValue.none
-                if let h = try locate(ObjectKey(key)) { new = .value(try indexKey(h, c)) }
+                if let h { new = .value(try indexKey(h, c)) }
                 guard old != new else { continue }
                 if case .value(let o) = old { pending.remove(o, key) }
                 if case .value(let n) = new { pending.add(n, key) }
