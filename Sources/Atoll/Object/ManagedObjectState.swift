@@ -166,7 +166,27 @@ final class ManagedObjectState {
     }
 
     func set<V: PersistableValue>(_ index: Int, _ value: V, object: Object) {
-        setAny(index, value, object: object)
+        // Scalars go to the table as they are, without a trip through `Any` and dynamic casts.
+        guard let stored = value._atollStorageValue else { return setAny(index, value, object: object) }
+        realm.verifyThread()
+        let property = schema.properties[index]
+        guard case .scalar = property.type.kind else { return setAny(index, value, object: object) }
+        checkWritable(property)
+        realm.performWrite("setting a property") { _ in
+            let column = binding.columns[index]
+            guard column >= 0 else { return }
+            if stored.isNull && !property.type.isOptional {
+                throw AtollError(.requiredValueMissing, "property '\(property.name)' is required; nil is not allowed")
+            }
+            try realm.table(binding).set(key, column, stored)
+        }
+    }
+
+    private func checkWritable(_ property: PropertyInfo) {
+        guard !realm.isFrozen else { atollProgrammerError("cannot modify '\(schema.className).\(property.name)': the object is frozen") }
+        guard realm.isInWriteTransaction else {
+            atollProgrammerError("cannot modify '\(schema.className).\(property.name)' outside a write transaction; use realm.write { ... }")
+        }
     }
 
     /// The value of property `index` as a Swift value (KVC).
@@ -182,10 +202,7 @@ final class ManagedObjectState {
     func setAny(_ index: Int, _ value: Any?, object: Object) {
         realm.verifyThread()
         let property = schema.properties[index]
-        guard !realm.isFrozen else { atollProgrammerError("cannot modify '\(schema.className).\(property.name)': the object is frozen") }
-        guard realm.isInWriteTransaction else {
-            atollProgrammerError("cannot modify '\(schema.className).\(property.name)' outside a write transaction; use realm.write { ... }")
-        }
+        checkWritable(property)
         realm.performWrite("setting a property") { w in
             var writer = ObjectWriter(realm: realm, transaction: w, update: .all)
             try writer.setProperty(property, index: index, of: key, binding: binding, to: value)

@@ -97,7 +97,7 @@
     func decode(layout: LeafLayout) -> MutableLeaf {
         let leaf = MutableLeaf(specs: layout.blocks, capacity: rowCount + 8)
         let k = keys
-        for r in 0..<rowCount { leaf.insertRow(at: r, key: UInt64(bitPattern: k[r])) }
+        leaf.appendDefaultRows(rowCount) { UInt64(bitPattern: k[$0]) }
         for b in 0..<layout.blocks.count {
             BlockCodec.decode(p, at: blockStart(b + 1), rows: rowCount, into: leaf.blocks[b])
         }

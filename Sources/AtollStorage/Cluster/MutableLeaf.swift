@@ -54,6 +54,18 @@ final class MutableBlock {
         }
     }
 
+    /// Appends `n` rows with default contents after the first `rows` (what `insertDefault` at
+    /// the end does `n` times, in one step).
+    func appendDefaults(_ n: Int, after rows: Int) {
+        values.insertGap(at: rows * stride, count: n * stride).initializeMemory(as: UInt8.self, repeating: 0, count: n * stride)
+        nulls?.insertGap(at: rows, count: n).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        external?.insertGap(at: rows, count: n).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        if spec.kind == .ints && n > 0 {
+            minValue = min(minValue, 0)
+            maxValue = max(maxValue, 0)
+        }
+    }
+
     func remove(row: Int) {
         if spec.kind == .bytes {
             let s = values.pointer.i64(row * 16), e = values.pointer.i64(row * 16 + 8)
@@ -178,6 +190,16 @@ final class MutableLeaf {
             if k < key { lo = mid + 1 } else if k > key { hi = mid } else { return mid }
         }
         return -(lo + 1)
+    }
+
+    /// Appends `n` rows with default contents, the key of each given by `key(i)` (ascending,
+    /// above the current last key): decoding a page fills a fresh leaf this way, one pass per
+    /// block rather than one insert per row and block.
+    func appendDefaultRows(_ n: Int, key: (Int) -> UInt64) {
+        let keyBytes = keys.insertGap(at: count << 3, count: n << 3)
+        for i in 0..<n { (keyBytes + (i << 3)).storeBytes(of: key(i).littleEndian, as: UInt64.self) }
+        for b in blocks { b.appendDefaults(n, after: count) }
+        count += n
     }
 
     /// Inserts a row with default contents (zero, not null, empty) at `row`.
