@@ -22,8 +22,6 @@ struct ObjectWriter {
     let update: Realm.UpdatePolicy
     private var added: [ObjectIdentifier: ObjectKey] = [:]
     private var addedObjects: [(Object, ClassBinding, ObjectKey)] = []
-    /// Column values of the object being inserted (reused between objects).
-    private var scratchValues: [StorageValue?] = []
     /// Objects of other realms copied by `create(_:value:)`, by source identity, so a copied
     /// graph with cycles is copied once.
     private var copies: [CopySource: ObjectKey] = [:]
@@ -36,10 +34,15 @@ struct ObjectWriter {
         let key: ObjectKey
     }
 
-    init(realm: Realm, transaction: WriteTransaction, update: Realm.UpdatePolicy) {
+    /// Adding one object alone (`Realm.add(_:)`): an object without links or lists is complete
+    /// once stored, so it becomes managed at once, without the bookkeeping graphs need.
+    private let managesAtOnce: Bool
+
+    init(realm: Realm, transaction: WriteTransaction, update: Realm.UpdatePolicy, singleObject: Bool = false) {
         self.realm = realm
         self.transaction = transaction
         self.update = update
+        managesAtOnce = singleObject
     }
 
     /// Marks every object added as managed. Call after the whole graph is stored.
@@ -105,23 +108,35 @@ struct ObjectWriter {
             guard let stored = object.unmanagedValue(pk)?._atollStorageValue else { return nil }
             primaryKey = stored
         }
-        scratchValues.removeAll(keepingCapacity: true)
-        scratchValues.append(contentsOf: repeatElement(nil, count: table.spec.columns.count))
+        // The realm's scratch array, borrowed (so it stays uniquely referenced) and given back.
+        var values: [StorageValue?] = []
+        swap(&values, &realm.insertScratch)
+        defer { swap(&values, &realm.insertScratch) }
+        let columnCount = table.spec.columns.count
+        if values.count == columnCount {
+            for c in 0..<columnCount { values[c] = nil }
+        } else {
+            values = Array(repeating: nil, count: columnCount)
+        }
         for (i, column) in binding.columns.enumerated() where column >= 0 && i != primaryKeyIndex {
             guard let stored = object.unmanagedValue(i)?._atollStorageValue else { return nil }
             if stored.isNull && !schema.properties[i].type.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.properties[i].name)' is required; nil is not allowed")
             }
-            scratchValues[column] = stored
+            values[column] = stored
         }
         let key: ObjectKey
         do {
-            key = try table.create(primaryKey: primaryKey, values: scratchValues)
+            key = try table.create(primaryKey: primaryKey, values: values)
         } catch let e as AtollError where e.kind == .primaryKeyExists {
             throw AtollError(.primaryKeyExists, "an object of class '\(schema.className)' with primary key \(primaryKey) already exists; use update: .modified or .all to update it")
         }
-        added[ObjectIdentifier(object)] = key
-        addedObjects.append((object, binding, key))
+        if managesAtOnce {
+            object._managed = ManagedObjectState(realm: realm, binding: binding, key: key)
+        } else {
+            added[ObjectIdentifier(object)] = key
+            addedObjects.append((object, binding, key))
+        }
         return key
     }
 

@@ -97,7 +97,7 @@ extension Realm {
     /// primary key is updated instead.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         performWrite("add(_:)") { w in
-            var writer = ObjectWriter(realm: self, transaction: w, update: update)
+            var writer = ObjectWriter(realm: self, transaction: w, update: update, singleObject: true)
             _ = try writer.add(object)
             writer.finish()
         }

@@ -59,6 +59,9 @@ public final class Realm {
     public var autorefresh = true
     /// Evaluations of live collections' queries (see `_queryEvaluationCount`).
     var queryEvaluations = 0
+    /// Column values of the object being added (ObjectWriter), kept between adds so that adding
+    /// one object allocates no array.
+    var insertScratch: [StorageValue?] = []
     var coordinator: RealmCoordinator?
     /// A failure of `beginWrite()` (which cannot throw), reported by `commitWrite()`.
     var startupError: AtollError?

@@ -44,25 +44,15 @@ package struct ByteWriter {
     package mutating func append(_ other: some Collection<UInt8>) { bytes.append(contentsOf: other) }
     package mutating func append(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
 
-    /// Unsigned LEB128.
+    /// Unsigned LEB128. (A plain append per byte: encoding into a scratch and appending it at
+    /// once measured no faster.)
     package mutating func varint(_ value: UInt64) {
-        if value < 0x80 {
-            bytes.append(UInt8(value))
-            return
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
         }
-        // Encoded into a 10-byte scratch, then appended at once.
-        var scratch: (UInt64, UInt16) = (0, 0)
-        withUnsafeMutableBytes(of: &scratch) { out in
-            var v = value
-            var n = 0
-            while v >= 0x80 {
-                out[n] = UInt8(truncatingIfNeeded: v) | 0x80
-                v >>= 7
-                n += 1
-            }
-            out[n] = UInt8(v)
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0...n]))
-        }
+        bytes.append(UInt8(v))
     }
 
     /// Signed values zigzag-encoded, then LEB128.

@@ -81,6 +81,11 @@ extension Table {
     /// Tables with a primary key need `primaryKey`; it must be unique.
     @discardableResult
     public func create(primaryKey: StorageValue = .null) throws -> ObjectKey {
+        try insertObject(primaryKey: primaryKey).key
+    }
+
+    /// `create(primaryKey:)`, returning where the new row is as well.
+    private func insertObject(primaryKey: StorageValue) throws -> (txn: WriteTransaction, cluster: ClusterTreeWriter, key: ObjectKey, leaf: MutableLeaf, row: Int) {
         let (txn, cluster) = try writer()
         let key: ObjectKey
         if let pk = primaryKeyColumn {
@@ -125,7 +130,7 @@ extension Table {
         }
         txn.log.append(.createObject(self.key, key, primaryKey: primaryKey))
         txn.noteMutation()
-        return key
+        return (txn, cluster, key, leaf, row)
     }
 
     /// Creates an object and sets its columns in one step: `values[c]` is the value of column
@@ -145,12 +150,7 @@ extension Table {
             }
             try validate(value, column: c)
         }
-        let key = try create(primaryKey: primaryKey)
-        guard values.contains(where: { $0 != nil }) else { return key }
-        let (txn, cluster) = try writer()
-        guard let (leaf, row) = try cluster.modify(key.rawValue) else {
-            throw AtollError(.ioError, "internal error: the object just created is missing")
-        }
+        let (txn, cluster, key, leaf, row) = try insertObject(primaryKey: primaryKey)
         for (c, value) in values.enumerated() {
             guard let value else { continue }
             try store(value, column: c, leaf: leaf, row: row, key: key)
