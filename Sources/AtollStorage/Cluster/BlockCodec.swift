@@ -92,10 +92,8 @@ enum BlockCodec {
             for r in 0..<n where c.isNull(r) { mb.setNull(r, true) }
         case .bytes:
             let c = bytesColumn(p, at: s, rows: n)
-            for r in 0..<n {
-                mb.setBytes(r, c.stored(r), external: c.external.isMarked(r))
-                if c.isNull(r) { mb.setNull(r, true) }
-            }
+            mb.loadBytes(c, rows: n)
+            for r in 0..<n where c.isNull(r) { mb.setNull(r, true) }
         }
     }
 

@@ -102,6 +102,26 @@ final class MutableBlock {
         if isExternal { mayHaveExternal = true }
     }
 
+    /// Sets rows 0..<n, which must still hold their defaults (a leaf being decoded), to the
+    /// stored bytes of `column`: one heap reservation, then a copy and two offsets per row.
+    func loadBytes(_ column: BytesColumn, rows n: Int) {
+        guard let heap else { return }
+        var total = 0
+        for r in 0..<n { total += column.stored(r).count }
+        heap.reserve(heap.byteCount + total)
+        for r in 0..<n {
+            let bytes = column.stored(r)
+            let start = heap.append(bytes)
+            values.pointer.setI64(r * 16, Int64(start))
+            values.pointer.setI64(r * 16 + 8, Int64(start + bytes.count))
+            if column.external.isMarked(r) {
+                external?.pointer.setU8(r, 1)
+                mayHaveExternal = true
+            }
+        }
+        heapLiveBytes += total
+    }
+
     /// Rewrites the heap with only live values (row `excluding` is about to be replaced).
     private func compactHeap(excluding skip: Int) {
         guard let heap else { return }

@@ -13,7 +13,7 @@ final class RawBuffer {
 
     deinit { pointer.deallocate() }
 
-    private func reserve(_ needed: Int) {
+    func reserve(_ needed: Int) {
         guard needed > capacity else { return }
         var c = capacity
         while c < needed { c *= 2 }
