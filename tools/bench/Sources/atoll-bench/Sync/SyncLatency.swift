@@ -70,6 +70,9 @@ struct SyncLatencyBench {
         let certs = dir + "/certs"
         _ = try DevelopmentCertificateDirectory.create(at: certs, nodes: ["node-a", "node-b"])
         writeStandardError("sync: S2 relay and two nodes over TLS on 127.0.0.1, \(warmups) + \(samples) writes\n")
+        // The figure is a chain of about ten thread wake-ups; other processes competing for the
+        // cores stretch each, so the note records how busy the machine was.
+        let loadBefore = Self.loadAverage()
 
         let relay = try SyncRelay.open(database: try Database.open(DatabaseConfiguration(path: dir + "/relay.atoll")))
         let server = try blocking {
@@ -112,6 +115,8 @@ struct SyncLatencyBench {
 
         var failure: (any Error)?
         var latencies: [Double] = []
+        var commits: [Double] = []
+        func milliseconds(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
         do {
             try blocking {
                 try await sessionA.waitForUpload()
@@ -135,6 +140,7 @@ struct SyncLatencyBench {
                     guard let item = try realmA.dynamicObject(ofType: "Item", forPrimaryKey: id) else { throw BenchError("S2: item \(id) missing on A") }
                     try item.setValue(i + 1, forProperty: "count")
                 }
+                let committed = ContinuousClock.now
                 guard let change = recorder.next(after: before, timeout: .seconds(30)) else {
                     throw BenchError("S2: no change set on node B for write \(i) (session B: \(sessionB.state), \(String(describing: sessionB.lastError)))")
                 }
@@ -142,8 +148,8 @@ struct SyncLatencyBench {
                     throw BenchError("S2: node B reported modifications \(change.modifications), \(change.insertions) insertions; expected [\(id)]")
                 }
                 if i >= warmups {
-                    let d = started.duration(to: change.at)
-                    latencies.append(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
+                    latencies.append(milliseconds(started.duration(to: change.at)))
+                    commits.append(milliseconds(started.duration(to: committed)))
                 }
                 Thread.sleep(forTimeInterval: 0.005)
             }
@@ -163,14 +169,25 @@ struct SyncLatencyBench {
             await relay.shutdown()
         }
         if let failure { throw failure }
+        // Context for the figure: every sample waits for several fdatasyncs (two per Atoll commit).
+        let syncMilliseconds = 1000 / (try FsyncProbe.syncsPerSecond(directory: scratch.path, count: 200))
 
         let p50 = Sampler.percentile(latencies, 50), p99 = Sampler.percentile(latencies, 99)
         let what = "write on node A (commit) to node B's live Results callback through the relay, mutual TLS 1.3 on 127.0.0.1, in one process; fdatasync at A, relay and B"
         reporter.add(Measurement(suite: "sync", name: "S2", unit: .milliseconds, atoll: p50, target: .atMost(5, label: "5 ms p50"),
-                                 note: "p50 of \(samples) writes; \(what)", isSideBySide: false))
+                                 note: "p50 of \(samples) writes; \(what); A's write transaction alone (to its commit returning): p50 \(Format.number(Sampler.percentile(commits, 50))) ms; one fdatasync of a 4 KiB page on this disk: \(Format.number(syncMilliseconds)) ms; 1-minute load average before/after: \(loadBefore)/\(Self.loadAverage())",
+                                 isSideBySide: false))
         reporter.add(Measurement(suite: "sync", name: "S2_p99", unit: .milliseconds, atoll: p99, target: .report,
                                  note: "p99 of the same \(samples) writes (min \(Format.number(latencies.min() ?? 0)) ms, max \(Format.number(latencies.max() ?? 0)) ms)",
                                  isSideBySide: false))
+    }
+}
+
+extension SyncLatencyBench {
+    /// The 1-minute load average (Linux), or "?" where there is none.
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
+        return text.split(separator: " ").first.map(String.init) ?? "?"
     }
 }
 
