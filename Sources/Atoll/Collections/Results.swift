@@ -281,20 +281,8 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     /// The realm state `keys` were evaluated in.
     var keysStamp: UInt64 = 0
     var keysMutation: UInt64 = 0
-    // Walking every object of the class: the leaves of one realm state, the current one, and
-    // the next row in it. `page` is the current leaf when it is a page of the snapshot (read
-    // without reference counting); otherwise the leaf is `leaves[leafIndex]`.
-    var table: Table?
-    /// `table`, unretained (for reuse without reference counting).
-    var unretainedTable: Unmanaged<Table>?
-    var leaves: [LeafRef] = []
-    var leafIndex = -1
-    var page: ClusterLeafPage?
-    var rowCount = 0
-    var row = 0
-    var stamp: UInt64 = 0
-    var mutation: UInt64 = 0
-    var lastKey: ObjectKey?
+    /// Walking every object of the class (`walk.table` is set).
+    var walk = TableWalk()
     /// The object returned last, kept to be reused when the caller released it, and its state
     /// (unretained: `recycled` holds it).
     var recycled: Element?
@@ -310,19 +298,139 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     init(core: ResultsCore<ClassBinding>, table: Table) {
         self.core = core
         keys = []
-        self.table = table
-        unretainedTable = Unmanaged.passUnretained(table)
-        collectLeaves(table)
+        walk.start(table, realm: core.realm)
+    }
+
+    /// The next object, or nil at the end.
+    public mutating func next() -> Element? {
+        if walk.table != nil { return nextInTable() }
+        guard index < keys.count else { return nil }
+        defer { index += 1 }
+        // The keys of an evaluation are those of objects existing in the realm state it was
+        // made in.
+        let state = reusableState() ?? {
+            let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
+            recycled = object
+            recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+            return recycledState
+        }()
+        if keysStamp == core.realm.stamp, keysMutation == core.realm.mutationCount {
+            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index], existingAt: keysStamp, mutation: keysMutation) }
+        } else {
+            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index]) }
+        }
+        return recycled
+    }
+
+    private mutating func nextInTable() -> Element? {
+        guard walk.step(core) else { return nil }
+        let key = walk.key
+        if let page = walk.page, let table = walk.unretainedTable {
+            if let state = reusableState() {
+                let (r, stamp, mutation) = (walk.currentRow, walk.stamp, walk.mutation)
+                state._withUnsafeGuaranteedRef {
+                    $0.repoint(key: key, table: table, page: page, row: r, stamp: stamp, mutation: mutation)
+                }
+                return recycled
+            }
+            return fresh(key, RowHandle(leaf: .page(page), row: walk.currentRow, key: key))
+        }
+        let handle = walk.changedRow
+        if let state = reusableState(), let table = walk.table {
+            state._withUnsafeGuaranteedRef { $0.repoint(key: key, table: table, row: handle) }
+            return recycled
+        }
+        return fresh(key, handle)
+    }
+
+    private mutating func fresh(_ key: ObjectKey, _ row: RowHandle) -> Element? {
+        guard let table = walk.table else { return nil }
+        let object = core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: row)
+        recycled = object
+        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+        return object
+    }
+
+    /// The state of the previous object, when only this iterator refers to the object: the
+    /// object can then be reused for the next row. (A state is referenced by its object alone:
+    /// Atoll code that keeps a state keeps its object too.)
+    @inline(__always)
+    private mutating func reusableState() -> Unmanaged<ManagedObjectState>? {
+        guard isKnownUniquelyReferenced(&recycled), let state = recycledState, isSolelyOwned(recycled.unsafelyUnwrapped) else {
+            recycled = nil
+            recycledState = nil
+            return nil
+        }
+        return state
+    }
+}
+
+/// Whether `object` has no weak or unowned reference (strong ones are checked with
+/// `isKnownUniquelyReferenced`): such an object can be recycled without anyone noticing.
+/// (A live object's unowned count is 1 and its weak count 1 until a weak reference appears.)
+@inline(__always)
+func isSolelyOwned(_ object: AnyObject) -> Bool {
+    _getUnownedRetainCount(object) == 1 && _getWeakRetainCount(object) <= 1
+}
+
+/// Walks every object of a class in key order, leaf by leaf, for `ResultsIterator`. Not
+/// generic: the iterator is generic over the object class, so outside this module its code is
+/// not specialized and reads its own fields through type metadata; the per-row work here reads
+/// fixed offsets.
+///
+/// When the realm's state changes during the walk (a write inside the loop, a refresh), the
+/// walk continues with the keys that follow the last one returned, in the new state.
+struct TableWalk {
+    /// The table of the realm state walked (nil: not walking a table).
+    private(set) var table: Table?
+    /// `table`, unretained (for reuse without reference counting).
+    private(set) var unretainedTable: Unmanaged<Table>?
+    private var leaves: [LeafRef] = []
+    private var leafIndex = -1
+    /// The current leaf when it is a page of the snapshot (read without reference counting);
+    /// otherwise it is `leaves[leafIndex]`.
+    private(set) var page: ClusterLeafPage?
+    private var rowCount = 0
+    private var row = 0
+    private(set) var stamp: UInt64 = 0
+    private(set) var mutation: UInt64 = 0
+    private var lastKey: ObjectKey?
+
+    /// The row `step` moved to, its key, and (when the leaf is not a snapshot page) its handle.
+    private(set) var currentRow = 0
+    private(set) var key = ObjectKey(0)
+    var changedRow: RowHandle { RowHandle(leaf: leaves[leafIndex], row: currentRow, key: key) }
+
+    mutating func start(_ table: Table, realm: Realm) {
+        collectLeaves(table, realm: realm)
+    }
+
+    /// Moves to the next row; false at the end.
+    mutating func step(_ core: ResultsCore<ClassBinding>) -> Bool {
+        let realm = core.realm
+        if stamp != realm.stamp || mutation != realm.mutationCount {
+            guard let current = try? realm.table(core.binding) else { return false }
+            collectLeaves(current, realm: realm)
+        }
+        if row >= rowCount, !advance() { return false }
+        currentRow = row
+        row += 1
+        key = ObjectKey(page.map { $0.key(currentRow) } ?? leaves[leafIndex].key(currentRow))
+        lastKey = key
+        return true
     }
 
     /// Takes the leaves of `table` in the realm's current state, positioned after `lastKey`.
-    private mutating func collectLeaves(_ table: Table) {
+    private mutating func collectLeaves(_ table: Table, realm: Realm) {
+        self.table = table
+        unretainedTable = Unmanaged.passUnretained(table)
         var found: [LeafRef] = []
         try? table.forEachLeaf { found.append($0); return true }
         leaves = found
-        stamp = core.realm.stamp
-        mutation = core.realm.mutationCount
+        stamp = realm.stamp
+        mutation = realm.mutationCount
         leafIndex = -1
+        page = nil
         rowCount = 0
         row = 0
         guard let lastKey else { return }
@@ -354,86 +462,4 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         leafIndex = leaves.count
         return false
     }
-
-    /// The next object, or nil at the end.
-    public mutating func next() -> Element? {
-        if table != nil { return nextInTable() }
-        guard index < keys.count else { return nil }
-        defer { index += 1 }
-        // The keys of an evaluation are those of objects existing in the realm state it was
-        // made in.
-        let state = reusableState() ?? {
-            let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
-            recycled = object
-            recycledState = object._managed.map { Unmanaged.passUnretained($0) }
-            return recycledState
-        }()
-        if keysStamp == core.realm.stamp, keysMutation == core.realm.mutationCount {
-            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index], existingAt: keysStamp, mutation: keysMutation) }
-        } else {
-            state?._withUnsafeGuaranteedRef { $0.repoint(key: keys[index]) }
-        }
-        return recycled
-    }
-
-    private mutating func nextInTable() -> Element? {
-        if stamp != core.realm.stamp || mutation != core.realm.mutationCount {
-            guard let current = try? core.realm.table(core.binding) else { return nil }
-            table = current
-            unretainedTable = Unmanaged.passUnretained(current)
-            collectLeaves(current)
-        }
-        if row >= rowCount, !advance() { return nil }
-        let r = row
-        row += 1
-        if let page, let unretainedTable {
-            let key = ObjectKey(page.key(r))
-            lastKey = key
-            if let state = reusableState() {
-                state._withUnsafeGuaranteedRef {
-                    $0.repoint(key: key, table: unretainedTable, page: page, row: r, stamp: stamp, mutation: mutation)
-                }
-                return recycled
-            }
-            return fresh(key, RowHandle(leaf: .page(page), row: r, key: key))
-        }
-        let leaf = leaves[leafIndex]
-        let key = ObjectKey(leaf.key(r))
-        lastKey = key
-        let handle = RowHandle(leaf: leaf, row: r, key: key)
-        if let state = reusableState() {
-            state._withUnsafeGuaranteedRef { $0.repoint(key: key, table: table.unsafelyUnwrapped, row: handle) }
-            return recycled
-        }
-        return fresh(key, handle)
-    }
-
-    private mutating func fresh(_ key: ObjectKey, _ row: RowHandle) -> Element? {
-        guard let table else { return nil }
-        let object = core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: row)
-        recycled = object
-        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
-        return object
-    }
-
-    /// The state of the previous object, when only this iterator refers to the object: the
-    /// object can then be reused for the next row. (A state is referenced by its object alone:
-    /// Atoll code that keeps a state keeps its object too.)
-    @inline(__always)
-    private mutating func reusableState() -> Unmanaged<ManagedObjectState>? {
-        guard isKnownUniquelyReferenced(&recycled), let state = recycledState, isSolelyOwned(recycled.unsafelyUnwrapped) else {
-            recycled = nil
-            recycledState = nil
-            return nil
-        }
-        return state
-    }
-}
-
-/// Whether `object` has no weak or unowned reference (strong ones are checked with
-/// `isKnownUniquelyReferenced`): such an object can be recycled without anyone noticing.
-/// (A live object's unowned count is 1 and its weak count 1 until a weak reference appears.)
-@inline(__always)
-func isSolelyOwned(_ object: AnyObject) -> Bool {
-    _getUnownedRetainCount(object) == 1 && _getWeakRetainCount(object) <= 1
 }
