@@ -6,7 +6,9 @@
 // the newest valid version on disk; after it, N+1 is. A crash at any point leaves one of them.
 
 public final class WriteTransaction: Transaction {
-    var log = TransactionLogWriter()
+    /// Appended to by every change (on the transaction's thread, one access at a time: no
+    /// dynamic exclusivity check).
+    @exclusivity(unchecked) var log = TransactionLogWriter()
     private var pinned: PinnedVersions
     private var changedSpecs: Set<TableKey> = []
     private var removedTables: [TableKey: Table] = [:]
