@@ -66,19 +66,38 @@ enum PostingsChunk {
     }
 }
 
+/// An encoded index value as a dictionary key, hashed as one run of bytes (an array hashes
+/// element by element, which made buffering a bulk load's index entries cost hundreds of
+/// instructions per object).
+struct IndexValueBytes: Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+
+    static func == (a: IndexValueBytes, b: IndexValueBytes) -> Bool { a.bytes == b.bytes }
+}
+
 /// Index changes buffered in a write transaction: per encoded value, +1 (add) and -1 (remove)
 /// operations on object keys, netted when applied.
 struct PendingIndexChanges {
-    private(set) var changes: [[UInt8]: [(key: UInt64, delta: Int8)]] = [:]
+    private(set) var changes: [IndexValueBytes: [(key: UInt64, delta: Int8)]] = [:]
 
     var isEmpty: Bool { changes.isEmpty }
 
-    mutating func add(_ value: [UInt8], _ key: UInt64) { changes[value, default: []].append((key, 1)) }
-    mutating func remove(_ value: [UInt8], _ key: UInt64) { changes[value, default: []].append((key, -1)) }
+    mutating func add(_ value: [UInt8], _ key: UInt64) { changes[IndexValueBytes(value), default: []].append((key, 1)) }
+    mutating func remove(_ value: [UInt8], _ key: UInt64) { changes[IndexValueBytes(value), default: []].append((key, -1)) }
 
-    /// The net change per key for `value`, in key order (keys whose changes cancel are left out).
-    func net(for value: [UInt8]) -> [(key: UInt64, value: Int8)] {
-        guard var ops = changes[value] else { return [] }
+    /// The buffered operations, in value order.
+    func inValueOrder() -> [(key: IndexValueBytes, value: [(key: UInt64, delta: Int8)])] {
+        changes.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+    }
+
+    /// The net change per key of one value's operations, in key order (keys whose changes
+    /// cancel are left out).
+    static func net(_ changes: [(key: UInt64, delta: Int8)]) -> [(key: UInt64, value: Int8)] {
+        var ops = changes
         ops.sort { $0.key < $1.key }
         var result: [(key: UInt64, value: Int8)] = []
         result.reserveCapacity(ops.count)
@@ -137,9 +156,9 @@ enum PostingsIndex {
 
     /// Applies buffered changes to the tree, in value order.
     static func apply(_ pending: PendingIndexChanges, root: inout PageNumber, allocator a: PageAllocator) throws {
-        for value in pending.changes.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            let ops = pending.net(for: value)
-            if !ops.isEmpty { try apply(value: value, ops: ops, root: &root, allocator: a) }
+        for (value, changes) in pending.inValueOrder() {
+            let ops = PendingIndexChanges.net(changes)
+            if !ops.isEmpty { try apply(value: value.bytes, ops: ops, root: &root, allocator: a) }
         }
     }
 
