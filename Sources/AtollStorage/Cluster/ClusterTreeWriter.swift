@@ -111,8 +111,8 @@ final class ClusterTreeWriter {
             let r = last.find(key)
             if r >= 0 { return (last, r) }
         }
-        if let (leaf, row) = try view.locate(key), let m = leaf.mutableLeaf { remember(m); return (m, row) }
-        guard try view.locate(key) != nil else { return nil }
+        guard let (leaf, row) = try view.locate(key) else { return nil }
+        if let m = leaf.mutableLeaf { remember(m); return (m, row) }
         try run(.modify, key)
         guard let leaf = resultLeaf else { return nil }
         remember(leaf)
