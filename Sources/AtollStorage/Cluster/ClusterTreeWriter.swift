@@ -32,7 +32,9 @@ final class ClusterTreeWriter {
     /// `fitAppended`: `fit` after a row was appended at the end of the rightmost leaf, which
     /// then splits off its last row rather than its second half, so that sequential inserts
     /// leave full leaves behind.
-    private enum Operation { case insert, modify, fit, fitAppended, remove }
+    /// `patch`: copy-on-write of the path to the leaf of `key`, the leaf included, as pages
+    /// (the leaf is not decoded; see `modifyInPlace`).
+    private enum Operation { case insert, modify, patch, fit, fitAppended, remove }
 
     private struct Piece {
         var page: PageNumber
@@ -119,6 +121,50 @@ final class ClusterTreeWriter {
         return (leaf, resultRow)
     }
 
+    /// Where a change to a fixed-width value of an existing row goes (`modifyInPlace`).
+    enum WritableRow {
+        /// A leaf this transaction keeps decoded.
+        case leaf(MutableLeaf, Int)
+        /// A leaf page this transaction owns (a copy of the snapshot's page, reachable from the
+        /// root through pages it owns too), to be patched in place. It stays a valid page:
+        /// commit checksums (and encrypts) it like every page the transaction wrote.
+        case page(ClusterLeafPage, UnsafeMutableRawPointer, Int)
+    }
+
+    /// Like `modify`, for a change that keeps the leaf's encoding as it is (a fixed-width value
+    /// overwritten): a leaf of the snapshot is copied as a page and patched rather than decoded
+    /// and encoded again at commit. Updates spread over many leaves (one or two values per
+    /// leaf) then cost a 4 KiB copy per leaf instead of a decode and an encode. nil: no row.
+    func modifyInPlace(_ key: UInt64) throws -> WritableRow? {
+        if let last = lastLeaf, structureGeneration == lastGeneration {
+            let r = last.find(key)
+            if r >= 0 { return .leaf(last, r) }
+        }
+        guard let (leaf, row) = try view.locate(key) else { return nil }
+        guard let page = leaf.page else {
+            guard let m = leaf.mutableLeaf else { return nil }
+            remember(m)
+            return .leaf(m, row)
+        }
+        // A fresh leaf page is reached only through fresh inner pages (the copy-on-write descent
+        // that made it touched its whole path): patch it where it is.
+        let number = PageNumber(truncatingIfNeeded: (page.p - UnsafeRawPointer(allocator.space.base)) >> FileFormat.pageShift)
+        if allocator.isFresh(number) {
+            return .page(page, allocator.space.writablePage(number), row)
+        }
+        resultPage = 0
+        try run(.patch, key)
+        guard resultPage != 0 else { throw AtollError(.ioError, "internal error: patched leaf lost") }
+        let owned = try ClusterLeafPage(try allocator.space.page(resultPage), page: resultPage, layout: layout)
+        guard owned.rowCount == page.rowCount, owned.key(row) == key else {
+            throw AtollError(.ioError, "internal error: patched leaf does not hold its row")
+        }
+        return .page(owned, allocator.space.writablePage(resultPage), row)
+    }
+
+    /// The leaf page `run(.patch, _)` copied.
+    private var resultPage: PageNumber = 0
+
     /// The last leaf found by `modify` or `insert`, valid while no row moved between leaves.
     private var lastLeaf: MutableLeaf?
     private var lastGeneration: UInt64 = 0
@@ -149,7 +195,7 @@ final class ClusterTreeWriter {
 
     private func run(_ op: Operation, _ key: UInt64) throws {
         resultLeaf = nil
-        if op != .modify { structureGeneration &+= 1 }
+        if op != .modify && op != .patch { structureGeneration &+= 1 }
         let outcome = try descend(root, key: key, op: op, depth: 0)
         root = outcome.page
         if outcome.emptied {
@@ -297,6 +343,13 @@ final class ClusterTreeWriter {
     }
 
     private func descendLeaf(_ page: PageNumber, key: UInt64, op: Operation) throws -> Outcome {
+        if op == .patch {
+            // modifyInPlace found a page, so `page` is not in `dirty`: copy it as it is.
+            guard dirty[page] == nil else { return Outcome(page: page, delta: 0) }
+            let owned = try allocator.touch(page)
+            resultPage = owned
+            return Outcome(page: owned, delta: 0)
+        }
         let (leaf, owned) = try ownedLeaf(page)
         var outcome = Outcome(page: owned, delta: 0)
         let r = leaf.find(key)
@@ -314,7 +367,7 @@ final class ClusterTreeWriter {
             guard r >= 0 else { return outcome }
             resultLeaf = leaf
             resultRow = r
-        case .fit:
+        case .fit, .patch:
             break
         case .fitAppended:
             appended = r == leaf.count - 1

@@ -191,11 +191,24 @@ extension Table {
             throw AtollError(.invalidArgument, "the primary key '\(name).\(spec.columns[c].name)' of an existing object cannot be changed")
         }
         try validate(value, column: c)
-        guard let (leaf, row) = try cluster.modify(key.rawValue) else {
-            throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
+        if layout.firstBlock[c] >= 0, Self.isPatchable(value, kind: layout.blocks[layout.firstBlock[c]].kind) {
+            // A fixed-width value replaces another of the same width: the leaf keeps its
+            // encoding, so a snapshot leaf is patched as a page (no decode, no encode).
+            switch try cluster.modifyInPlace(key.rawValue) {
+            case nil:
+                throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
+            case .leaf(let leaf, let row):
+                try store(value, column: c, leaf: leaf, row: row, key: key)
+            case .page(let page, let p, let row):
+                try patch(value, column: c, page: page, writable: p, row: row, key: key)
+            }
+        } else {
+            guard let (leaf, row) = try cluster.modify(key.rawValue) else {
+                throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
+            }
+            try store(value, column: c, leaf: leaf, row: row, key: key)
+            if ClusterTreeWriter.needsSplit(leaf) { try cluster.fit(key.rawValue) }
         }
-        try store(value, column: c, leaf: leaf, row: row, key: key)
-        if ClusterTreeWriter.needsSplit(leaf) { try cluster.fit(key.rawValue) }
         isChanged = true
         txn.log.append(.set(self.key, key, column: c, value: value, implicit: implicit))
         txn.noteMutation()
@@ -218,6 +231,49 @@ extension Table {
         isChanged = true
         txn.log.append(.addInteger(self.key, key, column: c, delta: delta))
         txn.noteMutation()
+    }
+
+    /// Whether `value` overwrites a value of a `kind` block in place: a non-null value whose
+    /// encoding has the block's fixed width (a float, double, UUID or object id).
+    @inline(__always)
+    static func isPatchable(_ value: StorageValue, kind: PhysicalKind) -> Bool {
+        switch (value, kind) {
+        case (.double, .float64), (.float, .float32), (.uuid, .fixed(16)), (.objectId, .fixed(12)): true
+        default: false
+        }
+    }
+
+    /// Writes a fixed-width value (`isPatchable`) at `at`.
+    @inline(__always)
+    private static func storeFixed(_ value: StorageValue, at: UnsafeMutableRawPointer) {
+        switch value {
+        case .float(let v): at.setU32(0, v.bitPattern)
+        case .double(let v): at.setU64(0, v.bitPattern)
+        case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { at.copyMemory(from: src, byteCount: 16) } }
+        case .objectId(let o): o.store(to: at)
+        default: break
+        }
+    }
+
+    /// Writes a validated fixed-width, non-null value (`isPatchable`) into row `r` of a leaf
+    /// page this transaction owns, maintaining the index: the value's bytes and the row's null
+    /// bit, the only bytes of the page that depend on it.
+    private func patch(_ value: StorageValue, column c: Int, page: ClusterLeafPage, writable p: UnsafeMutableRawPointer,
+                       row r: Int, key: ObjectKey) throws {
+        let b = layout.firstBlock[c]
+        guard b >= 0, r >= 0, r < page.rowCount else { return }
+        if needsIndex(c), indexTouched[c]?[key.rawValue] == nil {
+            indexTouched[c, default: [:]][key.rawValue] = .value(try indexKey(RowHandle(leaf: .page(page), row: r, key: key), c))
+        }
+        // The block's extent was validated with the page (ClusterLeafPage.init); its width byte
+        // equals the layout's (BlockCodec.end), so the row's bytes lie inside it.
+        let s = page.blockStart(b + 1)
+        let width = Int(p.u8(s))
+        Self.storeFixed(value, at: p + s + 2 + r * width)
+        if p.u8(s + 1) & 1 != 0 {
+            let bit = s + 2 + width * page.rowCount + (r >> 3)
+            p.setU8(bit, p.u8(bit) & ~(UInt8(1) << UInt8(r & 7)))
+        }
     }
 
     /// Writes a validated value into the row, maintaining the index, backlinks and blobs.
@@ -248,10 +304,7 @@ extension Table {
         case .int(let v): block.setInt(r, v)
         case .link(let k): block.setInt(r, Int64(bitPattern: k.rawValue))
         case .timestamp(let t): block.setInt(r, t.seconds); m.blocks[b + 1].setInt(r, Int64(t.nanoseconds))
-        case .float(let v): block.values.pointer.setU32(r * 4, v.bitPattern)
-        case .double(let v): block.values.pointer.setU64(r * 8, v.bitPattern)
-        case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { (block.values.pointer + r * 16).copyMemory(from: src, byteCount: 16) } }
-        case .objectId(let o): o.store(to: block.values.pointer + r * 12)
+        case .float, .double, .uuid, .objectId: Self.storeFixed(value, at: block.values.pointer + r * block.stride)
         case .string(var s): try s.withUTF8 { try placeBytes(UnsafeRawBufferPointer($0), block: b, leaf: m, row: r) }
         case .binary(let d): try d.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
         }
