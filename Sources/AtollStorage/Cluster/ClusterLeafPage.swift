@@ -56,6 +56,14 @@
         }
     }
 
+    /// A page that passed `init(_:page:layout:)` for the same layout before (ValidatedPages).
+    @inline(__always)
+    init(validated p: UnsafeRawPointer) {
+        self.p = p
+        rowCount = Int(p.u16(6))
+        blockCount = Int(p.u16(8))
+    }
+
     @inlinable @inline(__always) func blockStart(_ b: Int) -> Int { Int(p.u16(Self.headerBytes + 2 * b)) }
 
     @inline(__always)

@@ -72,7 +72,12 @@ public final class Table {
     private(set) var primaryKeyColumn: Int?
     private(set) var keyIsPrimaryKey = false
 
+    /// Read-only snapshots: the cluster pages validated so far (see ValidatedPages); nil in
+    /// write transactions, whose pages and layout can change.
+    private let validatedPages: ValidatedPages?
+
     init(key: TableKey, spec: TableSpec, layout: LeafLayout, roots: TableRoots, transaction: Transaction) {
+        validatedPages = transaction.allocator == nil ? ValidatedPages(pageCount: transaction.snapshotSpace.pageCount) : nil
         self.key = key
         self.spec = spec
         self.layout = layout
@@ -102,7 +107,9 @@ public final class Table {
     @inline(__always)
     var tree: ClusterTreeView {
         if let cluster { return cluster.view }
-        return ClusterTreeView(root: roots.clusterRoot, layout: layout, space: transaction.space, dirty: nil)
+        var view = ClusterTreeView(root: roots.clusterRoot, layout: layout, space: transaction.space, dirty: nil)
+        view.validated = validatedPages?.view
+        return view
     }
 
     /// Number of objects. O(1).

@@ -46,6 +46,10 @@ void atoll_atomic_fence(void);
 /// cache's per-access state check).
 static inline uint64_t atoll_load_acquire_u64(const uint64_t *addr) { return __atomic_load_n(addr, __ATOMIC_ACQUIRE); }
 static inline void atoll_store_release_u64(uint64_t *addr, uint64_t value) { __atomic_store_n(addr, value, __ATOMIC_RELEASE); }
+/// Relaxed load / fetch-or, inlined: bit sets that several threads may fill at once, where a
+/// bit only records a fact about immutable data (no ordering needed, but no data race either).
+static inline uint64_t atoll_load_relaxed_u64(const uint64_t *addr) { return __atomic_load_n(addr, __ATOMIC_RELAXED); }
+static inline void atoll_fetch_or_relaxed_u64(uint64_t *addr, uint64_t bits) { (void)__atomic_fetch_or(addr, bits, __ATOMIC_RELAXED); }
 
 // MARK: CRC32C (Castagnoli), hardware-accelerated where the CPU has SSE4.2.
 
