@@ -274,7 +274,34 @@ enum StorageOrdering {
 /// Every object of a class (no query) is walked leaf by leaf. When the realm's state changes
 /// during the walk (a write inside the loop, a refresh), iteration continues with the objects
 /// whose keys follow the last one returned, in the new state.
+///
+/// The work is done by the non-generic `ObjectIteration`; `next` is inlinable so that the
+/// caller's module specializes it (unspecialized, a generic iterator reads its own fields
+/// through type metadata on every call: it was half of the instructions per object of a loop).
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    @usableFromInline var iteration: ObjectIteration
+
+    init(core: ResultsCore<ClassBinding>, keys: [ObjectKey]) {
+        iteration = ObjectIteration(core: core, keys: keys)
+    }
+
+    init(core: ResultsCore<ClassBinding>, table: Table) {
+        iteration = ObjectIteration(core: core, table: table)
+    }
+
+    /// The next object, or nil at the end.
+    @inlinable
+    public mutating func next() -> Element? {
+        guard let object = iteration.next(Element.self) else { return nil }
+        // Every object of the iteration is made as `Element.self` (makeObject calls its init).
+        return unsafeDowncast(object, to: Element.self)
+    }
+}
+
+/// The state and per-row work of `ResultsIterator`, for any object class: the objects it
+/// makes are of the type passed to `next`, which is the same on every call.
+@usableFromInline
+struct ObjectIteration {
     let core: ResultsCore<ClassBinding>
     let keys: [ObjectKey]
     var index = 0
@@ -285,11 +312,15 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     var walk = TableWalk()
     /// The object returned last, kept to be reused when the caller released it, and its state
     /// (unretained: `recycled` holds it).
-    var recycled: Element?
+    var recycled: Object?
+    var recycledObject: Unmanaged<Object>?
     var recycledState: Unmanaged<ManagedObjectState>?
+    /// `core.realm`, unretained (`core` keeps it alive).
+    let realm: Unmanaged<Realm>
 
     init(core: ResultsCore<ClassBinding>, keys: [ObjectKey]) {
         self.core = core
+        realm = Unmanaged.passUnretained(core.realm)
         self.keys = keys
         keysStamp = core.realm.stamp
         keysMutation = core.realm.mutationCount
@@ -297,21 +328,22 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
 
     init(core: ResultsCore<ClassBinding>, table: Table) {
         self.core = core
+        realm = Unmanaged.passUnretained(core.realm)
         keys = []
         walk.start(table, realm: core.realm)
     }
 
-    /// The next object, or nil at the end.
-    public mutating func next() -> Element? {
-        if walk.table != nil { return nextInTable() }
+    /// The next object (made as `type`), or nil at the end.
+    @usableFromInline
+    mutating func next(_ type: Object.Type) -> Object? {
+        if walk.table != nil { return nextInTable(type) }
         guard index < keys.count else { return nil }
         defer { index += 1 }
         // The keys of an evaluation are those of objects existing in the realm state it was
         // made in.
         let state = reusableState() ?? {
-            let object = core.realm.makeObject(Element.self, key: keys[index], binding: core.binding)
-            recycled = object
-            recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+            let object = core.realm.makeObject(type, key: keys[index], binding: core.binding)
+            keep(object)
             return recycledState
         }()
         if keysStamp == core.realm.stamp, keysMutation == core.realm.mutationCount {
@@ -322,8 +354,8 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
         return recycled
     }
 
-    private mutating func nextInTable() -> Element? {
-        guard walk.step(core) else { return nil }
+    private mutating func nextInTable(_ type: Object.Type) -> Object? {
+        guard walk.step(core, realm: realm) else { return nil }
         let key = walk.key
         if let page = walk.page, let table = walk.unretainedTable {
             if let state = reusableState() {
@@ -333,22 +365,27 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
                 }
                 return recycled
             }
-            return fresh(key, RowHandle(leaf: .page(page), row: walk.currentRow, key: key))
+            return fresh(type, key, RowHandle(leaf: .page(page), row: walk.currentRow, key: key))
         }
         let handle = walk.changedRow
         if let state = reusableState(), let table = walk.table {
             state._withUnsafeGuaranteedRef { $0.repoint(key: key, table: table, row: handle) }
             return recycled
         }
-        return fresh(key, handle)
+        return fresh(type, key, handle)
     }
 
-    private mutating func fresh(_ key: ObjectKey, _ row: RowHandle) -> Element? {
+    private mutating func fresh(_ type: Object.Type, _ key: ObjectKey, _ row: RowHandle) -> Object? {
         guard let table = walk.table else { return nil }
-        let object = core.realm.makeObject(Element.self, key: key, binding: core.binding, table: table, row: row)
-        recycled = object
-        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
+        let object = core.realm.makeObject(type, key: key, binding: core.binding, table: table, row: row)
+        keep(object)
         return object
+    }
+
+    private mutating func keep(_ object: Object) {
+        recycled = object
+        recycledObject = Unmanaged.passUnretained(object)
+        recycledState = object._managed.map { Unmanaged.passUnretained($0) }
     }
 
     /// The state of the previous object, when only this iterator refers to the object: the
@@ -356,8 +393,10 @@ public struct ResultsIterator<Element: Object>: IteratorProtocol {
     /// Atoll code that keeps a state keeps its object too.)
     @inline(__always)
     private mutating func reusableState() -> Unmanaged<ManagedObjectState>? {
-        guard isKnownUniquelyReferenced(&recycled), let state = recycledState, isSolelyOwned(recycled.unsafelyUnwrapped) else {
+        guard isKnownUniquelyReferenced(&recycled), let state = recycledState, let object = recycledObject,
+              object._withUnsafeGuaranteedRef({ isSolelyOwned($0) }) else {
             recycled = nil
+            recycledObject = nil
             recycledState = nil
             return nil
         }
@@ -373,10 +412,7 @@ func isSolelyOwned(_ object: AnyObject) -> Bool {
     _getUnownedRetainCount(object) == 1 && _getWeakRetainCount(object) <= 1
 }
 
-/// Walks every object of a class in key order, leaf by leaf, for `ResultsIterator`. Not
-/// generic: the iterator is generic over the object class, so outside this module its code is
-/// not specialized and reads its own fields through type metadata; the per-row work here reads
-/// fixed offsets.
+/// Walks every object of a class in key order, leaf by leaf, for `ResultsIterator`.
 ///
 /// When the realm's state changes during the walk (a write inside the loop, a refresh), the
 /// walk continues with the keys that follow the last one returned, in the new state.
@@ -406,17 +442,23 @@ struct TableWalk {
     }
 
     /// Moves to the next row; false at the end.
-    mutating func step(_ core: ResultsCore<ClassBinding>) -> Bool {
-        let realm = core.realm
-        if stamp != realm.stamp || mutation != realm.mutationCount {
-            guard let current = try? realm.table(core.binding) else { return false }
-            collectLeaves(current, realm: realm)
-        }
+    @inline(__always)
+    mutating func step(_ core: ResultsCore<ClassBinding>, realm: Unmanaged<Realm>) -> Bool {
+        let (realmStamp, realmMutation) = realm._withUnsafeGuaranteedRef { ($0.stamp, $0.mutationCount) }
+        if stamp != realmStamp || mutation != realmMutation, !restart(core) { return false }
         if row >= rowCount, !advance() { return false }
         currentRow = row
         row += 1
         key = ObjectKey(page.map { $0.key(currentRow) } ?? leaves[leafIndex].key(currentRow))
         lastKey = key
+        return true
+    }
+
+    /// Continues in the realm's new state (after a write or a refresh during the walk).
+    @inline(never)
+    private mutating func restart(_ core: ResultsCore<ClassBinding>) -> Bool {
+        guard let current = try? core.realm.table(core.binding) else { return false }
+        collectLeaves(current, realm: core.realm)
         return true
     }
 
