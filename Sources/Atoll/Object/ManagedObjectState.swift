@@ -43,6 +43,16 @@ final class ManagedObjectState {
         remember(table, row)
     }
 
+    /// `seed` with row `row` of a snapshot page.
+    func seed(table: Table, page: ClusterLeafPage, row: Int) {
+        guard !realm.isFrozen else { return }
+        use(table)
+        rowStamp = realm.stamp
+        rowMutation = realm.mutationCount
+        self.page = page
+        pageRow = row
+    }
+
     private func remember(_ table: Table, _ row: RowHandle) {
         use(table)
         rowStamp = realm.stamp

@@ -272,6 +272,16 @@ public final class Realm {
         return object
     }
 
+    /// `makeObject` for a row of a snapshot page: the row is handed over as plain values (no
+    /// optional row handle to copy, with the reference counting of its leaf).
+    func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table, page: ClusterLeafPage, row: Int) -> T {
+        let object = InitContext.managedCreation { type.init() }
+        let state = ManagedObjectState(realm: self, binding: b, key: key)
+        state.seed(table: table, page: page, row: row)
+        object._managed = state
+        return object
+    }
+
     /// A managed object of the class bound to table `tableKey`.
     func makeObject(tableKey: TableKey, key: ObjectKey) -> Object? {
         guard let b = bindings.values.first(where: { $0.tableKey == tableKey }) else { return nil }
@@ -296,6 +306,7 @@ public final class Realm {
         guard let t = try? table(b),
               let value = PrimaryKeyConversion.direct(key, b.primaryKeyKind) ?? (try? b.schema.primaryKeyProperty?.storageValue(from: key, realm: self)),
               let row = try? t.locate(primaryKey: value) else { return nil }
+        if let page = row.leaf.page { return makeObject(type, key: row.key, binding: b, table: t, page: page, row: row.row) }
         return makeObject(type, key: row.key, binding: b, table: t, row: row)
     }
 
