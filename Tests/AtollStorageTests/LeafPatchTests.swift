@@ -142,6 +142,36 @@ import AtollTestSupport
         rr.close()
     }
 
+    /// A caller's row position saves the lookup only when it points into a leaf this tree has
+    /// patched and holds the key there; a stale or wrong position falls back to the lookup.
+    @Test func rowHintsAreCheckedNotTrusted() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "patch-hint-\(UUID())"))
+        try Self.populate(db)
+        let w = try db.beginWrite()
+        let t = try #require(try w.table(named: "Reading"))
+        let snapshotRow = try #require(try t.locate(Self.key(10)))
+        try t.set(Self.key(10), 1, .double(1), foundAt: snapshotRow)           // a snapshot page: copied
+        try t.set(Self.key(11), 1, .double(2), foundAt: snapshotRow)           // another key's row: ignored
+        try t.set(Self.key(10), 1, .double(3), foundAt: try t.locate(Self.key(10)))   // the patched page
+        try t.set(Self.key(12), 1, .double(4), foundAt: try t.locate(Self.key(12)))
+        try t.set(Self.key(12), 5, .string("decoded"))                          // the leaf is decoded now
+        try t.set(Self.key(10), 1, .double(5), foundAt: snapshotRow)           // stale: the leaf is no page
+        try t.set(Self.key(2_000), 1, .double(6), foundAt: snapshotRow)        // stale, other leaf
+        #expect(try t.value(Self.key(10), 1) == .double(5))
+        #expect(try t.value(Self.key(11), 1) == .double(2))
+        #expect(try t.value(Self.key(12), 1) == .double(4))
+        #expect(try t.value(Self.key(2_000), 1) == .double(6))
+        _ = try w.commit()
+        _ = try db.verify()
+        let r = try db.beginRead()
+        let t2 = try #require(try r.table(named: "Reading"))
+        #expect(try t2.value(Self.key(10), 1) == .double(5))
+        #expect(try t2.value(Self.key(12), 5) == .string("decoded"))
+        #expect(try t2.value(Self.key(2_000), 1) == .double(6))
+        #expect(try t2.value(Self.key(9), 1) == .double(9))
+        r.close()
+    }
+
     @Test func rolledBackPatchesLeaveTheFileAsItWas() throws {
         let dir = TemporaryDirectory()
         let path = dir.path + "/rollback.atoll"

@@ -188,7 +188,9 @@ final class ManagedObjectState {
             if stored.isNull && !property.type.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(property.name)' is required; nil is not allowed")
             }
-            try realm.table(binding).set(key, column, stored)
+            // The row this object last found, when still current, saves the table a lookup.
+            let found = pageRow >= 0 && rowStamp == realm.stamp && rowMutation == realm.mutationCount
+            try realm.table(binding).set(key, column, stored, foundAt: found ? page.map { RowHandle(leaf: .page($0), row: pageRow, key: key) } : nil)
         }
     }
 

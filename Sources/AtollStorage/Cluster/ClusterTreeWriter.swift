@@ -135,7 +135,15 @@ final class ClusterTreeWriter {
     /// overwritten): a leaf of the snapshot is copied as a page and patched rather than decoded
     /// and encoded again at commit. Updates spread over many leaves (one or two values per
     /// leaf) then cost a 4 KiB copy per leaf instead of a decode and an encode. nil: no row.
-    func modifyInPlace(_ key: UInt64) throws -> WritableRow? {
+    ///
+    /// `hint`: where the caller found the row in a page of the tree's current state (an object
+    /// that just looked itself up), which saves the lookup when that page is already patched.
+    /// It is checked (this tree's patched page, holding `key` at that row), never trusted.
+    func modifyInPlace(_ key: UInt64, hint: (page: ClusterLeafPage, row: Int)? = nil) throws -> WritableRow? {
+        if let (page, row) = hint, row >= 0, row < page.rowCount, page.key(row) == key,
+           let number = pageNumber(of: page), patched.contains(number) {
+            return .page(page, allocator.space.writablePage(number), row)
+        }
         if let last = lastLeaf, structureGeneration == lastGeneration {
             let r = last.find(key)
             if r >= 0 { return .leaf(last, r) }
@@ -146,10 +154,9 @@ final class ClusterTreeWriter {
             remember(m)
             return .leaf(m, row)
         }
-        // A fresh leaf page is reached only through fresh inner pages (the copy-on-write descent
-        // that made it touched its whole path): patch it where it is.
-        let number = PageNumber(truncatingIfNeeded: (page.p - UnsafeRawPointer(allocator.space.base)) >> FileFormat.pageShift)
-        if allocator.isFresh(number) {
+        // A patched leaf is reached only through pages this transaction owns (the copy-on-write
+        // descent that made it touched its whole path): patch it where it is.
+        if let number = pageNumber(of: page), patched.contains(number) {
             return .page(page, allocator.space.writablePage(number), row)
         }
         resultPage = 0
@@ -164,6 +171,19 @@ final class ClusterTreeWriter {
 
     /// The leaf page `run(.patch, _)` copied.
     private var resultPage: PageNumber = 0
+    /// Leaves of this tree held as pages the transaction owns (copied by `run(.patch, _)`),
+    /// until a change decodes them (`ownedLeaf`) or the tree is freed.
+    private var patched = PageBitmap()
+
+    /// The number of a page of the writer's space, from a pointer into it.
+    @inline(__always)
+    private func pageNumber(of page: ClusterLeafPage) -> PageNumber? {
+        let offset = page.p - UnsafeRawPointer(allocator.space.base)
+        guard offset >= 0, offset & (FileFormat.pageSize - 1) == 0 else { return nil }
+        let n = offset >> FileFormat.pageShift
+        guard n < Int(allocator.space.pageCount) else { return nil }
+        return PageNumber(n)
+    }
 
     /// The last leaf found by `modify` or `insert`, valid while no row moved between leaves.
     private var lastLeaf: MutableLeaf?
@@ -260,6 +280,7 @@ final class ClusterTreeWriter {
     /// The leaf at `page` as a MutableLeaf owned by this transaction, and its (new) page.
     private func ownedLeaf(_ page: PageNumber) throws -> (MutableLeaf, PageNumber) {
         if let m = dirty[page] { return (m, page) }
+        patched.remove(page)
         let source = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout)
         let leaf = source.decode(layout: layout)
         let fresh = try allocator.allocate()
@@ -348,6 +369,7 @@ final class ClusterTreeWriter {
             guard dirty[page] == nil else { return Outcome(page: page, delta: 0) }
             let owned = try allocator.touch(page)
             resultPage = owned
+            patched.insert(owned)
             return Outcome(page: owned, delta: 0)
         }
         let (leaf, owned) = try ownedLeaf(page)
@@ -439,6 +461,7 @@ final class ClusterTreeWriter {
             try ClusterLeafPage.encode(leaf, into: allocator.space.writablePage(page))
         }
         dirty.removeAll()
+        patched = PageBitmap()
     }
 
     /// Frees every page of the tree (and external values). Used by clear and table removal.
@@ -448,6 +471,7 @@ final class ClusterTreeWriter {
         guard root != 0 else { return }
         try freePages(root, depth: 0, freeExternal: freeExternal)
         dirty.removeAll()
+        patched = PageBitmap()
         root = 0
     }
 

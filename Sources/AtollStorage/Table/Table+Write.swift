@@ -182,7 +182,13 @@ extension Table {
         try set(key, c, value, implicit: false)
     }
 
-    func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue, implicit: Bool) throws {
+    /// Sets a scalar column of the object the caller found at `row` in the current state (a
+    /// managed object's cached position): a fixed-width value then skips the second lookup.
+    package func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue, foundAt row: RowHandle?) throws {
+        try set(key, c, value, implicit: false, hint: row)
+    }
+
+    func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue, implicit: Bool, hint: RowHandle? = nil) throws {
         let (txn, cluster) = try writer()
         guard c >= 0, c < columnInfo.count else { throw AtollError(.invalidArgument, "'\(name)' has no column \(c)") }
         guard !columnInfo[c].isList else { throw AtollError(.typeMismatch, "'\(name).\(spec.columns[c].name)' is a list; use the list operations") }
@@ -194,7 +200,8 @@ extension Table {
         if layout.firstBlock[c] >= 0, Self.isPatchable(value, kind: layout.blocks[layout.firstBlock[c]].kind) {
             // A fixed-width value replaces another of the same width: the leaf keeps its
             // encoding, so a snapshot leaf is patched as a page (no decode, no encode).
-            switch try cluster.modifyInPlace(key.rawValue) {
+            let found: (page: ClusterLeafPage, row: Int)? = if let hint, hint.key == key, let p = hint.leaf.page { (p, hint.row) } else { nil }
+            switch try cluster.modifyInPlace(key.rawValue, hint: found) {
             case nil:
                 throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'")
             case .leaf(let leaf, let row):
