@@ -354,6 +354,7 @@ struct ObjectIteration {
         return recycled
     }
 
+    @inline(__always)
     private mutating func nextInTable(_ type: Object.Type) -> Object? {
         guard walk.step(core, realm: realm) else { return nil }
         let key = walk.key

@@ -10,7 +10,7 @@ import AtollStorage
 @usableFromInline
 final class ManagedObjectState {
     let realm: Realm
-    let binding: ClassBinding
+    @usableFromInline let binding: ClassBinding
     /// Changes only while the state is owned by a results iterator alone (`repoint`).
     @exclusivity(unchecked) private(set) var key: ObjectKey
     // The row cached for the realm state (`rowStamp`, `rowMutation`): in a page of the
@@ -130,7 +130,7 @@ final class ManagedObjectState {
 
     /// Whether property `index` is read from the database (ignored properties keep their
     /// values in the object).
-    @usableFromInline
+    @inlinable
     func isStoredProperty(_ index: Int) -> Bool { binding.readsFromStorage[index] }
 
     /// The row in the realm's current version, or nil when the object no longer exists.

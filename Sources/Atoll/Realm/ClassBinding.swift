@@ -2,6 +2,7 @@ import AtollStorage
 
 /// A model class bound to its table in one realm file: which column stores each property.
 /// Immutable, so it may be shared by frozen realms' threads and thread-safe references.
+@usableFromInline
 final class ClassBinding: Sendable {
     let schema: ObjectSchema
     /// `ObjectIdentifier(schema.objectType)`.
@@ -13,7 +14,7 @@ final class ClassBinding: Sendable {
     let origins: [(table: TableKey, column: Int)?]
     /// Per property index: whether a managed object reads it from the database (false for
     /// ignored properties, whose values stay in the object).
-    let readsFromStorage: [Bool]
+    @usableFromInline let readsFromStorage: [Bool]
     let primaryKeyKind: PrimaryKeyConversion.Kind
     let hasPrimaryKey: Bool
     /// The property index of an int primary key that is the object key itself (-1: none): its
