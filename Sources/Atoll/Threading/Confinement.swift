@@ -29,7 +29,9 @@ struct Confinement: Sendable {
     var isCurrent: Bool {
         if isUnconfined { return true }
         if let queue { return DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(queue) }
-        return pthread_equal(pthread_self(), thread) != 0
+        // `==` rather than `pthread_equal`: pthread_t is an integer (Glibc) or a pointer (Darwin)
+        // that identifies the thread, and this runs on every property read (a call saved).
+        return pthread_self() == thread
     }
 
     var description: String { queue.map { "queue '\($0.label)'" } ?? "the thread that opened it" }
