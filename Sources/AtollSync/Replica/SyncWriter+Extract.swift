@@ -148,9 +148,7 @@ extension SyncWriter {
                 guard let c = schema.classes[t] else { continue }
                 createdHere[ObjectRef(table: t, key: k)] = pk
                 let ok = SyncTrees.objectKey(t, pk)
-                var o = try object(ok)
-                o.noteWrite(stamp)
-                setObject(ok, o)
+                try noteWrite(ok, stamp)
                 encoder.append(.create(address(c, pk)))
                 created.append((c, pk))
 
@@ -218,17 +216,11 @@ extension SyncWriter {
                 var l = try list(lk)
                 let v = try syncValue(c, column, value)
                 let parent = try localElement(l, visible: index - 1, allowHead: true, c, column)
-                let lamport = l.maxLamport + 1
-                guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
-                let id = ElementID(lamport: lamport, node: nodeID)
-                let (at, depth) = try l.insertionPoint(after: parent?.id, id: id)
-                l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: v), at: at)
+                let (id, at) = try insertLocalElement(&l, after: parent?.id, stamp: stamp, value: v, c, column)
                 assert(l.visibleIndex(before: at) == index, "a local insert lands where the user put it")
                 setList(lk, l)
-                var o = try object(ok)
-                o.noteWrite(stamp)
-                setObject(ok, o)
-                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: lamport, value: v))
+                try noteWrite(ok, stamp)
+                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: v))
 
             case .listSet(let t, let k, let column, let index, let value):
                 guard let c = schema.classes[t] else { continue }
@@ -241,9 +233,7 @@ extension SyncWriter {
                 l.elements[i].value = v
                 l.elements[i].valueStamp = stamp
                 setList(lk, l)
-                var o = try object(ok)
-                o.noteWrite(stamp)
-                setObject(ok, o)
+                try noteWrite(ok, stamp)
                 encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v))
 
             case .listErase(let t, let k, let column, let index, let implicit):
@@ -280,16 +270,10 @@ extension SyncWriter {
                 encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
                 let insertStamp = base.at(encoder.instructionCount)
                 let parent = try localElement(l, visible: to - 1, allowHead: true, c, column)
-                let lamport = l.maxLamport + 1
-                guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
-                let id = ElementID(lamport: lamport, node: nodeID)
-                let (at, depth) = try l.insertionPoint(after: parent?.id, id: id)
-                l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: insertStamp, valueStamp: insertStamp, value: e.value), at: at)
+                let (id, _) = try insertLocalElement(&l, after: parent?.id, stamp: insertStamp, value: e.value, c, column)
                 setList(lk, l)
-                var o = try object(ok)
-                o.noteWrite(insertStamp)
-                setObject(ok, o)
-                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: lamport, value: e.value))
+                try noteWrite(ok, insertStamp)
+                encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: e.value))
 
             case .listClear(let t, let k, let column):
                 guard let c = schema.classes[t] else { continue }
@@ -323,6 +307,25 @@ extension SyncWriter {
         }
         try finishChangeset(continues: false)
         return made
+    }
+
+    /// Records that `stamp` wrote the object (its last-write stamp).
+    private func noteWrite(_ ok: [UInt8], _ stamp: Stamp) throws {
+        var o = try object(ok)
+        o.noteWrite(stamp)
+        setObject(ok, o)
+    }
+
+    /// Inserts a new element of this node after `parent` (nil: at the head), with the next
+    /// element number of the list. Returns its id and its position in `l.elements`.
+    private func insertLocalElement(_ l: inout ListRecord, after parent: ElementID?, stamp: Stamp, value: SyncValue,
+                                    _ c: SyncedClass, _ column: Int) throws -> (id: ElementID, at: Int) {
+        let lamport = l.maxLamport + 1
+        guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
+        let id = ElementID(lamport: lamport, node: nodeID)
+        let (at, depth) = try l.insertionPoint(after: parent, id: id)
+        l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: value), at: at)
+        return (id, at)
     }
 
     /// The element at visible position `visible` of a list the local user changed (nil for the

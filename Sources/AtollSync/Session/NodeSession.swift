@@ -143,6 +143,15 @@ public final class NodeSession {
         snapshotNext = nil
     }
 
+    /// An apply of downloaded data that threw: a malformed payload is the relay's protocol
+    /// violation and ends the session; another error of the local store is reported and the
+    /// session reconnects.
+    private func applyFailed(_ error: any Error) -> [SessionAction] {
+        guard let e = error as? AtollError else { return [] }
+        let malformed = e.kind == .protocolViolation
+        return fail(e, code: malformed ? .malformed : nil, fatal: malformed)
+    }
+
     /// Ends the session because of `error`: tells the relay (when `code` is given), closes, and
     /// goes offline (fatal) or waits to reconnect.
     private func fail(_ error: AtollError, code: SyncErrorCode?, fatal: Bool) -> [SessionAction] {
@@ -343,12 +352,8 @@ public final class NodeSession {
                 let report = try replica.apply(changesets, cursor: DownloadCursor(relayID: relayID, seq: to))
                 clockWarnings += report.clockCapped
             }
-        } catch let e as AtollError where e.kind == .protocolViolation {
-            return fail(e, code: .malformed, fatal: true)
-        } catch let e as AtollError {
-            return fail(e, code: nil, fatal: false)
         } catch {
-            return []
+            return applyFailed(error)
         }
         cursor = to
         resendRequestedAt = nil
@@ -374,12 +379,8 @@ public final class NodeSession {
             let report = try replica.applySnapshot(body, relay: relayID,
                                                    completion: final ? (vv, DownloadCursor(relayID: relayID, seq: through)) : nil)
             clockWarnings += report.clockCapped
-        } catch let e as AtollError where e.kind == .protocolViolation {
-            return fail(e, code: .malformed, fatal: true)
-        } catch let e as AtollError {
-            return fail(e, code: nil, fatal: false)
         } catch {
-            return []
+            return applyFailed(error)
         }
         lastDownloadProgress = now
         resendRequestedAt = nil
