@@ -18,7 +18,7 @@ final class DynamicContext {
         owner = .realm(realm)
         reportError = { error in
             guard realm.isInWriteTransaction else {
-                preconditionFailure("a DynamicObject was changed outside a write transaction (realm.write { ... }): \(error.message)")
+                atollProgrammerError("a DynamicObject was changed outside a write transaction (realm.write { ... }): \(error.message)")
             }
             realm.recordError(error)
         }

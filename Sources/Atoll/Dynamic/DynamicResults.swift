@@ -53,7 +53,7 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
     public subscript(position: Int) -> DynamicObject {
         core.realm.verifyThread()
         guard let key = core.key(at: position) else {
-            preconditionFailure("index \(position) is out of bounds (count \(count))")
+            atollProgrammerError("index \(position) is out of bounds (count \(count))")
         }
         return makeObject(key)
     }
