@@ -1,4 +1,5 @@
 import AtollSync
+import AtollTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -80,7 +81,7 @@ import Testing
         configuration.reconnect = ReconnectPolicy(delayInitial: .milliseconds(100), delayMax: .seconds(1))
         let live = try LiveResults(path: cluster.database("a"), recorder: recorder, configuration: configuration)
         let session = try #require(live.session)
-        #expect(await eventually { session.state == .connected }, "state \(session.state), error \(String(describing: session.lastError))")
+        #expect(await eventually(timeout: .seconds(60)) { session.state == .connected }, "state \(session.state), error \(String(describing: session.lastError))")
 
         // An insert on B: one insertion, at the place the sort gives it.
         _ = try cluster.importData("b", #"{"Item": [{"id": "m", "node": "b", "n": 1}, {"id": "t", "node": "b", "n": 2}]}"#)
@@ -112,7 +113,7 @@ import Testing
 
         // Paused, A records its writes and ships them on resume.
         session.pause()
-        #expect(await eventually { session.state == .offline }, "state \(session.state)")
+        #expect(await eventually(timeout: .seconds(60)) { session.state == .offline }, "state \(session.state)")
         try live.queue.sync {
             guard let realm = live.realm else { return }
             try realm.write { _ = try realm.dynamicCreate("Item", value: ["id": "while-paused", "node": "a", "n": 8]) }
@@ -130,7 +131,7 @@ import Testing
             relay: configuration.relay,
             tls: .mutualTLS(certificatePath: "\(cluster.certs)/c.pem", keyPath: "\(cluster.certs)/c-key.pem", caPath: "\(cluster.certs)/ca.pem"),
             realmID: cluster.realm))
-        #expect(await eventually { cSession.state == .connected }, "state \(cSession.state), error \(String(describing: cSession.lastError))")
+        #expect(await eventually(timeout: .seconds(60)) { cSession.state == .connected }, "state \(cSession.state), error \(String(describing: cSession.lastError))")
         try await cSession.waitForDownload()
         var latencies: [Double] = []
         let samples = ProcessInfo.processInfo.environment["ATOLL_LATENCY_SAMPLES"].flatMap(Int.init) ?? 20
@@ -173,7 +174,7 @@ import Testing
             relay: RelayAddress(host: "127.0.0.1", port: cluster.relayPort),
             tls: .mutualTLS(certificatePath: "\(cluster.certs)/a.pem", keyPath: "\(cluster.certs)/a-key.pem", caPath: "\(cluster.certs)/ca.pem"),
             realmID: cluster.realm))
-        #expect(await eventually { session.state == .offline && session.lastError != nil })
+        #expect(await eventually(timeout: .seconds(60)) { session.state == .offline && session.lastError != nil })
         #expect(session.lastError?.kind == .schemaMismatch, "\(String(describing: session.lastError))")
         await #expect(throws: AtollError.self) { try await session.waitForUpload() }
 
@@ -188,12 +189,3 @@ import Testing
     }
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

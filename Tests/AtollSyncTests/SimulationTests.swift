@@ -28,15 +28,17 @@ import Testing
     @Test(arguments: 0..<shards)
     func seededSchedulesConverge(shard: Int) throws {
         if let only = Self.environment["ATOLL_SIM_SEED"].flatMap(UInt64.init) {
-            if shard == 0, let failure = try Self.runSchedule(only, verbose: true) { Issue.record(Comment(rawValue: failure)) }
+            if shard == 0 {
+                let failure = try Self.runSchedule(only, verbose: true)
+                #expect(failure == nil, Comment(rawValue: failure ?? ""))
+            }
             return
         }
         var seed = UInt64(shard)
         while seed < UInt64(Self.scheduleCount) {
-            if let failure = try Self.runSchedule(seed) {
-                Issue.record(Comment(rawValue: failure))
-                return
-            }
+            let failure = try Self.runSchedule(seed)
+            #expect(failure == nil, Comment(rawValue: failure ?? ""))
+            if failure != nil { return }
             seed += UInt64(Self.shards)
         }
     }

@@ -87,7 +87,7 @@ import AtollTestSupport
         let statusPort = try #require(relay.statusPort)
 
         // A node admitted by certificate is listed while it is connected.
-        let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: pki.client("node-a"), configuration: testConfiguration(LogCapture()))
+        let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: pki.client("node-a"), configuration: transportConfiguration(LogCapture()))
         try await client.connect { connection in
             #expect(connection.peer.name == "atoll-relay")
             let listed = try RelayProcess.run(["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: pki.directory)
@@ -133,7 +133,7 @@ import AtollTestSupport
         let relay = try startRelay(pki)
         let tls = ClientTLSConfiguration(caPath: pki.ca, credentials: .certificate(
             certificatePath: stranger.directory.file("mallory.pem"), keyPath: stranger.directory.file("mallory-key.pem")))
-        let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: tls, configuration: testConfiguration(LogCapture()))
+        let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: tls, configuration: transportConfiguration(LogCapture()))
         await #expect(throws: AtollError.self) { try await client.connect { _ in } }
         try await client.shutdown()
         relay.process.signal(SIGTERM)
@@ -148,10 +148,10 @@ import AtollTestSupport
         try "# name token\nnode-t  tok-123\n".write(toFile: tokens, atomically: true, encoding: .utf8)
         let relay = try startRelay(pki, extra: ["--tokens", tokens])
         let good = try FrameClient(host: "127.0.0.1", port: relay.port,
-                                   tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-123")), configuration: testConfiguration(LogCapture()))
+                                   tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-123")), configuration: transportConfiguration(LogCapture()))
         try await good.connect { connection in #expect(connection.peer.name == "atoll-relay") }
         let bad = try FrameClient(host: "127.0.0.1", port: relay.port,
-                                  tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-999")), configuration: testConfiguration(LogCapture()))
+                                  tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("tok-999")), configuration: transportConfiguration(LogCapture()))
         do {
             try await bad.connect { _ in }
             Issue.record("a wrong token was admitted")

@@ -11,11 +11,11 @@ import AtollTestSupport
         let pki = try TestPKI()
         let logs = LogCapture()
         let seenPeers = Locked<[PeerIdentity]>([])
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs)) { connection in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs)) { connection in
             seenPeers.withLock { $0.append(connection.peer) }
             await echo(connection)
         }
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: testConfiguration(logs))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: transportConfiguration(logs))
         let frames = (0..<200).map { Frame(kind: UInt8($0 % 200), payload: Array("message \($0)".utf8)) }
         + [Frame(kind: 3, payload: [UInt8](repeating: 9, count: 3 << 20)), Frame(kind: 4, payload: [])]
         let (echoed, serverName) = try await client.connect { connection in
@@ -38,7 +38,7 @@ import AtollTestSupport
 
     @Test func sendRefusesOversizedAndReservedFramesAndTheConnectionStaysUp() async throws {
         let pki = try TestPKI()
-        var configuration = testConfiguration(LogCapture())
+        var configuration = transportConfiguration(LogCapture())
         configuration.limits = try FrameLimits(payloadBytesMax: 1024)
         let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: configuration, handler: echo)
         // By name: the relay's certificate is valid for localhost as well as 127.0.0.1.
@@ -67,13 +67,13 @@ import AtollTestSupport
         let stranger = try TestPKI(nodes: ["intruder"])
         let logs = LogCapture()
         let admitted = Counter()
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs)) { _ in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs)) { _ in
             admitted.increment()
         }
         // The intruder trusts the real CA for the server but presents a certificate from its own.
         let tls = ClientTLSConfiguration(caPath: pki.ca, credentials: .certificate(
             certificatePath: stranger.directory.file("intruder.pem"), keyPath: stranger.directory.file("intruder-key.pem")))
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: tls, configuration: testConfiguration(LogCapture()))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: tls, configuration: transportConfiguration(LogCapture()))
         do {
             try await client.connect { _ in }
             Issue.record("connect succeeded")
@@ -91,11 +91,11 @@ import AtollTestSupport
     @Test func aClientWithoutACertificateIsRefused() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs)) { _ in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs)) { _ in
             Issue.record("a client without a certificate was admitted")
         }
         let client = try FrameClient(host: "127.0.0.1", port: server.port,
-                                     tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .none), configuration: testConfiguration(LogCapture()))
+                                     tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .none), configuration: transportConfiguration(LogCapture()))
         do {
             try await client.connect { _ in }
             Issue.record("connect succeeded")
@@ -112,10 +112,10 @@ import AtollTestSupport
     @Test func aServerCertificateFromAnotherCAIsRefusedByTheClient() async throws {
         let pki = try TestPKI()
         let impostor = try TestPKI()
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: impostor.server, configuration: testConfiguration(LogCapture())) { _ in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: impostor.server, configuration: transportConfiguration(LogCapture())) { _ in
             Issue.record("the client accepted an impostor server")
         }
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: testConfiguration(LogCapture()))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: transportConfiguration(LogCapture()))
         do {
             try await client.connect { _ in }
             Issue.record("connect succeeded")
@@ -134,12 +134,12 @@ import AtollTestSupport
             certificatePath: pki.directory.file("relay.pem"), keyPath: pki.directory.file("relay-key.pem"),
             admission: .bearerToken(tokens: ["s3cret-token-for-a": "node-a"]))
         let peers = Locked<[PeerIdentity]>([])
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: tls, configuration: testConfiguration(logs)) { connection in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: tls, configuration: transportConfiguration(logs)) { connection in
             peers.withLock { $0.append(connection.peer) }
             await echo(connection)
         }
         let good = try FrameClient(host: "127.0.0.1", port: server.port,
-                                   tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("s3cret-token-for-a")), configuration: testConfiguration(logs))
+                                   tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("s3cret-token-for-a")), configuration: transportConfiguration(logs))
         let reply = try await good.connect { connection in
             try await connection.send(Frame(kind: 1, payload: [1, 2, 3]))
             var iterator = connection.inbound.makeAsyncIterator()
@@ -150,7 +150,7 @@ import AtollTestSupport
         #expect(peers.withLock { $0 }.first?.method == .token)
 
         let bad = try FrameClient(host: "127.0.0.1", port: server.port,
-                                  tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("guess")), configuration: testConfiguration(LogCapture()))
+                                  tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .token("guess")), configuration: transportConfiguration(LogCapture()))
         do {
             try await bad.connect { _ in }
             Issue.record("a wrong token was admitted")
@@ -169,9 +169,9 @@ import AtollTestSupport
     @Test func theClientReconnectsAfterTheServerRestartsOnTheSamePort() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
-        let first = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs), handler: echo)
+        let first = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs), handler: echo)
         let port = first.port
-        let client = try FrameClient(host: "127.0.0.1", port: port, tls: pki.client("node-a"), configuration: testConfiguration(logs))
+        let client = try FrameClient(host: "127.0.0.1", port: port, tls: pki.client("node-a"), configuration: transportConfiguration(logs))
         let events = Locked<[ClientEvent]>([])
         let echoes = Counter()
         let policy = ReconnectPolicy(delayInitial: .milliseconds(20), delayMax: .milliseconds(200))
@@ -187,7 +187,7 @@ import AtollTestSupport
         await first.shutdown()
         #expect(await eventually { events.withLock { $0.contains { if case .waiting = $0 { true } else { false } } } })
         // Restarted at once on the same port (SO_REUSEADDR), as after a crash.
-        let second = try await FrameServer.start(host: "127.0.0.1", port: port, tls: pki.server, configuration: testConfiguration(logs), handler: echo)
+        let second = try await FrameServer.start(host: "127.0.0.1", port: port, tls: pki.server, configuration: transportConfiguration(logs), handler: echo)
         #expect(await eventually { connectedCount() == 2 && echoes.value == 2 })
 
         task.cancel()
@@ -214,9 +214,9 @@ import AtollTestSupport
         let pki = try TestPKI()
         let logs = LogCapture()
         let keepalive = KeepalivePolicy(interval: .milliseconds(200), timeout: .seconds(1))
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs, keepalive: keepalive), handler: echo)
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs, keepalive: keepalive), handler: echo)
         let proxy = try await FreezableProxy.start(to: server.port)
-        let client = try FrameClient(host: "127.0.0.1", port: proxy.port, tls: pki.client("node-a"), configuration: testConfiguration(logs, keepalive: keepalive))
+        let client = try FrameClient(host: "127.0.0.1", port: proxy.port, tls: pki.client("node-a"), configuration: transportConfiguration(logs, keepalive: keepalive))
         let clock = ContinuousClock()
         let outcome: Result<Void, AtollError> = try await client.connect { connection in
             // Idle but alive: heartbeats keep the connection up well past the timeout.
@@ -251,7 +251,7 @@ import AtollTestSupport
         var rng = SeededGenerator(seed: 11)
         let chunk = randomBytes(64 << 10, &rng)  // incompressible: the stream really fills the buffers
         let frameCount = 384                     // 24 MiB, far more than the socket buffers hold
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs, keepalive: keepalive)) { connection in
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs, keepalive: keepalive)) { connection in
             do {
                 for i in 0..<frameCount { try await connection.send(Frame(kind: UInt8(i % 200), payload: chunk)) }
                 var iterator = connection.inbound.makeAsyncIterator()
@@ -260,7 +260,7 @@ import AtollTestSupport
                 Issue.record("server side failed: \(error) \(logs.all)")
             }
         }
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: testConfiguration(logs, keepalive: keepalive))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: transportConfiguration(logs, keepalive: keepalive))
         let received = try await client.connect { connection in
             // Stall well past the keepalive timeout while the server is blocked writing.
             try await Task.sleep(for: .milliseconds(2500))
@@ -283,8 +283,8 @@ import AtollTestSupport
         let pki = try TestPKI()
         let logs = LogCapture()
         let threadsBefore = nioThreadCount()
-        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: testConfiguration(logs), threads: 2, handler: echo)
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-b"), configuration: testConfiguration(logs))
+        let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs), threads: 2, handler: echo)
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-b"), configuration: transportConfiguration(logs))
         let ended: Result<Void, AtollError> = try await client.connect { connection in
             try await connection.send(Frame(kind: 1, payload: [1]))
             var iterator = connection.inbound.makeAsyncIterator()
@@ -310,13 +310,13 @@ import AtollTestSupport
         let tls = ServerTLSConfiguration(
             certificatePath: pki.directory.file("relay.pem"), keyPath: pki.directory.file("relay-key.pem"),
             admission: .bearerToken(tokens: ["t": "a"]))
-        var serverConfiguration = testConfiguration(logs)
+        var serverConfiguration = transportConfiguration(logs)
         serverConfiguration.handshakeTimeout = .milliseconds(300)
         let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: tls, configuration: serverConfiguration) { _ in
             Issue.record("admitted without a token")
         }
         // No token on the client: it waits for `accepted`, which never comes.
-        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .none), configuration: testConfiguration(LogCapture()))
+        let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: ClientTLSConfiguration(caPath: pki.ca, credentials: .none), configuration: transportConfiguration(LogCapture()))
         do {
             try await client.connect { _ in }
             Issue.record("connect succeeded")

@@ -66,7 +66,7 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-func testConfiguration(_ logs: LogCapture, keepalive: KeepalivePolicy = KeepalivePolicy()) -> TransportConfiguration {
+func transportConfiguration(_ logs: LogCapture, keepalive: KeepalivePolicy = KeepalivePolicy()) -> TransportConfiguration {
     var configuration = TransportConfiguration()
     configuration.logger = logs.logger
     configuration.keepalive = keepalive
@@ -82,15 +82,6 @@ func testConfiguration(_ logs: LogCapture, keepalive: KeepalivePolicy = Keepaliv
     } catch {}
 }
 
-/// Waits until `condition` holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
 
 /// A TCP relay between a client and a server that can be frozen: while frozen it forwards nothing
 /// and closes nothing, like a network path that silently went dead.
