@@ -161,22 +161,6 @@ extension Table {
         return key
     }
 
-    func defaultValue(_ col: ColumnSpec) -> StorageValue {
-        if col.isNullable { return .null }
-        switch col.type {
-        case .bool: return .bool(false)
-        case .int: return .int(0)
-        case .float: return .float(0)
-        case .double: return .double(0)
-        case .string: return .string("")
-        case .binary: return .binary([])
-        case .timestamp: return .timestamp(Timestamp(seconds: 0, nanoseconds: 0))
-        case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        case .objectId: return .objectId(ObjectId(twelveBytes: [UInt8](repeating: 0, count: 12)))
-        case .link: return .null
-        }
-    }
-
     /// Sets a scalar column.
     public func set(_ key: ObjectKey, _ c: Int, _ value: StorageValue) throws {
         try set(key, c, value, implicit: false)
