@@ -142,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtollCLITests",
-            dependencies: ["atoll", "Atoll"],
+            dependencies: ["atoll", "Atoll", "AtollTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

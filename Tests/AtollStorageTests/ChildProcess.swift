@@ -1,3 +1,4 @@
+import AtollTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ final class ChildProcess {
     let process = Process()
     private let stdoutPipe = Pipe()
     private let stdinPipe = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var lines = LineReader(fileDescriptor: stdoutPipe.fileHandleForReading.fileDescriptor)
 
     /// The directory holding the package's built executables (next to the test bundle).
     static var productsDirectory: URL {
@@ -34,26 +35,7 @@ final class ChildProcess {
     }
 
     /// The next line of output, or nil at end of output or after `timeout` seconds.
-    func readLine(timeout: Double = 30) -> String? {
-        let fd = stdoutPipe.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeFirst(nl + 1)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&pfd, 1, Int32(min(remaining, 1) * 1000))
-            if r <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<n])
-        }
-    }
+    func readLine(timeout: Double = 30) -> String? { lines.readLine(timeout: timeout) }
 
     /// Every line still buffered or readable without waiting long (after the child died).
     func drainLines() -> [String] {

@@ -1,3 +1,4 @@
+import AtollTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -83,7 +84,7 @@ final class CLISandbox: @unchecked Sendable {
 final class RunningCLI {
     let process = Process()
     private let stdoutPipe = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var lines = LineReader(fileDescriptor: stdoutPipe.fileHandleForReading.fileDescriptor)
 
     init(_ args: [String], directory: String) throws {
         process.executableURL = CLISandbox.executable
@@ -103,25 +104,7 @@ final class RunningCLI {
     }
 
     /// The next line of output, or nil at its end or after `timeout` seconds.
-    func readLine(timeout: Double = 20) -> String? {
-        let fd = stdoutPipe.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeFirst(nl + 1)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { return nil }
-            buffer.append(contentsOf: chunk[0..<n])
-        }
-    }
+    func readLine(timeout: Double = 20) -> String? { lines.readLine(timeout: timeout) }
 
     /// Sends a signal and waits for the exit status.
     func stop(_ signal: Int32 = SIGINT) -> Int32 {
