@@ -170,6 +170,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // realm-swift's own tests, ported: RealmSwift programs behave the same with `import Atoll`.
+        .testTarget(
+            name: "RealmConformanceTests",
+            dependencies: ["Atoll", "AtollObjectHelper", "AtollTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AtollQueryTests",
             dependencies: ["AtollQuery", "AtollStorage", "AtollQueryProbe", "AtollTestSupport"],
