@@ -6,8 +6,6 @@ import Foundation
 import Testing
 
 @Suite struct ObjectSchemaInitializationTests {
-
-@Suite struct ObjectSchemaInitializationTests {
     @Test func testAllValidTypes() {
         let objectSchema = SwiftObject().objectSchema
         #expect(objectSchema["noSuchCol"] == nil)
