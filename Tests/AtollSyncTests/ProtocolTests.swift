@@ -15,6 +15,8 @@ final class Loopback {
     var toNodes: [(ConnectionID, Frame?)] = []
     var closed: Set<ConnectionID> = []
     var nodeErrors: [AtollError] = []
+    /// Called after each frame (or close, nil) a node received, with its connection.
+    var afterDelivery: ((ConnectionID, Frame?) -> Void)?
 
     init(relayDB: Database? = nil, configuration: RelayConfiguration = RelayConfiguration()) throws {
         relay = try RelayCore(database: relayDB ?? Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")),
@@ -60,6 +62,7 @@ final class Loopback {
                 let (c, f) = toNodes.removeFirst()
                 guard let s = sessions[c] else { continue }
                 if let f { perform(c, s.receive(f, now: now)) } else { perform(c, s.transportDisconnected(error: nil, now: now)) }
+                afterDelivery?(c, f)
             } else {
                 let (c, f) = toRelay.removeFirst()
                 if !closed.contains(c) { performRelay(relay.receive(f, from: c, now: now)) }

@@ -129,10 +129,13 @@ final class TestNode {
     let clock: ManualClock
     var replica: SyncReplica
 
-    init(realm: String = "test", clock: ManualClock = ManualClock(), path: String? = nil) throws {
+    init(realm: String = "test", clock: ManualClock = ManualClock(), path: String? = nil,
+         configure: (inout ReplicaConfiguration) -> Void = { _ in }) throws {
         db = try TestSchema.database(path: path)
         self.clock = clock
-        replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: clock.function))
+        var configuration = ReplicaConfiguration(realmID: realm, physicalClock: clock.function)
+        configure(&configuration)
+        replica = try SyncReplica.open(db, configuration: configuration)
     }
 
     var id: NodeID { replica.nodeID }

@@ -89,4 +89,37 @@ enum Workload {
             return what.joined(separator: ", ")
         }
     }
+
+    /// A group transaction: `size` new people named `grp-<group>-<i>`, each with age `size`, in
+    /// one transaction. Nothing else writes them, so every committed state of any node holds
+    /// either all of a group or none of it (`groupViolations`).
+    @discardableResult
+    static func groupTransaction(_ db: Database, group: String, size: Int) throws -> String {
+        try db.write { w in
+            let persons = try w.people()
+            for i in 0..<size {
+                let k = try persons.create(primaryKey: .string("grp-\(group)-\(i)"))
+                try persons.set(k, 1, .int(Int64(size)))
+            }
+        }
+        return "group \(group) of \(size)"
+    }
+
+    /// The groups that the current state of `db` holds in part: each an explanation.
+    static func groupViolations(_ db: Database) throws -> [String] {
+        try db.read { r in
+            let persons = try r.people()
+            var groups: [String: (present: Int, size: Int64)] = [:]
+            for k in try persons.objectKeys() {
+                guard case .string(let name) = try persons.primaryKeyValue(k), name.hasPrefix("grp-"),
+                      let dash = name.lastIndex(of: "-")
+                else { continue }
+                guard case .int(let size) = try persons.value(k, 1) else { continue }
+                let group = String(name[..<dash])
+                groups[group, default: (0, size)].present += 1
+            }
+            return groups.filter { Int64($0.value.present) != $0.value.size }.sorted { $0.key < $1.key }
+                .map { "\($0.key): \($0.value.present) of \($0.value.size)" }
+        }
+    }
 }

@@ -2,10 +2,23 @@
 /// beyond a limit is refused with `.protocolViolation`, before anything is allocated for it.
 public enum SyncLimits {
     /// Largest changeset body. A local transaction whose changes encode larger is shipped as
-    /// several consecutive changesets (the first ones flagged `continuesFlag`), each applied
-    /// atomically by its receivers. Room for one value of the storage engine's largest size
-    /// (16 MiB) with its addressing; fits a frame of `FrameLimits.payloadBytesMaxDefault`.
+    /// several consecutive changesets (all but the last flagged `continuesFlag`), which
+    /// receivers keep aside until the last one arrives and then apply together, in one commit.
+    /// Room for one value of the storage engine's largest size (16 MiB) with its addressing;
+    /// fits a frame of `FrameLimits.payloadBytesMaxDefault`.
     public static let changesetBodyBytesMax = 24 << 20
+    /// A local transaction's changeset is cut (and continued in the next one) once its
+    /// instructions reach this many bytes; the instruction that crosses it may be one value of
+    /// up to 16 MiB, so a part stays within `changesetBodyBytesMax`.
+    public static let changesetSplitBytes = changesetBodyBytesMax / 3
+    /// Most body bytes of one transaction (the sum of its parts). Receivers keep the parts of a
+    /// transaction in progress in their file (`sync.staged`), never in memory, and apply them in
+    /// one commit when the last arrives; the commit's memory grows with the transaction (the
+    /// storage engine's transaction log), which this bounds. A peer whose transaction continues
+    /// past it is refused with `.protocolViolation`. A local transaction larger than this is
+    /// shipped as several transactions of at most this size, each whole on every node, and the
+    /// node's session reports `.limitExceeded` saying so.
+    public static let transactionBytesMax = 256 << 20
     /// Most changesets in one upload or download message.
     public static let batchChangesetsMax = 1000
     /// A batch stops taking changesets once it holds this many body bytes (it always takes at

@@ -21,6 +21,12 @@ public struct RelayConfiguration: Sendable {
     public var peerExpiryMilliseconds: UInt64?
     /// The id a new relay file gets (nil: random). Ignored for a file that has one.
     public var newRelayID: NodeID?
+    /// Test hook: a snapshot chunk closes once its instructions reach this many bytes (the
+    /// simulator makes snapshots of many chunks with a small value).
+    var snapshotChunkBytesMax = SyncLimits.batchBytesMax
+    /// Test hook: a download batch closes once its bodies reach this many bytes (the simulator
+    /// spreads transactions over many batches with a small value).
+    var downloadBatchBytesMax = SyncLimits.batchBytesMax
 
     public init(maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
                 physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds,
@@ -298,7 +304,7 @@ public final class RelayCore {
             while snap.finalIndex == nil, snap.next - snap.acknowledged < UInt64(SyncLimits.downloadBatchesInFlightMax) {
                 let chunk: (body: [UInt8], last: [UInt8]?)
                 do {
-                    chunk = try store.snapshotChunk(realmID, after: snap.nextAfter, bytesMax: SyncLimits.batchBytesMax)
+                    chunk = try store.snapshotChunk(realmID, after: snap.nextAfter, bytesMax: configuration.snapshotChunkBytesMax)
                 } catch {
                     return actions + refuse(conn.id, .unavailable, "the relay could not read its compacted history: \(error)")
                 }
@@ -317,7 +323,7 @@ public final class RelayCore {
             let node = conn.node, known = conn.known
             let batch: (entries: [RelayEntry], through: UInt64)
             do {
-                batch = try store.entries(realmID, after: conn.sent) { cs in cs.origin != node && cs.seq > known[cs.origin] }
+                batch = try store.entries(realmID, after: conn.sent, maxBytes: configuration.downloadBatchBytesMax) { cs in cs.origin != node && cs.seq > known[cs.origin] }
             } catch {
                 return actions + refuse(conn.id, .unavailable, "the relay could not read its log: \(error)")
             }
@@ -439,6 +445,9 @@ public final class RelayCore {
 
     /// Writes pending acknowledgements (call before a clean shutdown).
     public func flush() throws { try store.flushPeers() }
+
+    /// Per origin, the last sequence number a realm's compacted history holds (for tests).
+    func trimmedVersionVector(_ realmID: String) -> VersionVector { store.trimmedVersionVector(realmID) }
 }
 
 private func hex(_ bytes: [UInt8]) -> String {

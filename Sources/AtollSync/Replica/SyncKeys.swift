@@ -20,6 +20,12 @@ import Crypto
 //                                                       target is re-created
 //   sync.outgoing   u64 BE seq                       -> varint hlc, u8 flags, body of a local
 //                                                       changeset not yet acknowledged by the relay
+//   sync.staged     0x01 ++ 16-byte origin ++ u64 BE seq
+//                                                    -> varint hlc, u8 flags, body: a received part
+//                                                       of a remote transaction whose last part has
+//                                                       not arrived (SyncWriter+Stage.swift)
+//                   0x02 ++ u64 BE chunk index       -> a received chunk of a relay snapshot whose
+//                                                       last chunk has not arrived
 //
 // An object key is `u32 BE table key ++ primary-key key`, where the primary-key key is the search
 // index encoding of the primary key (IndexKey.swift: order-preserving and prefix-free) when it is
@@ -34,6 +40,7 @@ enum SyncTrees {
     static let counters = "sync.counters"
     static let dangling = "sync.dangling"
     static let outgoing = "sync.outgoing"
+    static let staged = "sync.staged"
 
     static let stateKey: [UInt8] = Array("state".utf8)
 
@@ -79,6 +86,26 @@ enum SyncTrees {
     static func outgoingKey(_ seq: UInt64) -> [UInt8] {
         var w = ByteWriter(capacity: 8)
         w.u64BigEndian(seq)
+        return w.bytes
+    }
+
+    static let stagedPartTag: UInt8 = 1
+    static let stagedChunkTag: UInt8 = 2
+
+    /// The prefix of an origin's staged parts (followed by the u64 BE seq).
+    static func stagedPartPrefix(_ origin: NodeID) -> [UInt8] { [stagedPartTag] + origin.bytes }
+
+    static func stagedPartKey(_ origin: NodeID, _ seq: UInt64) -> [UInt8] {
+        var w = ByteWriter(capacity: 25)
+        w.append(stagedPartPrefix(origin))
+        w.u64BigEndian(seq)
+        return w.bytes
+    }
+
+    static func stagedChunkKey(_ index: UInt64) -> [UInt8] {
+        var w = ByteWriter(capacity: 9)
+        w.u8(stagedChunkTag)
+        w.u64BigEndian(index)
         return w.bytes
     }
 }

@@ -16,6 +16,12 @@ public struct ReplicaConfiguration: Sendable {
     /// The id a file gets when sync first starts on it (nil: a random one, the normal case;
     /// provisioning tools and the simulator choose them). Ignored for a file that has one.
     public var newNodeID: NodeID?
+    /// Test hooks (every node of a realm must use the same values): where a local transaction's
+    /// changeset is cut (`SyncLimits.changesetSplitBytes`), and the most body bytes of one
+    /// transaction, made or received (`SyncLimits.transactionBytesMax`). Larger values are
+    /// clamped to those limits.
+    var changesetSplitBytes = SyncLimits.changesetSplitBytes
+    var transactionBytesMax = SyncLimits.transactionBytesMax
 
     public init(realmID: String, classes: [String]? = nil,
                 maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
@@ -49,8 +55,10 @@ public struct DownloadCursor: Equatable, Sendable {
 
 /// What `SyncReplica.apply` did.
 public struct ApplyReport: Equatable, Sendable {
-    /// Changesets merged into the file.
+    /// Changesets merged into the file (with the staged parts of the transactions they end).
     public var applied = 0
+    /// Parts of split transactions kept in the file until their transaction's last part comes.
+    public var staged = 0
     /// Changesets skipped because the version vector shows them applied already.
     public var duplicates = 0
     /// Local changesets made from pending local commits first.
@@ -84,6 +92,9 @@ public final class SyncReplica {
     private var acknowledgedInMemory: UInt64 = 0
     /// A download position reached without anything to apply (persisted with the next commit).
     private var cursorInMemory: DownloadCursor?
+    /// Local commits extracted since `takeOversizeWarnings()` that were too large for one
+    /// transaction.
+    private var oversizeCommits: [SyncWriter.OversizeCommit] = []
 
     public var nodeID: NodeID { state.nodeID }
     public var realmID: String { state.realmID }
@@ -190,6 +201,8 @@ public final class SyncReplica {
             }
             let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
+            writer.changesetSplitBytes = max(1, min(configuration.changesetSplitBytes, SyncLimits.changesetSplitBytes))
+            writer.transactionBytesMax = max(writer.partBytesMax, min(configuration.transactionBytesMax, SyncLimits.transactionBytesMax))
             if let c = cursorInMemory, c.relayID != writer.state.relayID || c.seq > writer.state.relayCursor {
                 writer.state.relayID = c.relayID
                 writer.state.relayCursor = c.seq
@@ -200,6 +213,7 @@ public final class SyncReplica {
             let version = try w.commit()
             state = writer.state
             cursorInMemory = nil
+            oversizeCommits += writer.oversizeCommits
             return (result, version)
         } catch {
             w.rollback()
@@ -225,6 +239,17 @@ public final class SyncReplica {
     public func extractLocalChanges() throws -> Int {
         guard try hasUnextractedCommits || acknowledgedInMemory > state.uploadAcknowledged else { return 0 }
         return try write { try $0.extractPendingLocalCommits() }.0
+    }
+
+    /// One `.limitExceeded` error for each local commit extracted since the last call that was
+    /// larger than `SyncLimits.transactionBytesMax` and so was shipped as several transactions
+    /// (other nodes may show the first before the rest arrive).
+    public func takeOversizeWarnings() -> [AtollError] {
+        defer { oversizeCommits.removeAll() }
+        return oversizeCommits.map { c in
+            AtollError(.limitExceeded,
+                "the commit of version \(c.version) changed \(c.bodyBytes >> 20) MiB of synced data, more than the \(SyncLimits.transactionBytesMax >> 20) MiB that sync delivers as one transaction (SyncLimits.transactionBytesMax); it was shipped as \(c.transactions) transactions, and other nodes can show the first ones before the rest arrive. Make such changes in smaller transactions.")
+        }
     }
 
     /// Local changesets after `seq`, in order, up to the batch limits (at least one when any).
@@ -271,31 +296,41 @@ public final class SyncReplica {
 
     /// Merges remote changesets, in one commit: first turns pending local commits into
     /// changesets (so they are stamped before anything remote is compared with them), then
-    /// applies each changeset not applied yet, in order. Changesets must come in the order the
-    /// relay stores them (each origin's in sequence); one already applied is skipped; one that
+    /// applies each changeset not applied yet, in order. A part of a split transaction (flagged
+    /// `continuesFlag`) is kept in the file until its last part arrives, in this call or a later
+    /// one, which applies the whole transaction (SyncWriter+Stage.swift); the version vector
+    /// moves only past applied changesets. Changesets must come in the order the relay stores
+    /// them (each origin's in sequence); one already applied or staged is skipped; one that
     /// skips a sequence number throws `.protocolViolation`, as does any malformed or
-    /// schema-violating changeset, and then nothing of the call is kept.
+    /// schema-violating changeset and a transaction larger than `SyncLimits.transactionBytesMax`,
+    /// and then nothing of the call is kept.
     @discardableResult
     public func apply(_ changesets: [Changeset], cursor: DownloadCursor? = nil) throws -> ApplyReport {
         var report = ApplyReport()
         let (_, version) = try write { w in
             report.extracted = try w.extractPendingLocalCommits()
+            // Log downloads flow only once no snapshot is in progress: chunks kept from an
+            // unfinished one will not be finished.
+            try w.dropStagedSnapshotChunks()
             let now = configuration.physicalClock()
             for cs in changesets {
-                let have = w.state.appliedSeq(of: cs.origin)
-                if cs.seq <= have {
+                let expected = try w.nextExpectedSeq(of: cs.origin)
+                if cs.seq < expected {
                     report.duplicates += 1
                     continue
                 }
-                guard cs.seq == have + 1 else {
-                    throw AtollError(.protocolViolation, "changeset \(cs.seq) of node \(cs.origin) arrived before \(have + 1)")
+                guard cs.seq == expected else {
+                    throw AtollError(.protocolViolation, "changeset \(cs.seq) of node \(cs.origin) arrived before \(expected)")
                 }
                 if !w.clock.observe(cs.hlc, physicalMilliseconds: now, maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds) {
                     report.clockCapped += 1
                 }
-                try w.applyRemote(cs)
-                w.state.applied[w.state.nodeIndex(cs.origin)] = cs.seq
-                report.applied += 1
+                if cs.flags & Changeset.continuesFlag != 0 {
+                    try w.stage(cs)
+                    report.staged += 1
+                } else {
+                    report.applied += try w.applyTransaction(endingWith: cs)
+                }
             }
             if let cursor {
                 w.state.relayID = cursor.relayID
@@ -306,29 +341,39 @@ public final class SyncReplica {
         return report
     }
 
-    /// Merges one chunk of a relay's snapshot of compacted history, in one commit (after turning
-    /// pending local commits into changesets). The last chunk's `completion` moves the version
-    /// vector and the download cursor past everything the snapshot stands for. A chunk applied
-    /// twice changes nothing; until the last chunk is in, a restart simply receives them again.
+    /// Receives chunk `index` of a relay's snapshot of compacted history. Chunks are kept in
+    /// the file (chunk 0 drops those of an earlier, unfinished snapshot); the last one, which
+    /// carries `completion`, applies them all in one commit (after turning pending local
+    /// commits into changesets), so the node shows the snapshot whole, and moves the version
+    /// vector and the download cursor past everything it stands for. A chunk received twice
+    /// changes nothing (each instruction is idempotent); until the last chunk is in, a restart
+    /// simply receives them again.
     @discardableResult
-    public func applySnapshot(_ body: [UInt8], relay: NodeID, completion: (versionVector: VersionVector, cursor: DownloadCursor)?) throws -> ApplyReport {
+    public func applySnapshot(_ body: [UInt8], index: UInt64, relay: NodeID,
+                              completion: (versionVector: VersionVector, cursor: DownloadCursor)?) throws -> ApplyReport {
         var report = ApplyReport()
         let (_, version) = try write { w in
             report.extracted = try w.extractPendingLocalCommits()
+            guard let (vv, cursor) = completion else {
+                try w.stageSnapshotChunk(body, index: index)
+                return
+            }
+            guard vv[w.state.nodeID] <= w.state.ownSeq else {
+                throw AtollError(.protocolViolation,
+                    "the relay's history holds \(vv[w.state.nodeID]) changesets of this node, which made only \(w.state.ownSeq): this file was restored from a backup or copied from another node")
+            }
+            if index == 0 { try w.dropStagedSnapshotChunks() } else { try w.applyStagedSnapshotChunks(relay: relay) }
             try w.applySnapshotChunk(body, relay: relay)
             report.clockCapped = w.clockCapped
-            if let (vv, cursor) = completion {
-                guard vv[w.state.nodeID] <= w.state.ownSeq else {
-                    throw AtollError(.protocolViolation,
-                        "the relay's history holds \(vv[w.state.nodeID]) changesets of this node, which made only \(w.state.ownSeq): this file was restored from a backup or copied from another node")
-                }
-                for (origin, seq) in vv.entries {
-                    let i = w.state.nodeIndex(origin)
-                    w.state.applied[i] = max(w.state.applied[i], seq)
-                }
-                w.state.relayID = cursor.relayID
-                w.state.relayCursor = cursor.seq
+            for (origin, seq) in vv.entries {
+                let i = w.state.nodeIndex(origin)
+                w.state.applied[i] = max(w.state.applied[i], seq)
+                // Staged parts of a transaction the snapshot holds whole are obsolete.
+                w.stagedRuns[origin] = nil
+                _ = try w.stagedRun(of: origin)
             }
+            w.state.relayID = cursor.relayID
+            w.state.relayCursor = cursor.seq
         }
         report.version = version
         return report

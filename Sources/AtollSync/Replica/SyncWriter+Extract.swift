@@ -43,23 +43,24 @@ extension SyncWriter {
             throw AtollError(.fileCorrupted,
                 "the history of this file lost the logs of commits \(state.extractedThrough + 1)...\(txn.rootRecord.historyFloor), which were never synced; the file was changed by a tool that does not retain sync history")
         }
-        var logs: [[LogInstruction]] = []
-        logs.reserveCapacity(versions.count)
         // First pass: the primary keys of objects deleted in these commits (later instructions
-        // cannot read them from the table any more; object keys are never reused).
+        // cannot read them from the table any more; object keys are never reused). Logs are
+        // read as streams, one commit at a time, never all decoded at once: a bulk commit's
+        // instructions would take several times its log's size in memory.
         var erased: [ObjectRef: StorageValue] = [:]
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
-            let instructions = try TransactionLogReader.decodeAll(bytes)
-            for i in instructions {
+            var reader = TransactionLogReader(bytes)
+            while let i = reader.next() {
                 if case .eraseObject(let t, let k, let pk) = i, schema.classes[t] != nil { erased[ObjectRef(table: t, key: k)] = pk }
             }
-            logs.append(instructions)
+            if let e = reader.error { throw e }
         }
         var made = 0
         var created: [(SyncedClass, StorageValue)] = []
-        for instructions in logs {
-            made += try extractCommit(instructions, erased: erased, created: &created)
+        for v in versions {
+            guard let bytes = try txn.log(of: v) else { continue }
+            made += try extractCommit(version: v, log: bytes, erased: erased, created: &created)
         }
         for (c, pk) in created {
             let o = try object(SyncTrees.objectKey(c.key, pk))
@@ -69,7 +70,7 @@ extension SyncWriter {
     }
 
     /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
-    private func extractCommit(_ instructions: [LogInstruction], erased: [ObjectRef: StorageValue],
+    private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue],
                                created: inout [(SyncedClass, StorageValue)]) throws -> Int
     {
         var encoder = ChangesetBodyEncoder(origin: nodeID)
@@ -100,10 +101,33 @@ extension SyncWriter {
             AtollError(.schemaMismatch,
                 "the schema of synced class '\(schema.classes[t]?.name ?? "?")' changed (a migration ran on this file); syncing a changed schema is not supported: sync the new schema as a new realm")
         }
+        // Body bytes of the transaction's parts so far, and how many transactions the commit
+        // became (more than one only past `transactionBytesMax`).
+        var transactionBytes = 0
+        var commitBytes = 0
+        var transactions = 1
+        var lastPartContinues = false
         func finishChangeset(continues: Bool) throws {
-            guard !encoder.isEmpty else { return }
+            guard !encoder.isEmpty else {
+                // The commit ended right after a cut: its last part must not say it continues.
+                if !continues, lastPartContinues { try endOutgoingTransaction(at: state.ownSeq) }
+                lastPartContinues = false
+                return
+            }
+            let body = encoder.finish()
+            transactionBytes += body.count
+            commitBytes += body.count
+            // Receivers hold a transaction whole only up to `transactionBytesMax`: when the next
+            // part could pass it, the transaction ends here and the commit goes on as another.
+            var continues = continues
+            if continues, transactionBytes + partBytesMax > transactionBytesMax {
+                continues = false
+                transactionBytes = 0
+                transactions += 1
+            }
             try storeOutgoing(Changeset(origin: nodeID, seq: state.ownSeq + 1, hlc: base.hlc,
-                                        flags: continues ? Changeset.continuesFlag : 0, body: encoder.finish()))
+                                        flags: continues ? Changeset.continuesFlag : 0, body: body))
+            lastPartContinues = continues
             made += 1
             encoder = ChangesetBodyEncoder(origin: nodeID)
             if continues { base = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID) }
@@ -114,7 +138,8 @@ extension SyncWriter {
         // ahead of them all; it is not when it refused to follow a remote clock that was too far
         // ahead (HybridLogicalClock.observe), and then it follows now, for these objects only.
         var touched = Stamp.zero
-        for instruction in instructions {
+        var reader = TransactionLogReader(log)
+        while let instruction = reader.next() {
             let object: (TableKey, ObjectKey)
             switch instruction {
             case .createObject(let t, let k, let pk):
@@ -132,6 +157,7 @@ extension SyncWriter {
             if let l = o.latest, l > touched { touched = l }
             if let d = o.deleted, d > touched { touched = d }
         }
+        if let e = reader.error { throw e }
         createdHere.removeAll()
         let now = clock.tick(physicalMilliseconds: physicalMilliseconds())
         if touched.hlc >= now {
@@ -140,7 +166,8 @@ extension SyncWriter {
         }
         var base = Stamp(hlc: max(now, touched.hlc &+ 1), node: nodeID)
 
-        for instruction in instructions {
+        reader = TransactionLogReader(log)
+        while let instruction = reader.next() {
             // The stamp of the instruction this log entry becomes (its index in the changeset).
             let stamp = base.at(encoder.instructionCount)
             switch instruction {
@@ -298,14 +325,16 @@ extension SyncWriter {
             case .addTable, .setIndexed, .setMetadata:
                 continue
             }
-            if encoder.instructionBytes >= SyncLimits.changesetBodyBytesMax / 3 || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
+            if encoder.instructionBytes >= changesetSplitBytes || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
                 try finishChangeset(continues: true)
             }
         }
+        if let e = reader.error { throw e }
         guard pendingNulls.isEmpty else {
             throw AtollError.corrupted("the history nulls links to an object it does not delete")
         }
         try finishChangeset(continues: false)
+        if transactions > 1 { oversizeCommits.append(OversizeCommit(version: version, bodyBytes: commitBytes, transactions: transactions)) }
         return made
     }
 
@@ -337,6 +366,23 @@ extension SyncWriter {
             throw AtollError.corrupted("the history changes position \(visible) of '\(c.name).\(c.spec.columns[column].name)', which its sync metadata does not have")
         }
         return l.elements[i]
+    }
+
+    /// Clears the "continues" flag of outgoing changeset `seq` (made in this transaction): its
+    /// transaction ends there.
+    private func endOutgoingTransaction(at seq: UInt64) throws {
+        let key = SyncTrees.outgoingKey(seq)
+        guard var value = try txn.internalValue(SyncTrees.outgoing, key: key) else {
+            throw AtollError.corrupted("outgoing changeset \(seq), made in this transaction, is missing")
+        }
+        let flagsOffset = try value.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer, context: "sync outgoing changeset")
+            _ = try r.varint()
+            return r.offset
+        }
+        guard flagsOffset < value.count else { throw AtollError.corrupted("outgoing changeset \(seq) has no flags") }
+        value[flagsOffset] &= ~Changeset.continuesFlag
+        try txn.putInternal(SyncTrees.outgoing, key: key, value: value)
     }
 
     /// Appends a local changeset to the outgoing log and advances the own sequence number.

@@ -15,6 +15,18 @@ final class SyncWriter {
     let maxForwardDriftMilliseconds: UInt64
     /// Remote clock readings found implausibly far ahead (and capped) in this transaction.
     var clockCapped = 0
+    /// Where a local transaction's changeset is cut, and the most body bytes of one transaction
+    /// (`ReplicaConfiguration`'s test hooks; `SyncLimits` otherwise).
+    var changesetSplitBytes = SyncLimits.changesetSplitBytes
+    var transactionBytesMax = SyncLimits.transactionBytesMax
+    /// The most body bytes a part of a local transaction can take: the cut comes after the
+    /// instruction that reaches `changesetSplitBytes`, which may be one value of up to 16 MiB.
+    var partBytesMax: Int { min(SyncLimits.changesetBodyBytesMax, 3 * changesetSplitBytes) }
+    /// Local commits extracted in this transaction that were too large to ship as one
+    /// transaction: their version, their size and the number of transactions they became.
+    var oversizeCommits: [OversizeCommit] = []
+    /// Per origin, its parts staged in `sync.staged` (SyncWriter+Stage.swift), once looked up.
+    var stagedRuns: [NodeID: StagedRun] = [:]
 
     /// Records read or written in this transaction; `dirty` ones are written back at `finish`.
     /// One table rather than a cache plus a dirty set, and keys hashed as one block of bytes
@@ -182,9 +194,10 @@ final class SyncWriter {
 
     // MARK: finishing
 
-    /// Writes every changed record and the state (with the clock) into the transaction, and
-    /// makes the commit the new extraction point.
-    func finish() throws {
+    /// Writes every changed record into the transaction and empties the record tables, so that
+    /// applying a transaction of many parts holds the records of one part at a time in memory
+    /// (the transaction itself reads them back from its own writes).
+    func flushRecords() throws {
         // Hash order. (Key order measured slower: sorting the records costs more than the tree
         // saves, and puts in key order defragmented far more leaves.)
         for (key, entry) in objects where entry.dirty {
@@ -197,6 +210,14 @@ final class SyncWriter {
         for (key, entry) in lists where entry.dirty {
             try txn.putInternal(SyncTrees.lists, key: key.bytes, value: entry.record.encode(&state.nodes))
         }
+        objects = [:]
+        lists = [:]
+    }
+
+    /// Writes every changed record and the state (with the clock) into the transaction, and
+    /// makes the commit the new extraction point.
+    func finish() throws {
+        try flushRecords()
         while state.applied.count < state.nodes.count { state.applied.append(0) }
         state.clock = clock.last
         state.extractedThrough = txn.newVersion

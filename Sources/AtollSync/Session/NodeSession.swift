@@ -71,7 +71,10 @@ public struct SessionTimings: Sendable, Equatable {
 ///
 /// Use one session from one thread (or actor). Uploads go in batches of at most
 /// `SyncLimits.batchChangesetsMax` changesets, with at most `SyncLimits.uploadBatchesInFlightMax`
-/// unacknowledged; each download batch is applied in one commit and acknowledged after it.
+/// unacknowledged; each download batch is applied in one commit and acknowledged after it. The
+/// parts of a split transaction are kept in the file as they come and applied in the commit of
+/// the batch that brings the last one (SyncWriter+Stage.swift), so the acknowledgement of a
+/// batch never covers anything that a crash could lose.
 public final class NodeSession {
     public let replica: SyncReplica
     public let timings: SessionTimings
@@ -95,6 +98,9 @@ public final class NodeSession {
     private var snapshotNext: UInt64?
     /// The cursor a resend was last asked for (asked once per position; the timer asks again).
     private var resendRequestedAt: UInt64?
+    /// Test hook: an upload batch closes once its bodies reach this many bytes (the simulator
+    /// spreads transactions over many batches with a small value).
+    var uploadBatchBytesMax = SyncLimits.batchBytesMax
 
     public init(replica: SyncReplica, timings: SessionTimings = SessionTimings()) {
         self.replica = replica
@@ -222,13 +228,19 @@ public final class NodeSession {
     private func extract() -> [SessionAction] {
         do {
             try replica.extractLocalChanges()
-            return []
+            return oversizeWarnings()
         } catch let e as AtollError {
             // A local problem (schema changed, storage failure): syncing cannot go on.
             return fail(e, code: nil, fatal: true)
         } catch {
             return []
         }
+    }
+
+    /// Local commits too large to ship as one transaction (extracted by any call): the user
+    /// learns that other nodes can see them in parts. Not fatal.
+    private func oversizeWarnings() -> [SessionAction] {
+        replica.takeOversizeWarnings().map { .error($0) }
     }
 
     // MARK: received frames
@@ -318,7 +330,7 @@ public final class NodeSession {
         var actions: [SessionAction] = []
         do {
             while uploadInFlight.count < SyncLimits.uploadBatchesInFlightMax {
-                let batch = try replica.outgoingChangesets(after: uploadSent)
+                let batch = try replica.outgoingChangesets(after: uploadSent, maxBytes: uploadBatchBytesMax)
                 guard let last = batch.last else { break }
                 actions.append(.send(SyncMessage.upload(batch).frame))
                 if uploadInFlight.isEmpty { lastUploadProgress = now }
@@ -359,7 +371,7 @@ public final class NodeSession {
         resendRequestedAt = nil
         lastDownloadProgress = now
         // Local changesets made by the apply's extraction go out too.
-        return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + pumpUploads(now: now)
+        return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + oversizeWarnings() + pumpUploads(now: now)
     }
 
     private func snapshot(index: UInt64, final: Bool, through: UInt64, _ vv: VersionVector, _ body: [UInt8], now: UInt64) -> [SessionAction] {
@@ -376,7 +388,7 @@ public final class NodeSession {
             return [.send(SyncMessage.snapshotAck(next: next, resend: true).frame)]
         }
         do {
-            let report = try replica.applySnapshot(body, relay: relayID,
+            let report = try replica.applySnapshot(body, index: index, relay: relayID,
                                                    completion: final ? (vv, DownloadCursor(relayID: relayID, seq: through)) : nil)
             clockWarnings += report.clockCapped
         } catch {
@@ -386,7 +398,7 @@ public final class NodeSession {
         resendRequestedAt = nil
         snapshotNext = final ? nil : next + 1
         if final { cursor = through }
-        return [.send(SyncMessage.snapshotAck(next: next + 1, resend: false).frame)] + pumpUploads(now: now)
+        return [.send(SyncMessage.snapshotAck(next: next + 1, resend: false).frame)] + oversizeWarnings() + pumpUploads(now: now)
     }
 
     // MARK: progress and waiting
