@@ -155,6 +155,33 @@ import AtollTestSupport
         #expect(try peopleCount(b) == (1...40).reduce(0, +))
     }
 
+    @Test func theRelayTrimsOnlyAtTheEndOfATransaction() throws {
+        let a = try TestNode(configure: Self.splitSmall), c = try TestNode()
+        try Workload.groupTransaction(a.db, group: "a", size: 40)
+        let parts = try a.outgoing(after: 0)
+        try c.db.write { w in _ = try w.items().create(primaryKey: .int(1)) }
+        let fromC = try c.outgoing(after: 0)
+        let store = try RelayStore(database: Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")))
+        _ = try store.realm("r", fingerprint: Array(repeating: 1, count: 16))
+        // Log: A's first part, C's changeset, A's other parts.
+        _ = try store.append("r", [parts[0]], arrival: 0)
+        _ = try store.append("r", fromC, arrival: 0)
+        _ = try store.append("r", Array(parts.dropFirst()), arrival: 0)
+        let head = try #require(store.realms["r"]?.head)
+
+        // Acknowledged up to the middle of A's transaction: nothing can go (C's changeset comes
+        // after A's first part).
+        #expect(try store.trim("r", through: head - 1, limit: 100) == 0)
+        #expect(store.realms["r"]?.trimmedThrough == 0)
+        #expect(store.trimmedVersionVector("r")[a.id] == 0)
+        // Acknowledged through its end, with a limit of one entry per trim: the trim finishes the
+        // transaction.
+        #expect(try store.trim("r", through: head, limit: 1) == Int(head))
+        #expect(store.realms["r"]?.trimmedThrough == head)
+        #expect(store.trimmedVersionVector("r")[a.id] == parts.last?.seq)
+        #expect(store.trimmedVersionVector("r")[c.id] == fromC.last?.seq)
+    }
+
     @Test func aLateJoinerShowsTheSnapshotWhole() throws {
         var configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
         configuration.snapshotChunkBytesMax = 100

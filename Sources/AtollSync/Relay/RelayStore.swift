@@ -294,24 +294,47 @@ final class RelayStore {
         for (realm, node, _) in dirty { realms[realm.id]?.peers[node]?.isDirty = false }
     }
 
-    /// Drops log entries up to `through` (which every known peer has acknowledged), at most
+    /// Drops log entries up to `through` (which every known peer has acknowledged), about
     /// `limit` of them. Returns how many went.
+    ///
+    /// Trimming stops only where no transaction is open (every origin's last entry up to there
+    /// ends a transaction, `continuesFlag` clear), going past `limit` to finish one if needed,
+    /// and never past `through`. So the compacted history holds only whole transactions, its
+    /// version vector ends each origin at a transaction's end, and a node joining from a
+    /// snapshot never gets part of a transaction from the snapshot and the rest from the log.
     @discardableResult
     func trim(_ realmID: String, through: UInt64, limit: Int) throws -> Int {
         guard var realm = realms[realmID], through > realm.trimmedThrough else { return 0 }
-        let end = min(through, realm.head, realm.trimmedThrough + UInt64(max(1, limit)))
+        let last = min(through, realm.head)
+        let soft = realm.trimmedThrough + UInt64(max(1, limit))
         var prefix = ByteWriter(capacity: 4)
         prefix.u32BigEndian(realm.index)
         var count = 0
         try write { w in
             var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64, changeset: Changeset)] = []
+            // Entries through `boundary` (a count of `doomed`), up to log position `end`, leave
+            // no transaction open.
+            var open: Set<NodeID> = []
+            var boundary = 0
+            var end = realm.trimmedThrough
             try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
                 let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
-                guard seq <= end else { return false }
+                guard seq <= last else { return false }
                 let e = try Self.decodeEntry(seq: seq, v)
                 doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations, e.changeset))
-                return true
+                if e.changeset.flags & Changeset.continuesFlag != 0 {
+                    open.insert(e.changeset.origin)
+                } else {
+                    open.remove(e.changeset.origin)
+                }
+                if open.isEmpty {
+                    boundary = doomed.count
+                    end = seq
+                }
+                return !(open.isEmpty && seq >= soft)
             }
+            doomed.removeSubrange(boundary...)
+            guard end > realm.trimmedThrough else { return }
             for d in doomed {
                 // Its effect stays in the realm's compacted history (for nodes that lack it).
                 try RelayBase.fold(d.changeset, realm: realm.index, into: w)
