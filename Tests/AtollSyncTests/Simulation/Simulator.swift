@@ -138,6 +138,12 @@ final class Simulator {
     private(set) var trace: [String] = []
     /// Protocol violations seen by nodes: none may happen between correct peers.
     private(set) var protocolErrors: [String] = []
+    /// Partial transactions seen by an observer of a node's file (Workload.groupViolations).
+    private(set) var partialStates: [String] = []
+    /// Per node, the version of its file last checked for partial transactions.
+    private var observedVersions: [Int: UInt64] = [:]
+    /// Group transactions written so far (each one's number is unique in the schedule).
+    private var groupsWritten = 0
     /// Messages after the chaos (the last ones, for diagnosing schedules that never go quiet).
     var messageTrace: [String] = [] {
         didSet { if messageTrace.count > 300 { messageTrace.removeFirst(100) } }
@@ -185,9 +191,14 @@ final class Simulator {
     }
 
     var relayConfiguration: RelayConfiguration {
-        RelayConfiguration(physicalClock: relayClock.function, retransmitMilliseconds: 3000, acknowledgementFlushMilliseconds: 2000,
-                           trimIntervalMilliseconds: 4000, trimEntriesMax: 50,
-                           peerExpiryMilliseconds: options.peerExpiry ? 8000 : nil, newRelayID: NodeID(high: seed | 1, low: 0xAAAA))
+        var c = RelayConfiguration(physicalClock: relayClock.function, retransmitMilliseconds: 3000, acknowledgementFlushMilliseconds: 2000,
+                                   trimIntervalMilliseconds: 4000, trimEntriesMax: 50,
+                                   peerExpiryMilliseconds: options.peerExpiry ? 8000 : nil, newRelayID: NodeID(high: seed | 1, low: 0xAAAA))
+        // Snapshots of several chunks and small download batches, so that applying a snapshot
+        // and a transaction whole is exercised.
+        c.snapshotChunkBytesMax = 400
+        c.downloadBatchBytesMax = Self.batchBytesMax
+        return c
     }
 
     func note(_ s: String) {
@@ -246,15 +257,41 @@ final class Simulator {
                 throw AtollError(.timeout, "seed \(seed): more than 3,000,000 events (a message loop?)")
             }
             try handle(event)
+            try observeNodes()
         }
         guard quiet else { throw AtollError(.timeout, "seed \(seed): ran out of events before quiet") }
     }
 
+    /// Looks at every node's file as a reader (a live `Results`) would after each event: each
+    /// version a node committed must show every group transaction whole or not at all. Each
+    /// event commits at most once per node, so every committed version is looked at.
+    private func observeNodes() throws {
+        for n in nodes {
+            let version = n.db.latestVersion
+            guard observedVersions[n.index] != version else { continue }
+            observedVersions[n.index] = version
+            for problem in try Workload.groupViolations(n.db) {
+                partialStates.append("n\(n.index) version \(version) at \(now): \(problem)")
+            }
+        }
+    }
+
     // MARK: nodes
 
+    /// Where local transactions are cut into parts: small, so that most transactions travel in
+    /// several (and the whole-transaction rule is exercised by every schedule).
+    static let changesetSplitBytes = 120
+    /// Where upload and download batches close.
+    static let batchBytesMax = 300
+
     private func start(_ node: Node) throws {
-        let replica = try SyncReplica.open(node.db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id))
+        var configuration = ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id)
+        configuration.changesetSplitBytes = Self.changesetSplitBytes
+        let replica = try SyncReplica.open(node.db, configuration: configuration)
         let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
+        // Small upload batches: the parts of a transaction reach the relay, and so the other
+        // nodes, in different batches, between other nodes' changesets.
+        session.uploadBatchBytesMax = Self.batchBytesMax
         node.replica = replica
         node.session = session
         node.alive = true
@@ -443,12 +480,26 @@ final class Simulator {
             schedule(UInt64.random(in: 700...1300, using: &rng), .nodeTick(i))
 
         case .relayTick:
-            if let relay { performRelay(relay.tick(now: now)) }
+            if let relay {
+                performRelay(relay.tick(now: now))
+                // The compacted history ends every origin at the end of a transaction.
+                for (origin, seq) in relay.trimmedVersionVector(realm).entries {
+                    if let cs = uploaded[origin]?[seq], cs.flags & Changeset.continuesFlag != 0 {
+                        partialStates.append("the relay trimmed its log in the middle of a transaction of \(origin) (through \(seq)) at \(now)")
+                    }
+                }
+            }
             schedule(1000, .relayTick)
 
         case .userWrite(let i):
             let node = nodes[i]
-            let what = try Workload.randomTransaction(node.db, &rng)
+            let what: String
+            if rng.chance(30) {
+                groupsWritten += 1
+                what = try Workload.groupTransaction(node.db, group: "n\(i)-\(groupsWritten)", size: Int.random(in: 2...12, using: &rng))
+            } else {
+                what = try Workload.randomTransaction(node.db, &rng)
+            }
             note("n\(i)\(node.alive ? "" : " (down, another process)") writes: \(what)")
             if node.alive, let session = node.session { perform(node, session.localCommitted(now: now)) }
 
@@ -559,6 +610,15 @@ final class Simulator {
         }
         if trace.contains(where: { $0.contains("CHANGESET CHANGED") }) { problems.append("a changeset was uploaded twice with different content") }
         if !protocolErrors.isEmpty { problems.append("protocol errors between correct peers:\n" + protocolErrors.joined(separator: "\n")) }
+        if !partialStates.isEmpty { problems.append("an observer saw part of a transaction:\n" + partialStates.prefix(20).joined(separator: "\n")) }
+        for n in nodes {
+            let staged = try n.db.read { r in
+                var count = 0
+                try r.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in count += 1; return true }
+                return count
+            }
+            if staged > 0 { problems.append("node \(n.index) still holds \(staged) staged parts or chunks once quiet") }
+        }
         return problems.isEmpty ? nil : problems.joined(separator: "\n")
     }
 }
