@@ -183,6 +183,7 @@ extension Database {
             unlink(temporary)
             throw AtollError.posix("replacing", path: path, errno: e)
         }
+        DurabilitySeam.observer(for: path)?.didRename(from: temporary, to: path)
         return (before, after)
     }
 }
