@@ -87,9 +87,11 @@ public final class Database: Sendable {
         if configuration.path == nil, configuration.encryptionKey != nil {
             throw AtollError(.invalidArgument, "an in-memory database cannot be encrypted; remove the encryption key or use a file")
         }
+        var created = false
         if let path = configuration.path {
             displayName = path
             let exists = access(path, F_OK) == 0
+            created = !exists
             if !exists {
                 guard configuration.createIfMissing, !configuration.readOnly else {
                     throw AtollError(.fileNotFound, "no database at '\(path)'")
@@ -103,10 +105,22 @@ public final class Database: Sendable {
             lock = try LockFile(path: nil)
             file = try MappedFile(anonymousNamed: "atoll-" + (configuration.inMemoryIdentifier ?? ""))
         }
-        if file.fileSizeBytes == 0 {
-            guard !configuration.readOnly else { throw AtollError.corrupted("'\(displayName)' is empty") }
+        if configuration.readOnly, try Self.needsInitialization(file) {
+            // Another process may be creating the file right now, under the writer lock.
+            _ = lock.waitForWriterToFinish(timeoutMilliseconds: 2_000)
+            try file.refreshSize()
+        }
+        if try Self.needsInitialization(file) {
+            guard !configuration.readOnly else {
+                throw AtollError.corrupted(file.fileSizeBytes == 0 ? "'\(displayName)' is empty"
+                    : "'\(displayName)' was never completely created (its creation was interrupted, e.g. by a power failure); open it writable to initialize it")
+            }
             try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability,
                                        encryptionKey: configuration.encryptionKey)
+            if created, configuration.durability == .full {
+                // The new name must survive a power failure too (DurabilitySeam.swift).
+                try DirectorySync.syncDirectory(containing: displayName)
+            }
         }
         let header: FileHeader
         let root: RootRecord
@@ -175,15 +189,55 @@ public final class Database: Sendable {
         }
     }
 
-    /// Writes the header and the first (empty) version of a new file, under the writer lock so
-    /// two processes creating the same file at once cannot both initialize it.
+    /// Whether the file is empty or its creation never finished: the header page, written last
+    /// (see `initializeNewFile`), is still all zeros.
+    private static func needsInitialization(_ file: MappedFile) throws -> Bool {
+        let size = file.fileSizeBytes
+        guard size >= FileFormat.pageSize else { return true }
+        let base = UnsafeRawPointer(try file.mapping(covering: FileFormat.pageSize))
+        return isZero(base, count: FileFormat.pageSize)
+    }
+
+    private static func isZero(_ p: UnsafeRawPointer, count: Int) -> Bool {
+        var i = 0
+        while i + 8 <= count {
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            if p.load(fromByteOffset: i, as: UInt8.self) != 0 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Writes the first (empty) version of a new file and then its header, under the writer lock
+    /// so two processes creating the same file at once cannot both initialize it.
+    ///
+    /// The header goes last, after the root record is durable: a file with a valid header always
+    /// has a valid root record, and a creation interrupted by a crash or power failure leaves a
+    /// header page of zeros (and no data), which the next writable open initializes again.
     private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability,
                                           initialVersion: UInt64 = 1, encryptionKey: EncryptionKey?) throws {
         try lock.lockWriter()
         defer { lock.unlockWriter() }
-        // Another process may have created it since this one looked (a grown file whose header
-        // is still zero was left by a creator that crashed: initialize it).
-        if try file.refreshSize() > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
+        let size = try file.refreshSize()
+        if size > 0 {
+            let existing = UnsafeRawPointer(try file.mapping(covering: size))
+            // Another process may have created it since this one looked.
+            if size >= FileFormat.pageSize, !isZero(existing, count: FileFormat.pageSize) { return }
+            // An interrupted creation wrote at most a root record of the empty first version;
+            // anything else means a damaged file, which must not be overwritten.
+            let slots = Int(FileFormat.firstDataPage) * FileFormat.pageSize
+            var holdsData = size > slots && !isZero(existing + slots, count: size - slots)
+            for slot in FileFormat.firstSlotPage..<FileFormat.firstDataPage where Int(slot + 1) * FileFormat.pageSize <= size {
+                let p = existing + Int(slot) * FileFormat.pageSize
+                if let r = RootRecord.read(from: p), r.catalogRoot != 0 || r.freeListRoot != 0 || r.historyRoot != 0 { holdsData = true }
+            }
+            guard !holdsData else {
+                throw AtollError.corrupted("'\(file.path)' has no file header but holds data; it is damaged (restore it from a backup)")
+            }
+        }
         let base = try file.grow(toAtLeast: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
         var header = FileHeader()
         header.creationNanos = UInt64(Clock.realtimeNanoseconds())
@@ -194,13 +248,15 @@ public final class Database: Sendable {
             header.keyCheck = EncryptedLayout.keyCheck(encryptionKey, fileId: header.fileId)
             cipher = PageCipher(key: encryptionKey, fileId: header.fileId)
         }
-        header.write(to: base)
         var root = RootRecord()
         root.version = initialVersion
         root.commitTimeNanos = header.creationNanos
-        let slot = base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize
-        slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-        root.write(to: slot, cipher: cipher)
+        for slotPage in FileFormat.firstSlotPage..<FileFormat.firstDataPage {
+            (base + Int(slotPage) * FileFormat.pageSize).initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+        }
+        root.write(to: base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize, cipher: cipher)
+        if durability == .full { try file.sync() }
+        header.write(to: base)
         if durability == .full { try file.sync() }
     }
 
