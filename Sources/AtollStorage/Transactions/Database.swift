@@ -4,10 +4,25 @@
 // while it is alive, so the file is mapped once and the lock file's per-process locks (liveness,
 // usage) are held by one open file description. Threads coordinate through `writerGate` (one
 // writer per process) and the lock file (one writer across processes, reader slots).
+//
+// Reading without a lock file. A read-only open joins the lock file, or creates it (and removes
+// it again on close, LockFile.swift). When it can do neither (read-only media: EROFS; a folder
+// or lock file this user may not write: EACCES, EPERM) it reads *uncoordinated*: it takes the
+// newest durable version at open and reads that one version for its whole life, with a private
+// lock state instead of the shared one (no notifications of later commits). Such a reader is
+// invisible in the reader table, yet a writer may exist (another user may write the folder, or
+// the media may be remounted): copy-on-write would then reuse pages it reads. So it pins its
+// version on the *data file* instead, with a shared open-file-description lock on the byte at
+// `uncoordinatedPinOffset + version` (locks need no write access and vanish with the process),
+// using the reader table's protocol: lock, then re-read the newest root record, retry if it
+// moved. A writer takes the lowest such locked version as pinned (`oldestUncoordinatedPin`),
+// exactly like a slot in the reader table, so it never reuses or truncates a page that version
+// can see. Cost for everyone else: one F_OFD_GETLK per write transaction.
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import CAtollShims
 import Dispatch
 import Synchronization
 
@@ -29,6 +44,16 @@ public final class Database: Sendable {
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
+    /// The version an uncoordinated read-only open reads (see "Reading without a lock file"); nil
+    /// when the lock file coordinates this database.
+    private let uncoordinatedRoot: RootRecord?
+
+    /// Readers without a lock file pin version V with a shared lock on this offset + V of the
+    /// data file (far beyond any page: a file holds at most 2^32 pages of 2^12 bytes).
+    static let uncoordinatedPinOffset: Int64 = 1 << 50
+
+    /// Whether this database reads one version without a lock file (read-only media).
+    public var isUncoordinated: Bool { uncoordinatedRoot != nil }
 
     private static let registry = Mutex<[String: WeakDatabase]>([:])
 
@@ -88,6 +113,7 @@ public final class Database: Sendable {
             throw AtollError(.invalidArgument, "an in-memory database cannot be encrypted; remove the encryption key or use a file")
         }
         var created = false
+        var uncoordinated = false
         if let path = configuration.path {
             displayName = path
             let exists = access(path, F_OK) == 0
@@ -97,7 +123,16 @@ public final class Database: Sendable {
                     throw AtollError(.fileNotFound, "no database at '\(path)'")
                 }
             }
-            lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+            if configuration.readOnly {
+                if let joined = try LockFile.attachForReading(path: DatabaseConfiguration.lockPath(for: path)) {
+                    lock = joined
+                } else {
+                    lock = try LockFile(path: nil)
+                    uncoordinated = true
+                }
+            } else {
+                lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+            }
             file = try MappedFile(path: path, writable: !configuration.readOnly, create: !exists,
                                   reservationBytesMin: configuration.mappingReservationBytesMin)
         } else {
@@ -123,7 +158,7 @@ public final class Database: Sendable {
             }
         }
         let header: FileHeader
-        let root: RootRecord
+        var root: RootRecord
         let cipher: PageCipher?
         do {
             (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
@@ -135,6 +170,8 @@ public final class Database: Sendable {
             try file.refreshSize()
             (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
         }
+        if uncoordinated { root = try Self.pinUncoordinated(root, file: file, cipher: cipher, path: displayName) }
+        uncoordinatedRoot = uncoordinated ? root : nil
         self.header = header
         self.cipher = cipher
         fileId = header.fileId
@@ -151,6 +188,36 @@ public final class Database: Sendable {
         } else {
             lock.publish(version: root.version)
         }
+    }
+
+    /// Pins `newest` (the newest root record read) for a reader without a lock file, following
+    /// the reader table's protocol: lock its version on the data file, re-read the newest root
+    /// record, and move to it while it changed. Returns the record pinned.
+    private static func pinUncoordinated(_ newest: RootRecord, file: MappedFile, cipher: PageCipher?, path: String) throws -> RootRecord {
+        var root = newest
+        for _ in 0..<10_000 {
+            let rc = atoll_ofd_lock(file.fd, 0, 0, uncoordinatedPinOffset + Int64(root.version), 1)
+            guard rc == 0 else { throw AtollError.posix("pinning a version of", path: path, errno: rc) }
+            let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+            guard let now = RootRecord.newest(in: base, cipher: cipher) else {
+                throw AtollError.corrupted("neither root slot of '\(path)' is valid")
+            }
+            if now.version == root.version { return root }
+            _ = atoll_ofd_unlock(file.fd, uncoordinatedPinOffset + Int64(root.version), 1)
+            try file.refreshSize()
+            root = now
+        }
+        throw AtollError(.ioError, "could not pin a version of '\(path)': it keeps changing while being opened read-only")
+    }
+
+    /// The oldest version at most `newest` that a reader without a lock file has pinned (see
+    /// "Reading without a lock file"), nil when none.
+    func oldestUncoordinatedPin(atMost newest: UInt64) throws -> UInt64? {
+        guard !file.isAnonymous else { return nil }
+        var lowest: Int64 = 0
+        let rc = atoll_ofd_lowest_locked(file.fd, Self.uncoordinatedPinOffset + 1, Int64(newest), &lowest)
+        guard rc >= 0 else { throw AtollError.posix("looking for readers of", path: displayName, errno: -rc) }
+        return rc == 1 ? UInt64(lowest - Self.uncoordinatedPinOffset) : nil
     }
 
     /// The header (after checking the key against it, see `checkEncryption`), the newest root
@@ -302,7 +369,8 @@ public final class Database: Sendable {
                 }
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-                guard let root = RootRecord.read(version: v, in: base, cipher: cipher) else {
+                // Without a lock file the one pinned version is read, whatever the slots hold now.
+                guard let root = uncoordinatedRoot ?? RootRecord.read(version: v, in: base, cipher: cipher) else {
                     // A newer commit reused the slot: pin the newest version instead.
                     continue
                 }
@@ -357,7 +425,8 @@ public final class Database: Sendable {
                         "committing would make \(live.count) versions of '\(displayName)' live, more than the configured maximum of \(max); release old Realm instances, frozen objects or read transactions (oldest pinned version: \(pinned.oldest ?? root.version))")
                 }
             }
-            let reusable = min(pinned.oldest ?? root.version, root.version)
+            var reusable = min(pinned.oldest ?? root.version, root.version)
+            if let uncoordinated = try oldestUncoordinatedPin(atMost: root.version) { reusable = min(reusable, uncoordinated) }
             let allocator = try PageAllocator(store: store, root: root, reusableVersionMax: reusable)
             return try WriteTransaction(database: self, root: root, allocator: allocator, pinned: pinned)
         } catch {
