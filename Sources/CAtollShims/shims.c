@@ -67,6 +67,29 @@ int atoll_ofd_is_locked(int fd, int64_t start, int64_t length) {
     return fl.l_type == F_UNLCK ? 0 : 1;
 }
 
+int atoll_ofd_lowest_locked(int fd, int64_t start, int64_t length, int64_t *lowest) {
+    // F_OFD_GETLK reports one conflicting lock, not necessarily the lowest: narrow the range to
+    // below each lock found until none is left.
+    int found = 0;
+    int64_t end = start + length;
+    while (end > start) {
+        struct flock fl;
+        memset(&fl, 0, sizeof fl);
+        fl.l_type = F_WRLCK;
+        fl.l_whence = SEEK_SET;
+        fl.l_start = (off_t)start;
+        fl.l_len = (off_t)(end - start);
+        fl.l_pid = 0;
+        if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -errno;
+        if (fl.l_type == F_UNLCK) break;
+        int64_t at = fl.l_start < start ? start : (int64_t)fl.l_start;
+        *lowest = at;
+        found = 1;
+        end = at;
+    }
+    return found;
+}
+
 uint64_t atoll_atomic_load_u64(const uint64_t *addr) { return __atomic_load_n(addr, __ATOMIC_SEQ_CST); }
 void atoll_atomic_store_u64(uint64_t *addr, uint64_t value) { __atomic_store_n(addr, value, __ATOMIC_SEQ_CST); }
 int atoll_atomic_cas_u64(uint64_t *addr, uint64_t expected, uint64_t desired) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Atoll
 import Foundation
 import Testing
@@ -42,6 +45,35 @@ import AtollTestSupport
         let ro = try Realm(configuration: .init(fileURL: url, readOnly: true, objectTypes: [Dog.self, Person.self]))
         #expect(ro.objects(Dog.self).first?.name == "Ro")
         #expect(throws: AtollError.self) { try ro.write {} }
+    }
+
+    /// On read-only media (a read-only bind mount: EROFS, even for root) a read-only realm opens
+    /// without a lock file, reads the newest version, and refuses writes; in a writable folder it
+    /// leaves no lock file behind.
+    @Test(.enabled(if: ReadOnlyMount.isSupported)) func readOnlyRealmsOpenOnReadOnlyMedia() throws {
+        let media = try #require(ReadOnlyMount.make())
+        let name = "shelf-\(UUID().uuidString).atoll"
+        do {
+            let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: media.writable.file(name)), objectTypes: [Dog.self, Person.self]))
+            try realm.write {
+                for i in 0..<50 { realm.create(Dog.self, value: ["id": i, "name": "dog \(i)", "age": i % 7]) }
+            }
+        }
+        unlink(media.writable.file(name) + ".lock")
+        let ro = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: media.file(name)), readOnly: true, objectTypes: [Dog.self, Person.self]))
+        #expect(ro.objects(Dog.self).count == 50)
+        #expect(ro.objects(Dog.self).filter("age == 3").count == 7)
+        #expect { try ro.write {} } throws: { ($0 as? AtollError)?.kind == .readOnly }
+        #expect(!FileManager.default.fileExists(atPath: media.writable.file(name) + ".lock"))
+
+        let dir = TemporaryDirectory()
+        let url = URL(fileURLWithPath: dir.file("ro.atoll"))
+        try FileManager.default.copyItem(atPath: media.writable.file(name), toPath: url.path)
+        do {
+            let local = try Realm(configuration: .init(fileURL: url, readOnly: true, objectTypes: [Dog.self, Person.self]))
+            #expect(local.objects(Dog.self).count == 50)
+        }
+        #expect(!FileManager.default.fileExists(atPath: url.path + ".lock"))
     }
 
     @Test func deleteFilesRemovesTheFileAndItsAuxiliaryFiles() throws {

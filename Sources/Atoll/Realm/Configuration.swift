@@ -40,7 +40,10 @@ extension Realm {
         /// with HMAC-SHA256 (docs/FORMAT.md, "Encryption"). Opening an encrypted file without
         /// its key fails with `.fileEncrypted`, with another key with `.invalidKey`.
         public var encryptionKey: Data?
-        /// Open without writing: writes throw `.readOnly`, and no file is created.
+        /// Open without writing: writes throw `.readOnly`, and nothing is created or compacted.
+        /// A read-only realm joins the file's lock file (creating it only while open, when it can).
+        /// On read-only media, or in a folder this user may not write, it reads the newest version
+        /// as of opening, without a lock file, and sees no later commits (docs/FORMAT.md, "Lock file").
         public var readOnly: Bool
         /// The version of the schema the code declares; bump it when models change.
         public var schemaVersion: UInt64

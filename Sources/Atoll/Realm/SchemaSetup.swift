@@ -90,7 +90,8 @@ enum RealmOpener {
 
     static func open(_ configuration: Realm.Configuration) throws -> Opened {
         let storage = try configuration.storageConfiguration()
-        if let path = storage.path {
+        // A read-only open creates nothing (not even the directory) and compacts nothing.
+        if let path = storage.path, !configuration.readOnly {
             try prepareDirectory(path)
             if let compact = configuration.shouldCompactOnLaunch, !Database.isOpen(path: path), FileManagerShim.exists(path) {
                 let (total, used): (Int, Int) = try {

@@ -30,6 +30,14 @@
 // Invariants
 // - A process initializes the lock file only while it holds the usage lock exclusively, i.e.
 //   when no other process has the database open. Every attached process holds it shared.
+// - A process attaches only to the file the path names once it holds the initialization lock
+//   (it compares the inode it opened with the path's, and opens again if they differ). So the
+//   lock file may be *removed*: a read-only open that had to create it removes it when it
+//   closes, if it can then take the initialization lock and the usage lock exclusively (no
+//   other process attached or attaching), so that reading a database leaves no file behind.
+// - A read-only open that can neither open the lock file for writing nor create it (read-only
+//   media, a directory or lock file this user may not write) does without it: see
+//   Database.swift, "Reading without a lock file".
 // - A reader publishes its pinned version with the protocol in ReaderTable.pin, which guarantees
 //   that a writer computing the oldest pinned version never misses a reader that could still
 //   read pages the writer is about to reuse.
@@ -60,30 +68,84 @@ final class LockFile: @unchecked Sendable {
     let slotCount: Int
     let pid: UInt32
 
+    /// Whether this process created the lock file for a read-only open, and removes it on close
+    /// when no other process uses it.
+    private let removesFileWhenUnused: Bool
+
     /// Opens or creates the lock file at `path` and attaches to it. When `path` is nil the lock
     /// state lives in an anonymous memory file (in-memory databases, one process).
     /// `requireExclusive`: fail with .fileLocked unless no other process has the database open.
-    init(path: String?, requireExclusive: Bool = false) throws {
-        let fd: Int32
+    convenience init(path: String?, requireExclusive: Bool = false) throws {
         if let path {
-            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw AtollError.posix("opening the lock file", path: path, errno: errno) }
+            guard let (fd, _) = try Self.openForAttaching(path, mayBeUnavailable: false) else {
+                throw AtollError(.ioError, "opening the lock file '\(path)' failed")
+            }
+            try self.init(initializationLocked: fd, path: path, requireExclusive: requireExclusive, removesFileWhenUnused: false)
         } else {
-            fd = atoll_memfd_create("atoll-lock")
+            let fd = atoll_memfd_create("atoll-lock")
             guard fd >= 0 else { throw AtollError.posix("creating the lock state", path: "memory", errno: -fd) }
+            let rc = atoll_ofd_lock(fd, 1, 1, Self.initLockOffset, 1)
+            guard rc == 0 else {
+                close(fd)
+                throw AtollError.posix("locking", path: "memory", errno: rc)
+            }
+            try self.init(initializationLocked: fd, path: nil, requireExclusive: requireExclusive, removesFileWhenUnused: false)
         }
+    }
+
+    /// Attaches a read-only open to the lock file at `path`: joins it when it exists, creates it
+    /// when it can (and removes it again on close if no other process uses it by then). Nil when
+    /// it can be neither opened for writing nor created (read-only file system, no permission).
+    static func attachForReading(path: String) throws -> LockFile? {
+        guard let (fd, created) = try openForAttaching(path, mayBeUnavailable: true) else { return nil }
+        return try LockFile(initializationLocked: fd, path: path, requireExclusive: false, removesFileWhenUnused: created)
+    }
+
+    /// Opens (or creates) the lock file and takes its initialization lock, making sure the path
+    /// still names the file opened (a read-only open may have removed it meanwhile). Returns
+    /// nil, when `mayBeUnavailable`, if the file can be neither opened for writing nor created.
+    private static func openForAttaching(_ path: String, mayBeUnavailable: Bool) throws -> (fd: Int32, created: Bool)? {
+        for _ in 0..<1000 {
+            var created = false
+            var fd = open(path, O_RDWR | O_CLOEXEC)
+            if fd < 0 && errno == ENOENT {
+                fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                if fd < 0 && errno == EEXIST { continue }
+                created = fd >= 0
+            }
+            guard fd >= 0 else {
+                let e = errno
+                if mayBeUnavailable && (e == EROFS || e == EACCES || e == EPERM) { return nil }
+                throw AtollError.posix("opening the lock file", path: path, errno: e)
+            }
+            // Serialize attaching processes.
+            let rc = atoll_ofd_lock(fd, 1, 1, Self.initLockOffset, 1)
+            guard rc == 0 else {
+                close(fd)
+                throw AtollError.posix("locking", path: path, errno: rc)
+            }
+            var opened = stat(), named = stat()
+            if fstat(fd, &opened) == 0, stat(path, &named) == 0, opened.st_ino == named.st_ino, opened.st_dev == named.st_dev {
+                return (fd, created)
+            }
+            close(fd) // removed or replaced since it was opened: open the path again
+        }
+        throw AtollError(.ioError, "the lock file '\(path)' was removed and recreated 1000 times while this process tried to open it")
+    }
+
+    /// Attaches through `fd`, whose initialization lock the caller took (released on return).
+    private init(initializationLocked fd: Int32, path: String?, requireExclusive: Bool, removesFileWhenUnused: Bool) throws {
         let displayPath = path ?? "memory"
         self.fd = fd
         self.path = displayPath
+        self.removesFileWhenUnused = removesFileWhenUnused
         self.pid = UInt32(truncatingIfNeeded: getpid())
         slotCount = Self.defaultSlotCount
         mappedBytes = Self.headerBytes + slotCount * Self.slotBytes
 
         func fail(_ error: AtollError) -> AtollError { close(fd); return error }
 
-        // Serialize attaching processes.
-        var rc = atoll_ofd_lock(fd, 1, 1, Self.initLockOffset, 1)
-        guard rc == 0 else { throw fail(AtollError.posix("locking", path: displayPath, errno: rc)) }
+        var rc: Int32
         defer { _ = atoll_ofd_unlock(fd, Self.initLockOffset, 1) }
 
         let sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
@@ -135,6 +197,14 @@ final class LockFile: @unchecked Sendable {
 
     deinit {
         munmap(base, mappedBytes)
+        if removesFileWhenUnused,
+           atoll_ofd_lock(fd, 1, 1, Self.initLockOffset, 1) == 0,
+           atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0 {
+            // No process is attached, and one attaching now waits for the initialization lock,
+            // then finds the path no longer names this file. A failed unlink only leaves the
+            // file behind, as a writer would.
+            unlink(path)
+        }
         close(fd) // releases every OFD lock this process holds on the file
     }
 

@@ -17,6 +17,8 @@
 // - Shrinking truncates only pages that no snapshot can see (see PageAllocator). Another
 //   process may have shrunk the file since this one last looked, so the cached size is
 //   re-read under the writer lock before a write transaction allocates (`refreshSize`).
+// - Every durability point (sync, grow, shrink) is reported to the file's DurabilityObserver,
+//   which only tests that simulate power loss register (DurabilitySeam.swift).
 
 #if canImport(Glibc)
 import Glibc
@@ -33,6 +35,8 @@ final class MappedFile: Sendable {
     let isSparse: Bool
 
     private let state: Mutex<MapStateBox>
+    /// Sees this file's durability points (power-loss tests only; nil otherwise).
+    private let observer: (any DurabilityObserver)?
     /// The smallest address-space reservation (tests make it small to exercise remapping).
     let reservationBytesMin: Int
 
@@ -58,6 +62,8 @@ final class MappedFile: Sendable {
             close(fd)
             throw error
         }
+        observer = DurabilitySeam.observer(for: path)
+        observer?.opened(path: path, fd: fd, created: create)
     }
 
     /// An anonymous, memory-resident file (memfd): in-memory databases, and the decrypted pages
@@ -71,6 +77,7 @@ final class MappedFile: Sendable {
         self.isWritable = true
         self.reservationBytesMin = reservationBytesMin
         self.isSparse = sparse
+        observer = nil
         do {
             state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: reservationBytesMin))
         } catch {
@@ -80,6 +87,7 @@ final class MappedFile: Sendable {
     }
 
     deinit {
+        observer?.closed(path: path, fd: fd)
         state.withLock { box in
             munmap(box.base, box.reservedBytes)
             for (base, length) in box.retired { munmap(base, length) }
@@ -143,8 +151,8 @@ final class MappedFile: Sendable {
     /// Grows the file so that it holds at least `bytes`, geometrically (by at least 1/8 of the
     /// current size, at least 256 KiB), reserving disk space so later stores cannot fault.
     func grow(toAtLeast bytes: Int) throws -> UnsafeMutableRawPointer {
-        try state.withLock { box in
-            if bytes <= box.fileSizeBytes { return box.base }
+        let (base, grownTo) = try state.withLock { box -> (UnsafeMutableRawPointer, Int?) in
+            if bytes <= box.fileSizeBytes { return (box.base, nil) }
             let step = max(box.fileSizeBytes / 8, 256 << 10)
             var newSize = max(bytes, box.fileSizeBytes + step)
             newSize = (newSize + 4095) & ~4095
@@ -165,17 +173,21 @@ final class MappedFile: Sendable {
             }
             box.fileSizeBytes = newSize
             if newSize > box.reservedBytes { try remap(&box, toCover: newSize) }
-            return box.base
+            return (box.base, newSize)
         }
+        if let grownTo { observer?.didResize(path: path, fd: fd, toBytes: grownTo) }
+        return base
     }
 
     /// Truncates the file to `bytes` (only called for a tail no snapshot can see).
     func shrink(to bytes: Int) throws {
-        try state.withLock { box in
-            guard bytes < box.fileSizeBytes else { return }
+        let shrunk = try state.withLock { box in
+            guard bytes < box.fileSizeBytes else { return false }
             guard ftruncate(fd, off_t(bytes)) == 0 else { throw AtollError.posix("shrinking", path: path, errno: errno) }
             box.fileSizeBytes = bytes
+            return true
         }
+        if shrunk { observer?.didResize(path: path, fd: fd, toBytes: bytes) }
     }
 
     /// Releases the memory of a memory file from byte `offset` to its end; the range reads as
@@ -202,15 +214,19 @@ final class MappedFile: Sendable {
 
     /// Makes all written data durable (fdatasync).
     func sync() throws {
+        observer?.willSync(path: path, fd: fd, range: nil)
         guard fdatasync(fd) == 0 else { throw AtollError.posix("syncing", path: path, errno: errno) }
+        observer?.didSync(path: path, fd: fd, range: nil)
     }
 
     /// Makes one range of the mapping durable (msync MS_SYNC).
     func sync(offset: Int, length: Int) throws {
         let base = self.base
+        observer?.willSync(path: path, fd: fd, range: offset..<(offset + length))
         guard msync(base + offset, length, MS_SYNC) == 0 else {
             throw AtollError.posix("syncing", path: path, errno: errno)
         }
+        observer?.didSync(path: path, fd: fd, range: offset..<(offset + length))
     }
 }
 

@@ -48,6 +48,7 @@ extension Transaction {
             // A copy has no free space: drop the growth reserve at its end.
             try target.store.trim(to: try target.newestRoot().pageCount)
             try target.file.sync()
+            try DirectorySync.syncDirectory(containing: path)
         } catch {
             w.rollback()
             unlink(path)
@@ -183,6 +184,10 @@ extension Database {
             unlink(temporary)
             throw AtollError.posix("replacing", path: path, errno: e)
         }
+        DurabilitySeam.observer(for: path)?.didRename(from: temporary, to: path)
+        // Until the directory is synced, a power failure may bring the old file back, and with it
+        // lose every commit made to the compacted one.
+        try DirectorySync.syncDirectory(containing: path)
         return (before, after)
     }
 }

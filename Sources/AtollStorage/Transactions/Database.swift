@@ -4,10 +4,25 @@
 // while it is alive, so the file is mapped once and the lock file's per-process locks (liveness,
 // usage) are held by one open file description. Threads coordinate through `writerGate` (one
 // writer per process) and the lock file (one writer across processes, reader slots).
+//
+// Reading without a lock file. A read-only open joins the lock file, or creates it (and removes
+// it again on close, LockFile.swift). When it can do neither (read-only media: EROFS; a folder
+// or lock file this user may not write: EACCES, EPERM) it reads *uncoordinated*: it takes the
+// newest durable version at open and reads that one version for its whole life, with a private
+// lock state instead of the shared one (no notifications of later commits). Such a reader is
+// invisible in the reader table, yet a writer may exist (another user may write the folder, or
+// the media may be remounted): copy-on-write would then reuse pages it reads. So it pins its
+// version on the *data file* instead, with a shared open-file-description lock on the byte at
+// `uncoordinatedPinOffset + version` (locks need no write access and vanish with the process),
+// using the reader table's protocol: lock, then re-read the newest root record, retry if it
+// moved. A writer takes the lowest such locked version as pinned (`oldestUncoordinatedPin`),
+// exactly like a slot in the reader table, so it never reuses or truncates a page that version
+// can see. Cost for everyone else: one F_OFD_GETLK per write transaction.
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import CAtollShims
 import Dispatch
 import Synchronization
 
@@ -29,6 +44,16 @@ public final class Database: Sendable {
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
+    /// The version an uncoordinated read-only open reads (see "Reading without a lock file"); nil
+    /// when the lock file coordinates this database.
+    private let uncoordinatedRoot: RootRecord?
+
+    /// Readers without a lock file pin version V with a shared lock on this offset + V of the
+    /// data file (far beyond any page: a file holds at most 2^32 pages of 2^12 bytes).
+    static let uncoordinatedPinOffset: Int64 = 1 << 50
+
+    /// Whether this database reads one version without a lock file (read-only media).
+    public var isUncoordinated: Bool { uncoordinatedRoot != nil }
 
     private static let registry = Mutex<[String: WeakDatabase]>([:])
 
@@ -87,15 +112,27 @@ public final class Database: Sendable {
         if configuration.path == nil, configuration.encryptionKey != nil {
             throw AtollError(.invalidArgument, "an in-memory database cannot be encrypted; remove the encryption key or use a file")
         }
+        var created = false
+        var uncoordinated = false
         if let path = configuration.path {
             displayName = path
             let exists = access(path, F_OK) == 0
+            created = !exists
             if !exists {
                 guard configuration.createIfMissing, !configuration.readOnly else {
                     throw AtollError(.fileNotFound, "no database at '\(path)'")
                 }
             }
-            lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+            if configuration.readOnly {
+                if let joined = try LockFile.attachForReading(path: DatabaseConfiguration.lockPath(for: path)) {
+                    lock = joined
+                } else {
+                    lock = try LockFile(path: nil)
+                    uncoordinated = true
+                }
+            } else {
+                lock = try LockFile(path: DatabaseConfiguration.lockPath(for: path))
+            }
             file = try MappedFile(path: path, writable: !configuration.readOnly, create: !exists,
                                   reservationBytesMin: configuration.mappingReservationBytesMin)
         } else {
@@ -103,13 +140,25 @@ public final class Database: Sendable {
             lock = try LockFile(path: nil)
             file = try MappedFile(anonymousNamed: "atoll-" + (configuration.inMemoryIdentifier ?? ""))
         }
-        if file.fileSizeBytes == 0 {
-            guard !configuration.readOnly else { throw AtollError.corrupted("'\(displayName)' is empty") }
+        if configuration.readOnly, try Self.needsInitialization(file) {
+            // Another process may be creating the file right now, under the writer lock.
+            _ = lock.waitForWriterToFinish(timeoutMilliseconds: 2_000)
+            try file.refreshSize()
+        }
+        if try Self.needsInitialization(file) {
+            guard !configuration.readOnly else {
+                throw AtollError.corrupted(file.fileSizeBytes == 0 ? "'\(displayName)' is empty"
+                    : "'\(displayName)' was never completely created (its creation was interrupted, e.g. by a power failure); open it writable to initialize it")
+            }
             try Self.initializeNewFile(file: file, lock: lock, durability: configuration.durability,
                                        encryptionKey: configuration.encryptionKey)
+            if created, configuration.durability == .full {
+                // The new name must survive a power failure too (DurabilitySeam.swift).
+                try DirectorySync.syncDirectory(containing: displayName)
+            }
         }
         let header: FileHeader
-        let root: RootRecord
+        var root: RootRecord
         let cipher: PageCipher?
         do {
             (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
@@ -121,6 +170,8 @@ public final class Database: Sendable {
             try file.refreshSize()
             (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
         }
+        if uncoordinated { root = try Self.pinUncoordinated(root, file: file, cipher: cipher, path: displayName) }
+        uncoordinatedRoot = uncoordinated ? root : nil
         self.header = header
         self.cipher = cipher
         fileId = header.fileId
@@ -137,6 +188,36 @@ public final class Database: Sendable {
         } else {
             lock.publish(version: root.version)
         }
+    }
+
+    /// Pins `newest` (the newest root record read) for a reader without a lock file, following
+    /// the reader table's protocol: lock its version on the data file, re-read the newest root
+    /// record, and move to it while it changed. Returns the record pinned.
+    private static func pinUncoordinated(_ newest: RootRecord, file: MappedFile, cipher: PageCipher?, path: String) throws -> RootRecord {
+        var root = newest
+        for _ in 0..<10_000 {
+            let rc = atoll_ofd_lock(file.fd, 0, 0, uncoordinatedPinOffset + Int64(root.version), 1)
+            guard rc == 0 else { throw AtollError.posix("pinning a version of", path: path, errno: rc) }
+            let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+            guard let now = RootRecord.newest(in: base, cipher: cipher) else {
+                throw AtollError.corrupted("neither root slot of '\(path)' is valid")
+            }
+            if now.version == root.version { return root }
+            _ = atoll_ofd_unlock(file.fd, uncoordinatedPinOffset + Int64(root.version), 1)
+            try file.refreshSize()
+            root = now
+        }
+        throw AtollError(.ioError, "could not pin a version of '\(path)': it keeps changing while being opened read-only")
+    }
+
+    /// The oldest version at most `newest` that a reader without a lock file has pinned (see
+    /// "Reading without a lock file"), nil when none.
+    func oldestUncoordinatedPin(atMost newest: UInt64) throws -> UInt64? {
+        guard !file.isAnonymous else { return nil }
+        var lowest: Int64 = 0
+        let rc = atoll_ofd_lowest_locked(file.fd, Self.uncoordinatedPinOffset + 1, Int64(newest), &lowest)
+        guard rc >= 0 else { throw AtollError.posix("looking for readers of", path: displayName, errno: -rc) }
+        return rc == 1 ? UInt64(lowest - Self.uncoordinatedPinOffset) : nil
     }
 
     /// The header (after checking the key against it, see `checkEncryption`), the newest root
@@ -175,15 +256,55 @@ public final class Database: Sendable {
         }
     }
 
-    /// Writes the header and the first (empty) version of a new file, under the writer lock so
-    /// two processes creating the same file at once cannot both initialize it.
+    /// Whether the file is empty or its creation never finished: the header page, written last
+    /// (see `initializeNewFile`), is still all zeros.
+    private static func needsInitialization(_ file: MappedFile) throws -> Bool {
+        let size = file.fileSizeBytes
+        guard size >= FileFormat.pageSize else { return true }
+        let base = UnsafeRawPointer(try file.mapping(covering: FileFormat.pageSize))
+        return isZero(base, count: FileFormat.pageSize)
+    }
+
+    private static func isZero(_ p: UnsafeRawPointer, count: Int) -> Bool {
+        var i = 0
+        while i + 8 <= count {
+            if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            if p.load(fromByteOffset: i, as: UInt8.self) != 0 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Writes the first (empty) version of a new file and then its header, under the writer lock
+    /// so two processes creating the same file at once cannot both initialize it.
+    ///
+    /// The header goes last, after the root record is durable: a file with a valid header always
+    /// has a valid root record, and a creation interrupted by a crash or power failure leaves a
+    /// header page of zeros (and no data), which the next writable open initializes again.
     private static func initializeNewFile(file: MappedFile, lock: LockFile, durability: DatabaseConfiguration.Durability,
                                           initialVersion: UInt64 = 1, encryptionKey: EncryptionKey?) throws {
         try lock.lockWriter()
         defer { lock.unlockWriter() }
-        // Another process may have created it since this one looked (a grown file whose header
-        // is still zero was left by a creator that crashed: initialize it).
-        if try file.refreshSize() > 0, try file.mapping(covering: 0).u64(0) != 0 { return }
+        let size = try file.refreshSize()
+        if size > 0 {
+            let existing = UnsafeRawPointer(try file.mapping(covering: size))
+            // Another process may have created it since this one looked.
+            if size >= FileFormat.pageSize, !isZero(existing, count: FileFormat.pageSize) { return }
+            // An interrupted creation wrote at most a root record of the empty first version;
+            // anything else means a damaged file, which must not be overwritten.
+            let slots = Int(FileFormat.firstDataPage) * FileFormat.pageSize
+            var holdsData = size > slots && !isZero(existing + slots, count: size - slots)
+            for slot in FileFormat.firstSlotPage..<FileFormat.firstDataPage where Int(slot + 1) * FileFormat.pageSize <= size {
+                let p = existing + Int(slot) * FileFormat.pageSize
+                if let r = RootRecord.read(from: p), r.catalogRoot != 0 || r.freeListRoot != 0 || r.historyRoot != 0 { holdsData = true }
+            }
+            guard !holdsData else {
+                throw AtollError.corrupted("'\(file.path)' has no file header but holds data; it is damaged (restore it from a backup)")
+            }
+        }
         let base = try file.grow(toAtLeast: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
         var header = FileHeader()
         header.creationNanos = UInt64(Clock.realtimeNanoseconds())
@@ -194,13 +315,15 @@ public final class Database: Sendable {
             header.keyCheck = EncryptedLayout.keyCheck(encryptionKey, fileId: header.fileId)
             cipher = PageCipher(key: encryptionKey, fileId: header.fileId)
         }
-        header.write(to: base)
         var root = RootRecord()
         root.version = initialVersion
         root.commitTimeNanos = header.creationNanos
-        let slot = base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize
-        slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-        root.write(to: slot, cipher: cipher)
+        for slotPage in FileFormat.firstSlotPage..<FileFormat.firstDataPage {
+            (base + Int(slotPage) * FileFormat.pageSize).initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
+        }
+        root.write(to: base + Int(FileFormat.slotPage(forVersion: initialVersion)) * FileFormat.pageSize, cipher: cipher)
+        if durability == .full { try file.sync() }
+        header.write(to: base)
         if durability == .full { try file.sync() }
     }
 
@@ -246,7 +369,8 @@ public final class Database: Sendable {
                 }
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-                guard let root = RootRecord.read(version: v, in: base, cipher: cipher) else {
+                // Without a lock file the one pinned version is read, whatever the slots hold now.
+                guard let root = uncoordinatedRoot ?? RootRecord.read(version: v, in: base, cipher: cipher) else {
                     // A newer commit reused the slot: pin the newest version instead.
                     continue
                 }
@@ -301,7 +425,8 @@ public final class Database: Sendable {
                         "committing would make \(live.count) versions of '\(displayName)' live, more than the configured maximum of \(max); release old Realm instances, frozen objects or read transactions (oldest pinned version: \(pinned.oldest ?? root.version))")
                 }
             }
-            let reusable = min(pinned.oldest ?? root.version, root.version)
+            var reusable = min(pinned.oldest ?? root.version, root.version)
+            if let uncoordinated = try oldestUncoordinatedPin(atMost: root.version) { reusable = min(reusable, uncoordinated) }
             let allocator = try PageAllocator(store: store, root: root, reusableVersionMax: reusable)
             return try WriteTransaction(database: self, root: root, allocator: allocator, pinned: pinned)
         } catch {

@@ -30,6 +30,9 @@ int atoll_ofd_unlock(int fd, int64_t start, int64_t length);
 /// Tests whether some other open file description holds a lock conflicting with a write lock
 /// on [start, start+length). Returns 1 if locked elsewhere, 0 if free, -errno on error.
 int atoll_ofd_is_locked(int fd, int64_t start, int64_t length);
+/// The lowest offset in [start, start+length) at which another open file description holds a
+/// lock (conflicting with a write lock), in *lowest. Returns 1 if found, 0 if none, -errno on error.
+int atoll_ofd_lowest_locked(int fd, int64_t start, int64_t length, int64_t *lowest);
 
 // MARK: sequentially consistent atomics on raw pointers (shared memory).
 

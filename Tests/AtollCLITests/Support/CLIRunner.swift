@@ -48,9 +48,14 @@ final class CLISandbox: @unchecked Sendable {
     @discardableResult
     func atoll(_ args: String...) throws -> CLIResult { try run(args) }
 
-    func run(_ args: [String]) throws -> CLIResult {
+    /// Runs `atoll args...` as the unprivileged `user` (through runuser; the tests run as root).
+    func atoll(asUser user: String, _ args: String...) throws -> CLIResult {
+        try run(["-u", user, "--", Self.executable.path] + args, executable: URL(fileURLWithPath: "/usr/sbin/runuser"))
+    }
+
+    func run(_ args: [String], executable: URL = CLISandbox.executable) throws -> CLIResult {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = args
         process.currentDirectoryURL = URL(fileURLWithPath: path)
         let outName = file(".stdout-\(UUID().uuidString)"), errName = file(".stderr-\(UUID().uuidString)")
