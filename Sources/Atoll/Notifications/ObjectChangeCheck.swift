@@ -1,13 +1,22 @@
 import AtollStorage
+import AtollQuery
 
 extension ChangeSummary {
     /// How many links away a change still counts as a change of the object (Realm reports
     /// changes of linked objects up to four levels deep: the object and three links).
     static let linkDepthMax = 3
 
-    /// Key paths as their components (`"owner.name"` -> `["owner", "name"]`).
+    /// Key paths as their components (`"owner.name"` -> `["owner", "name"]`). A key path to
+    /// observe follows the limit of query key paths (checking a change recurses once per
+    /// component); a longer one is a programming error.
     static func components(_ keyPaths: [String]) -> [[String]] {
-        keyPaths.map { $0.split(separator: ".").map(String.init) }
+        keyPaths.map { path in
+            let components = path.split(separator: ".").map(String.init)
+            if components.count > QueryLimits.keyPathComponentsMax {
+                atollProgrammerError("the key path to observe has \(components.count) components; the limit is \(QueryLimits.keyPathComponentsMax) (QueryLimits.keyPathComponentsMax)")
+            }
+            return components
+        }
     }
 
     /// Whether object `key` of `table` changed: without key paths, when one of its properties
