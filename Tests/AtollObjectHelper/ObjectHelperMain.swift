@@ -73,6 +73,15 @@ struct AtollObjectHelper {
                 let note = try realm.write { realm.create(Note.self, value: ["id": 1]) }
                 try realm.write { realm.delete(note) }
                 say("read \(note.text)")
+            case "unmanaged-nested":
+                // unmanaged-nested LEVELS: Object(value:) with a chain of LEVELS linked objects.
+                var value: [String: Any] = ["id": 0]
+                for i in 1..<(Int(args[2]) ?? 1) { value = ["id": i, "best": value] }
+                var levels = 0
+                var link: Chain? = Chain(value: value)
+                while let l = link { levels += 1; link = l.best }
+                // On stderr, where the parent reads a stop's message too.
+                FileHandle.standardError.write(Data("levels \(levels)\n".utf8))
             case "read-damaged":
                 // read-damaged HOW PATH: reads a damaged file through an accessor that cannot
                 // throw, which must stop the process (README, "Failed reads").
@@ -110,6 +119,12 @@ final class Hound: Object {
 final class Keeper: Object {
     @Persisted(primaryKey: true) var name = ""
     @Persisted var hounds: List<Hound>
+}
+
+/// A chain of linked objects (`unmanaged-nested`).
+final class Chain: Object {
+    @Persisted var id = 0
+    @Persisted var best: Chain?
 }
 
 /// Writes 2745 hounds (several cluster leaves) and a keeper "k" whose list holds hound

@@ -260,7 +260,8 @@ extension List: _ListProtocol {
         }
         var converted: [Element] = []
         for item in items {
-            if let e = item as? Element { converted.append(e); continue }
+            // Objects without a cast of a nested value (which would bridge all of it).
+            if let e = Element.self is AnyClass ? instance(item, of: Element.self) : item as? Element { converted.append(e); continue }
             if let flat = flattenOptional(item), PropertyInfo.isNestedValue(flat), let objectType = Element.self as? Object.Type,
                let e = Object.makeUnmanaged(objectType, value: flat) as? Element {
                 // A dictionary or array describing an object of the list: a new unmanaged one.
