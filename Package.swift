@@ -110,7 +110,7 @@ let package = Package(
         // A child process for the object API's multi-process and misuse tests.
         .executableTarget(
             name: "AtollObjectHelper",
-            dependencies: ["Atoll"],
+            dependencies: ["Atoll", "AtollTestSupport"],
             path: "Tests/AtollObjectHelper",
             swiftSettings: strict
         ),

@@ -16,6 +16,11 @@ public enum QueryLimits {
     /// How many levels of ``nestingDepthMax`` one SUBQUERY uses: a SUBQUERY nests a whole
     /// predicate inside an operand and costs about four times the stack of a parenthesis.
     public static let subqueryNestingCost = 4
+    /// The most components of one key path (`owner.dogs.@count` has three), `%K` arguments
+    /// expanded. Evaluation walks a key path one step per component: to-one steps in a loop,
+    /// each list or linking-objects step one level deeper on the stack, so this bounds both the
+    /// work per object and (with ``nestingDepthMax``) the stack. Real key paths have a handful.
+    public static let keyPathComponentsMax = 64
     /// The highest argument index (`$n`) accepted.
     public static let argumentIndexMax = 1 << 20
 }

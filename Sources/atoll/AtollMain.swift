@@ -10,6 +10,8 @@ import Foundation
 enum AtollMain {
     static func main() async {
         do {
+            // "-1 < age" would be read as options (or "-h..." as a request for help).
+            try DashArguments.check(Array(CommandLine.arguments.dropFirst()))
             var command = try AtollCommand.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -2,6 +2,7 @@
 // Misuse commands stop the process with Atoll's message on stderr, which the parent checks.
 
 import Atoll
+import AtollTestSupport
 import Foundation
 
 /// The model the parent observes (Tests/AtollTests/ProcessNotificationTests.swift declares
@@ -72,6 +73,31 @@ struct AtollObjectHelper {
                 let note = try realm.write { realm.create(Note.self, value: ["id": 1]) }
                 try realm.write { realm.delete(note) }
                 say("read \(note.text)")
+            case "unmanaged-nested":
+                // unmanaged-nested LEVELS: Object(value:) with a chain of LEVELS linked objects.
+                var value: [String: Any] = ["id": 0]
+                for i in 1..<(Int(args[2]) ?? 1) { value = ["id": i, "best": value] }
+                var levels = 0
+                var link: Chain? = Chain(value: value)
+                while let l = link { levels += 1; link = l.best }
+                // On stderr, where the parent reads a stop's message too.
+                FileHandle.standardError.write(Data("levels \(levels)\n".utf8))
+            case "read-damaged":
+                // read-damaged HOW PATH: reads a damaged file through an accessor that cannot
+                // throw, which must stop the process (README, "Failed reads").
+                let realm = try Realm(configuration: try makeDamagedFile(args[3]))
+                let hounds = realm.objects(Hound.self)
+                switch args[2] {
+                case "iterate": say("read \(hounds.reduce(0) { $0 + $1.age })")
+                case "filter-count": say("read \(hounds.filter("age > 3").count)")
+                case "primary-key": say("read \(realm.object(ofType: Hound.self, forPrimaryKey: 1500)?.name ?? "nil")")
+                case "subscript": say("read \(hounds[1500].name)")
+                case "sum": say("read \(hounds.sum(ofProperty: "age") as Int)")
+                case "sorted-first": say("read \(hounds.sorted(byKeyPath: "name").first?.name ?? "nil")")
+                case "list-element": say("read \(realm.object(ofType: Keeper.self, forPrimaryKey: "k")?.hounds[0].name ?? "nil")")
+                case "list-filter": say("read \(realm.object(ofType: Keeper.self, forPrimaryKey: "k")?.hounds.filter("age > 1").count ?? -1)")
+                default: say("unknown read \(args[2])")
+                }
             default:
                 FileHandle.standardError.write(Data("unknown command \(args[1])\n".utf8))
                 exit(2)
@@ -81,6 +107,44 @@ struct AtollObjectHelper {
             exit(1)
         }
     }
+}
+
+/// The model of the damaged-file commands (`read-damaged`).
+final class Hound: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+final class Keeper: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var hounds: List<Hound>
+}
+
+/// A chain of linked objects (`unmanaged-nested`).
+final class Chain: Object {
+    @Persisted var id = 0
+    @Persisted var best: Chain?
+}
+
+/// Writes 2745 hounds (several cluster leaves) and a keeper "k" whose list holds hound
+/// 1500, then zeroes the cluster leaf holding hound 1500 (the file is closed by then).
+func makeDamagedFile(_ path: String) throws -> Realm.Configuration {
+    let config = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Hound.self, Keeper.self])
+    // In a function of its own, so the realm is closed before the damage.
+    func populate() throws {
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            for i in 0..<2745 { realm.create(Hound.self, value: ["id": i, "name": String(format: "hound-%05d", i), "age": i % 17]) }
+            let keeper = realm.create(Keeper.self, value: ["name": "k"])
+            if let hound = realm.object(ofType: Hound.self, forPrimaryKey: 1500) { keeper.hounds.append(hound) }
+        }
+    }
+    try populate()
+    guard try PageDamage.zeroed.apply(toFile: path, pageType: PageDamage.clusterLeaf, containing: "hound-01500") > 0 else {
+        throw AtollError(.invalidArgument, "no page holds hound 1500")
+    }
+    return config
 }
 
 /// Passes a live object to another thread on purpose: the misuse under test.

@@ -59,7 +59,10 @@ extension LinkingObjects: _LinkingObjectsProtocol {
     public static func _atollDefault() -> LinkingObjects<Element> { LinkingObjects() }
 
     public static func _atollGet(_ a: _ManagedAccess) -> LinkingObjects<Element> {
-        guard let origin = try? a.realm.binding(for: Element.self), let property = a.property.originProperty,
+        // A class the realm cannot give (no table in a read-only realm) binds as unavailable:
+        // no object links from it.
+        let origin = a.realm.requireBinding(for: Element.self)
+        guard let property = a.property.originProperty,
               let index = origin.schema.index(of: property), origin.columns[index] >= 0,
               case let target = a.state.binding
         else { return LinkingObjects() }

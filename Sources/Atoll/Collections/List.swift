@@ -33,15 +33,22 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// True when the list's object was deleted.
     public var isInvalidated: Bool {
-        guard let m = managed, m.realm.confinement.isCurrent, let t = try? m.realm.table(m.owner) else { return false }
-        return (try? t.contains(m.key)) != true
+        guard let m = managed, m.realm.confinement.isCurrent else { return false }
+        return !m.realm.objectExists(m.owner, m.key)
     }
 
+    /// The stored elements; none once the list's object is deleted. Stops the program when
+    /// they cannot be read (README, "Failed reads").
     private func stored() -> [StorageValue] {
         guard let m = managed else { return [] }
         m.realm.verifyThread()
-        guard let t = try? m.realm.table(m.owner), let values = try? t.listValues(m.key, m.column) else { return [] }
-        return values
+        do {
+            guard let t = try m.realm.tableIfPresent(m.owner), let row = try t.locate(m.key) else { return [] }
+            return try t.list(row, m.column).values
+        } catch {
+            let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.properties[$0].name } ?? "#\(m.column)"
+            m.realm.readFailed(error, reading: "'\(m.owner.schema.className).\(property)'")
+        }
     }
 
     private func element(_ v: StorageValue) -> Element {
@@ -172,9 +179,8 @@ extension List where Element: Object {
     }
 
     private func results() -> Results<Element> {
-        guard let m = managed, let b = try? m.realm.binding(for: Element.self) else {
-            atollProgrammerError("filter/sorted need a managed List")
-        }
+        guard let m = managed else { atollProgrammerError("filter/sorted need a managed List") }
+        let b = m.realm.requireBinding(for: Element.self)
         return Results(core: ResultsCore(realm: m.realm, binding: b, source: .list(owner: m.owner, key: m.key, column: m.column), query: nil))
     }
 
@@ -254,7 +260,8 @@ extension List: _ListProtocol {
         }
         var converted: [Element] = []
         for item in items {
-            if let e = item as? Element { converted.append(e); continue }
+            // Objects without a cast of a nested value (which would bridge all of it).
+            if let e = Element.self is AnyClass ? instance(item, of: Element.self) : item as? Element { converted.append(e); continue }
             if let flat = flattenOptional(item), PropertyInfo.isNestedValue(flat), let objectType = Element.self as? Object.Type,
                let e = Object.makeUnmanaged(objectType, value: flat) as? Element {
                 // A dictionary or array describing an object of the list: a new unmanaged one.

@@ -48,7 +48,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         guard core.realm.confinement.isCurrent else { return false }
         switch core.source {
         case .list(let owner, let key, _), .linkingObjects(let owner, let key, _):
-            return (try? core.realm.table(owner).contains(key)) != true
+            do {
+                guard let table = try core.realm.tableIfPresent(owner) else { return true }
+                return try !table.contains(key)
+            } catch {
+                core.realm.readFailed(error, reading: "the '\(owner.schema.className)' object of \(core.readDescription)")
+            }
         case .table, .keys:
             return false
         }
@@ -70,9 +75,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// bounds). O(1) for all objects of a class; otherwise the keys of one evaluation.
     public subscript(position: Int) -> Element {
         core.realm.verifyThread()
-        if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding),
-           let h = try? table.row(at: position) {
-            return core.realm.makeObject(Element.self, key: h.key, binding: core.binding, table: table, row: h)
+        if case .table = core.source, core.query == nil, !core.realm.isFrozen {
+            let found: (Table, RowHandle)?
+            do {
+                found = try core.realm.tableIfPresent(core.binding).flatMap { t in try t.row(at: position).map { (t, $0) } }
+            } catch {
+                core.realm.readFailed(error, reading: core.readDescription)
+            }
+            if let (table, h) = found { return core.realm.makeObject(Element.self, key: h.key, binding: core.binding, table: table, row: h) }
         }
         guard let key = core.key(at: position) else {
             atollProgrammerError("index \(position) is out of bounds (count \(count))")
@@ -88,9 +98,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Iterates lazily: objects are made one at a time from the keys of one evaluation.
     public func makeIterator() -> ResultsIterator<Element> {
         core.realm.verifyThread()
-        if case .table = core.source, core.query == nil, !core.realm.isFrozen, let table = try? core.realm.table(core.binding) {
+        if case .table = core.source, core.query == nil, !core.realm.isFrozen {
+            let table: Table?
+            do { table = try core.realm.tableIfPresent(core.binding) } catch { core.realm.readFailed(error, reading: core.readDescription) }
             // Every object of the class: walk the leaves, so no object needs a lookup.
-            return ResultsIterator(core: core, table: table)
+            if let table { return ResultsIterator(core: core, table: table) }
         }
         return ResultsIterator(core: core, keys: core.keys())
     }
@@ -156,8 +168,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private func tableAggregate(_ property: String, _ kind: ColumnAggregate) -> StorageValue? {
         core.realm.verifyThread()
         guard case .table = core.source, core.query == nil, let i = core.binding.schema.index(of: property),
-              core.binding.columns[i] >= 0, let table = try? core.realm.table(core.binding) else { return nil }
-        return try? table.aggregate(core.binding.columns[i], kind)
+              core.binding.columns[i] >= 0 else { return nil }
+        do {
+            guard let table = try core.realm.tableIfPresent(core.binding) else { return nil }
+            return try table.aggregate(core.binding.columns[i], kind)
+        } catch {
+            core.realm.readFailed(error, reading: "'\(core.binding.schema.className).\(property)' of \(core.readDescription)")
+        }
     }
 
     private func propertyValues(_ property: String) -> (PropertyInfo, [StorageValue]) {
@@ -166,9 +183,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             atollProgrammerError("'\(core.binding.schema.className)' has no property '\(property)'")
         }
         let column = core.binding.columns[i]
-        guard column >= 0, let table = try? core.realm.table(core.binding) else { return (p, []) }
-        let values = core.keys().compactMap { try? table.value($0, column) }.filter { !$0.isNull }
-        return (p, values)
+        guard column >= 0 else { return (p, []) }
+        do {
+            guard let table = try core.realm.tableIfPresent(core.binding) else { return (p, []) }
+            let values = try core.evaluateKeys().map { try table.value($0, column) }.filter { !$0.isNull }
+            return (p, values)
+        } catch {
+            core.realm.readFailed(error, reading: "'\(core.binding.schema.className).\(property)' of \(core.readDescription)")
+        }
     }
 
     /// The smallest value of a property (numbers and dates), or nil when there are none.
@@ -233,15 +255,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func freeze() -> Results<Element> {
         if isFrozen { return self }
         let frozenRealm = core.realm.freeze()
+        // Rebasing binds the class in the other realm (its schema, read when the version was
+        // opened): it reads no pages, so its failure is about the schema, not a failed read.
         guard let rebased = try? core.rebased(on: frozenRealm) else { return self }
         return Results(core: rebased)
     }
 
     /// Live results for a frozen one: the same query in a realm of the calling thread, at the
-    /// newest version. Nil when the realm cannot be opened. Live results return themselves.
+    /// newest version. Live results return themselves. A realm that cannot be opened stops the
+    /// program with the reason (README, "Failed reads"); nil means the class cannot be read in
+    /// the live realm (its table needs a migration).
     public func thaw() -> Results<Element>? {
         guard isFrozen else { return self }
-        guard let live = try? Realm(configuration: core.realm.configuration), let rebased = try? core.rebased(on: live) else { return nil }
+        let live = Realm.openForThaw(core.realm.configuration)
+        // A schema question (see `freeze()`), not a read of the file.
+        guard let rebased = try? core.rebased(on: live) else { return nil }
         return Results(core: rebased)
     }
 }
@@ -458,17 +486,24 @@ struct TableWalk {
     /// Continues in the realm's new state (after a write or a refresh during the walk).
     @inline(never)
     private mutating func restart(_ core: ResultsCore<ClassBinding>) -> Bool {
-        guard let current = try? core.realm.table(core.binding) else { return false }
+        let current: Table?
+        do { current = try core.realm.tableIfPresent(core.binding) } catch { core.realm.readFailed(error, reading: core.readDescription) }
+        // The class has no table in the new state: no objects follow.
+        guard let current else { return false }
         collectLeaves(current, realm: core.realm)
         return true
     }
 
     /// Takes the leaves of `table` in the realm's current state, positioned after `lastKey`.
+    /// Stops the program when they cannot be read (README, "Failed reads"): a walk that ended
+    /// early would look like fewer objects.
     private mutating func collectLeaves(_ table: Table, realm: Realm) {
         self.table = table
         unretainedTable = Unmanaged.passUnretained(table)
         var found: [LeafRef] = []
-        try? table.forEachLeaf { found.append($0); return true }
+        do { try table.forEachLeaf { found.append($0); return true } } catch {
+            realm.readFailed(error, reading: "the objects of '\(table.name)'")
+        }
         leaves = found
         stamp = realm.stamp
         mutation = realm.mutationCount

@@ -71,45 +71,63 @@ final class ResultsCore<Class: ResultsClass> {
         cached != nil && cachedStamp == realm.stamp && cachedMutation == (realm.writeTransaction?.mutationCount ?? 0)
     }
 
+    /// The table of the class in the realm's current state, or nil when this state has none
+    /// (a class a read-only or frozen realm cannot give: no objects). Throws only when the
+    /// file cannot be read.
+    func tableIfPresent() throws -> Table? {
+        let transaction = realm.transaction
+        guard transaction.spec(of: binding.tableKey) != nil else { return nil }
+        return try transaction.table(binding.tableKey)
+    }
+
     /// The candidate keys of the source (nil: the whole table).
     private func sourceKeys() throws -> [ObjectKey]? {
         switch source {
         case .table: return nil
         case .keys(let keys): return keys
         case .list(let owner, let key, let column):
-            let t = try realm.table(owner)
-            guard t.spec.columns.indices.contains(column), try t.contains(key) else { return [] }
-            return try t.listValues(key, column).compactMap { if case .link(let k) = $0 { k } else { nil } }
+            // The list of a deleted object (or of a class without a table) has no elements.
+            guard let t = try realm.tableIfPresent(owner), t.spec.columns.indices.contains(column), let row = try t.locate(key) else { return [] }
+            return try t.list(row, column).values.compactMap { if case .link(let k) = $0 { k } else { nil } }
         case .linkingObjects(let target, let key, let column):
-            return try realm.table(target).backlinks(to: key, from: binding.tableKey, column: column)
+            guard let t = try realm.tableIfPresent(target) else { return [] }
+            return try t.backlinks(to: key, from: binding.tableKey, column: column)
         }
     }
 
     private let frozenLock = NSLock()
 
-    /// The keys of the objects, in results order.
+    /// What the results are, for the message of a failed read.
+    var readDescription: String { query == nil ? "the objects of '\(binding.className)'" : "the '\(binding.className)' objects matching a query" }
+
+    /// The keys of the objects, in results order. Stops the program when they cannot be read
+    /// (README, "Failed reads"); `evaluateKeys()` throws instead.
     func keys() -> [ObjectKey] {
+        do { return try evaluateKeys() } catch { realm.readFailed(error, reading: readDescription) }
+    }
+
+    /// The keys of the objects, in results order; throws when the file cannot be read.
+    func evaluateKeys() throws -> [ObjectKey] {
         if realm.isFrozen {
             frozenLock.lock()
             defer { frozenLock.unlock() }
-            return computeKeys()
+            return try computeKeys()
         }
-        return computeKeys()
+        return try computeKeys()
     }
 
-    private func computeKeys() -> [ObjectKey] {
+    private func computeKeys() throws -> [ObjectKey] {
         if isFresh, let cached { return cached }
         if !realm.isFrozen { realm.queryEvaluations &+= 1 }
         let keys: [ObjectKey]
-        do {
-            let table = try realm.transaction.table(binding.tableKey)
+        if let table = try tableIfPresent() {
             let candidates = try sourceKeys()
             if let query {
                 keys = try engine.run(query, candidates: candidates)
             } else {
                 keys = try candidates ?? table.objectKeys()
             }
-        } catch {
+        } else {
             keys = []
         }
         cached = keys
@@ -118,23 +136,36 @@ final class ResultsCore<Class: ResultsClass> {
         return keys
     }
 
+    /// The number of objects. Stops the program when it cannot be read; `evaluateCount()`
+    /// throws instead.
     var count: Int {
-        if realm.isFrozen { return keys().count }
-        if isFresh, let cached { return cached.count }
-        if case .table = source {
-            guard let table = try? realm.transaction.table(binding.tableKey) else { return 0 }
-            guard let query else { return table.count }
-            if query.clauses.isEmpty, let n = try? engine.count(query) { return n }
-        }
-        return keys().count
+        do { return try evaluateCount() } catch { realm.readFailed(error, reading: readDescription) }
     }
 
-    func key(at index: Int) -> ObjectKey? {
-        if case .table = source, query == nil, !isFresh, !realm.isFrozen {
-            return try? realm.transaction.table(binding.tableKey).objectKey(at: index)
+    /// The number of objects; throws when the file cannot be read.
+    func evaluateCount() throws -> Int {
+        if realm.isFrozen { return try evaluateKeys().count }
+        if isFresh, let cached { return cached.count }
+        if case .table = source {
+            guard let table = try tableIfPresent() else { return 0 }
+            guard let query else { return table.count }
+            if query.clauses.isEmpty { return try engine.count(query) }
         }
-        let k = keys()
-        return index >= 0 && index < k.count ? k[index] : nil
+        return try evaluateKeys().count
+    }
+
+    /// The key at `index` in results order, or nil when out of bounds. Stops the program when
+    /// it cannot be read.
+    func key(at index: Int) -> ObjectKey? {
+        do {
+            if case .table = source, query == nil, !isFresh, !realm.isFrozen {
+                return try tableIfPresent()?.objectKey(at: index)
+            }
+            let k = try evaluateKeys()
+            return index >= 0 && index < k.count ? k[index] : nil
+        } catch {
+            realm.readFailed(error, reading: readDescription)
+        }
     }
 }
 

@@ -92,25 +92,44 @@ public final class DynamicObject: CustomStringConvertible {
         get throws { try context.transaction.table(tableKey) }
     }
 
-    /// The class name.
-    public var className: String { (try? table.name) ?? "" }
+    /// The class's schema in the current version (nil once the class was removed): read from
+    /// the version's schema, not from pages.
+    private var spec: TableSpec? { context.transaction.spec(of: tableKey) }
+
+    /// The class name ("" once the class was removed).
+    public var className: String { spec?.name ?? "" }
 
     /// The realm the object belongs to (nil in a migration).
     public var realm: Realm? { context.realm }
 
-    /// True once the object has been deleted (or its class removed).
-    public var isInvalidated: Bool { ((try? table.contains(key)) ?? false) == false }
+    /// True once the object has been deleted (or its class removed). Stops the program when
+    /// that cannot be read (README, "Failed reads").
+    public var isInvalidated: Bool {
+        do { return try !exists() } catch { readFailed(error, reading: "the object") }
+    }
+
+    /// Whether the object exists in the current version; throws when that cannot be read.
+    func exists() throws -> Bool {
+        guard spec != nil else { return false }
+        return try table.contains(key)
+    }
 
     /// The names of the stored properties (linking objects and internal columns left out).
     public var propertyNames: [String] {
-        guard let spec = try? table.spec else { return [] }
+        guard let spec else { return [] }
         return spec.columns.map(\.name).filter { !DynamicSchema.isInternal($0) }
     }
 
-    /// The primary-key value (nil when the class has none).
+    /// The primary-key value (nil when the class has none or the object was deleted). Stops
+    /// the program when it cannot be read; `value(forProperty:)` throws instead.
     public var primaryKey: Any? {
-        guard let t = try? table, let pk = t.spec.primaryKey else { return nil }
-        return try? value(forProperty: pk)
+        guard let pk = spec?.primaryKey else { return nil }
+        return self[pk]
+    }
+
+    /// Stops the program for a read that failed in an accessor that cannot throw.
+    private func readFailed(_ error: any Error, reading what: String) -> Never {
+        atollReadFailure(error, reading: "\(what) ('\(className)' with key \(key.rawValue))", in: context.transaction.database.displayName)
     }
 
     private func column(_ name: String) throws -> (Table, Int) {
@@ -127,9 +146,18 @@ public final class DynamicObject: CustomStringConvertible {
         return (t, c)
     }
 
-    /// The value of a property (nil for nil, an unknown property or a deleted object).
+    /// The value of a property (nil for nil, an unknown property or a deleted object). Stops
+    /// the program when the value cannot be read (README, "Failed reads");
+    /// `value(forProperty:)` throws instead.
     public subscript(property: String) -> Any? {
-        get { try? value(forProperty: property) }
+        get {
+            do { return try value(forProperty: property) } catch let e as AtollError where e.kind == .invalidArgument || e.kind == .invalidatedObject {
+                // An unknown property or a deleted object: answers, not failures.
+                return nil
+            } catch {
+                readFailed(error, reading: "'\(property)'")
+            }
+        }
         set {
             do { try setValue(newValue, forProperty: property) } catch {
                 context.reportError(error as? AtollError ?? AtollError(.invalidArgument, "\(error)"))
@@ -170,15 +198,24 @@ public final class DynamicObject: CustomStringConvertible {
         }
     }
 
+    /// `Dog { id: 1, name: Rex, owner: Person(ali) }`. Text for people, so a value that cannot
+    /// be read is written as the error, never as a value: `Dog(unreadable: ...)`.
     public var description: String {
-        guard let t = try? table else { return "DynamicObject(invalidated)" }
-        guard (try? t.contains(key)) == true else { return "\(t.name)(deleted)" }
-        let parts = t.spec.columns.filter { !DynamicSchema.isInternal($0.name) }.map { c -> String in
-            let v = (try? value(forProperty: c.name)).flatMap { $0 }
-            if let o = v as? DynamicObject { return "\(c.name): \(o.className)(\(o.primaryKey.map { "\($0)" } ?? "#\(o.key.rawValue)"))" }
-            return "\(c.name): \(v.map { "\($0)" } ?? "nil")"
+        do {
+            guard let spec else { return "DynamicObject(invalidated)" }
+            guard try exists() else { return "\(spec.name)(deleted)" }
+            let parts = try spec.columns.filter { !DynamicSchema.isInternal($0.name) }.map { c -> String in
+                let v = try value(forProperty: c.name)
+                if let o = v as? DynamicObject {
+                    let pk = try o.spec?.primaryKey.flatMap { try o.exists() ? try o.value(forProperty: $0) : nil }
+                    return "\(c.name): \(o.className)(\(pk.map { "\($0)" } ?? "#\(o.key.rawValue)"))"
+                }
+                return "\(c.name): \(v.map { "\($0)" } ?? "nil")"
+            }
+            return "\(spec.name) { \(parts.joined(separator: ", ")) }"
+        } catch {
+            return "\(className)(unreadable: \((error as? AtollError)?.message ?? "\(error)"))"
         }
-        return "\(t.name) { \(parts.joined(separator: ", ")) }"
     }
 }
 

@@ -19,6 +19,11 @@ struct DynamicClass: ResultsClass {
 /// planning, change notifications), with errors thrown instead of stopping the program, since a
 /// run-time schema makes a bad class or key path an input error.
 ///
+/// The collection conformance (`count`, iteration, subscripts, `prefix`) cannot throw: like
+/// `Results`, it stops the program when the file cannot be read (README, "Failed reads").
+/// `objects(limit:)` and `evaluatedCount()` read the same objects and throw instead; tools
+/// that must survive a damaged file (the `atoll` command) read through them.
+///
 /// ```swift
 /// let adults = try realm.dynamicObjects("Person").filter("age >= $0", 18).sorted(byKeyPath: "name")
 /// for person in adults { print(person["name"] ?? "") }
@@ -70,6 +75,23 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
 
     /// The keys of the objects in results order.
     var keys: [ObjectKey] { core.keys() }
+
+    // MARK: reading that throws
+
+    /// The objects, in results order, at most `limit` of them: one evaluation of the query.
+    ///
+    /// - Throws: the storage error (`.fileCorrupted` naming the page, `.ioError`) when the
+    ///   objects cannot be read; `.wrongThread` off the realm's thread.
+    public func objects(limit: Int = .max) throws -> [DynamicObject] {
+        try core.realm.checkThread()
+        return try core.evaluateKeys().prefix(Swift.max(0, limit)).map(makeObject)
+    }
+
+    /// The number of objects, as `count`, throwing when they cannot be read.
+    public func evaluatedCount() throws -> Int {
+        try core.realm.checkThread()
+        return try core.evaluateCount()
+    }
 
     public var description: String { "DynamicResults<\(className)> (\(count) objects)" }
 
@@ -147,10 +169,11 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
         let core = self.core
         return core.realm.observeCollection(
             tables: { core.dependencies() },
-            keys: { core.keys() },
-            modifiedColumns: { summary, key in core.isModified(key, in: summary, keyPaths: keyPaths) },
+            keys: { try core.evaluateKeys() },
+            modifiedColumns: { summary, key in try core.isModified(key, in: summary, keyPaths: keyPaths) },
             onChange: { d, i, m in block(.update(DynamicResults(core: core), deletions: d, insertions: i, modifications: m)) },
-            onInitial: { block(.initial(DynamicResults(core: core))) })
+            onInitial: { block(.initial(DynamicResults(core: core))) },
+            onError: { block(.error($0)) })
     }
 }
 

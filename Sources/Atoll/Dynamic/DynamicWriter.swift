@@ -50,6 +50,13 @@ enum DynamicValues {
 struct DynamicWriter {
     let context: DynamicContext
     let update: Realm.UpdatePolicy
+    /// Objects being created, one inside another (`InputLimits.objectNestingDepthMax`).
+    private var nestingDepth = 0
+
+    init(context: DynamicContext, update: Realm.UpdatePolicy) {
+        self.context = context
+        self.update = update
+    }
 
     var transaction: Transaction { context.transaction }
 
@@ -74,6 +81,9 @@ struct DynamicWriter {
     /// new object, optional ones are nil and lists empty, and required ones are an error.
     mutating func create(in table: Table, values: [String: Any?]) throws -> ObjectKey {
         let spec = table.spec
+        nestingDepth += 1
+        defer { nestingDepth -= 1 }
+        guard nestingDepth <= InputLimits.objectNestingDepthMax else { throw InputLimits.objectNestingExceeded(spec.name) }
         for name in values.keys where spec.columnIndex(named: name) == nil || DynamicSchema.isInternal(name) {
             let isLinking = spec.linkingObjects.contains { $0.name == name }
             let suggestion = NameSuggestion.closest(to: name, among: spec.columns.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
@@ -140,7 +150,7 @@ struct DynamicWriter {
         let mismatch = { (what: String) in
             AtollError(.typeMismatch, "'\(className).\(col.name)' links to '\(targetName)' objects, not \(what)")
         }
-        if let o = value as? DynamicObject {
+        if let o = instance(value, of: DynamicObject.self) {
             guard o.context.transaction.database === transaction.database else {
                 throw AtollError(.invalidArgument, "the '\(o.className)' object belongs to another realm; pass its values as a dictionary to copy it")
             }
@@ -148,7 +158,7 @@ struct DynamicWriter {
             guard try target.contains(o.key) else { throw AtollError(.invalidatedObject, "the '\(targetName)' object has been deleted") }
             return .link(o.key)
         }
-        if let o = value as? Object, let m = o._managed {
+        if let o = instance(value, of: Object.self), let m = o._managed {
             guard m.schema.className == targetName, m.realm.database === transaction.database else { throw mismatch("this '\(m.schema.className)' object") }
             return .link(m.key)
         }

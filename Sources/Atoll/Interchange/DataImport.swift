@@ -109,6 +109,9 @@ struct DataImporter {
     private var nested: [Int: ObjectKey] = [:]
     private var pending: [PendingLink] = []
     private var topLevelDone = 0
+    /// Nested objects waiting to be imported (after the object they are nested in): nesting is
+    /// followed with this list, not by recursion, so the stack does not grow with it.
+    private var nestedToImport: [(node: JSONNode, table: Table, depth: Int)] = []
 
     private struct PendingLink {
         let table: Table
@@ -147,7 +150,10 @@ struct DataImporter {
         let step = max(1, total / 200)
         for (c, table) in zip(document.classes, tables) {
             for node in c.objects {
-                _ = try importObject(node, table: table)
+                _ = try importObject(node, table: table, depth: 1)
+                while let next = nestedToImport.popLast() {
+                    nested[next.node.offset] = try importObject(next.node, table: next.table, depth: next.depth)
+                }
                 topLevelDone += 1
                 if topLevelDone % step == 0 { progress?(ImportProgress(phase: .creating, completed: topLevelDone, total: total)) }
             }
@@ -162,10 +168,14 @@ struct DataImporter {
         }
     }
 
-    /// Creates or updates one object from a JSON object (nested objects too); links given as
-    /// primary keys are left for the second pass.
-    private mutating func importObject(_ node: JSONNode, table: Table) throws -> ObjectKey {
+    /// Creates or updates one object from a JSON object, `depth` levels deep in the nesting of
+    /// its top-level object; its nested objects are queued (`nestedToImport`), and links are
+    /// left for the second pass.
+    private mutating func importObject(_ node: JSONNode, table: Table, depth: Int) throws -> ObjectKey {
         let spec = table.spec
+        guard depth <= InputLimits.objectNestingDepthMax else {
+            throw fail(node.offset, .limitExceeded, InputLimits.objectNestingExceeded(spec.name).message)
+        }
         guard let members = node.members else {
             throw fail(node.offset, "each '\(spec.name)' must be a JSON object, not \(node.typeName)")
         }
@@ -199,6 +209,8 @@ struct DataImporter {
         }
         if isNew { summary.created += 1 } else { summary.updated += 1 }
         let onlyIfChanged = !isNew && update == .modified
+        // Nested objects, in file order: imported next, before what follows this object.
+        var children: [(node: JSONNode, table: Table)] = []
         for (m, c) in zip(members, columns) where c != spec.primaryKeyIndex {
             let col = spec.columns[c]
             let where_ = "'\(spec.name).\(col.name)'"
@@ -209,9 +221,9 @@ struct DataImporter {
                         if m.value.isNull { pending.append(PendingLink(table: table, key: key, column: c, node: m.value, onlyIfChanged: onlyIfChanged)); continue }
                         throw fail(m.value.offset, .typeMismatch, "\(where_) is a list of '\(col.linkTarget ?? "")' objects; expected an array, found \(m.value.typeName)")
                     }
-                    for e in elements where e.members != nil { nested[e.offset] = try importObject(e, table: try linkTarget(col, spec)) }
+                    for e in elements where e.members != nil { children.append((e, try linkTarget(col, spec))) }
                 } else if m.value.members != nil {
-                    nested[m.value.offset] = try importObject(m.value, table: try linkTarget(col, spec))
+                    children.append((m.value, try linkTarget(col, spec)))
                 }
                 pending.append(PendingLink(table: table, key: key, column: c, node: m.value, onlyIfChanged: onlyIfChanged))
                 continue
@@ -240,6 +252,8 @@ struct DataImporter {
                 throw fail(node.offset, .requiredValueMissing, "this new '\(spec.name)' has no value for its required property '\(col.name)'")
             }
         }
+        // Popped last first: the first child is imported next, then its own nested objects.
+        for child in children.reversed() { nestedToImport.append((child.node, child.table, depth + 1)) }
         return key
     }
 

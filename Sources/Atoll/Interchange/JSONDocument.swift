@@ -8,8 +8,8 @@ import AtollStorage
 //   64 bits, a float is rounded once from the decimal text, `-0.0` keeps its sign);
 // - duplicate keys reported instead of silently dropped.
 //
-// Limits: nesting depth `JSONParser.depthMax` (deep nesting would exhaust the stack), input
-// must be UTF-8 (a leading byte-order mark is skipped).
+// Limits: nesting depth `InputLimits.jsonNestingDepthMax` (deep nesting would exhaust the
+// stack), input must be UTF-8 (a leading byte-order mark is skipped).
 
 /// One JSON value with the byte offset where it starts in its document.
 struct JSONNode {
@@ -83,7 +83,7 @@ struct JSONSource: Sendable {
 
 /// Parses a JSON text (RFC 8259) into `JSONNode`s.
 struct JSONParser {
-    static let depthMax = 512
+    static let depthMax = InputLimits.jsonNestingDepthMax
 
     private let bytes: [UInt8]
     private let source: JSONSource
@@ -191,7 +191,9 @@ struct JSONParser {
 
     private mutating func enter() throws {
         depth += 1
-        if depth > Self.depthMax { throw fail("the JSON is nested more than \(Self.depthMax) levels deep") }
+        if depth > Self.depthMax {
+            throw source.error(.limitExceeded, at: position, "the JSON is nested more than \(Self.depthMax) levels deep (the limit)")
+        }
     }
 
     private mutating func parseObject() throws -> [JSONMember] {

@@ -38,6 +38,10 @@ final class ObjectJSONEncoder {
         guard !path.contains(where: { $0 == (table.key, key) }) else {
             throw AtollError(.invalidArgument, "objects of class '\(table.name)' link to each other in a cycle and have no primary key to refer to each other by; give '\(table.name)' a primary key to write them as JSON")
         }
+        // Nested objects are written recursively: as deep as import reads them, no deeper.
+        guard path.count < InputLimits.objectNestingDepthMax else {
+            throw AtollError(.limitExceeded, "objects of class '\(table.name)' are nested more than \(InputLimits.objectNestingDepthMax) levels deep through links without primary keys; give '\(table.name)' a primary key to write them as JSON")
+        }
         path.append((table.key, key))
         defer { path.removeLast() }
         out.byte(UInt8(ascii: "{"))

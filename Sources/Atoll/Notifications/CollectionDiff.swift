@@ -7,7 +7,7 @@ import AtollStorage
 /// longest increasing subsequence of their new positions stays, the rest moved.
 /// Modifications are new indices of kept keys that `isModified` says changed.
 enum CollectionDiff {
-    static func compute(old: [ObjectKey], new: [ObjectKey], isModified: (ObjectKey) -> Bool)
+    static func compute(old: [ObjectKey], new: [ObjectKey], isModified: (ObjectKey) throws -> Bool) rethrows
         -> (deletions: [Int], insertions: [Int], modifications: [Int])
     {
         // Positions of each key in the new ordering (lists may hold duplicates: match in order).
@@ -30,7 +30,7 @@ enum CollectionDiff {
         var modifications: [Int] = []
         for (j, m) in matched.enumerated() {
             if stay.contains(j) {
-                if isModified(new[m.new]) { modifications.append(m.new) }
+                if try isModified(new[m.new]) { modifications.append(m.new) }
             } else {
                 deletions.append(m.old)
                 insertedSet.insert(m.new)

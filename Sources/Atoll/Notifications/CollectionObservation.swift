@@ -38,23 +38,31 @@ extension List {
         let slot = ChangeSummary.ListSlot(table: ownerTable, object: m.key, column: m.column)
         let targetName = realm.transaction.spec(of: ownerTable)?.columns[m.column].linkTarget
         let paths = keyPaths.map(ChangeSummary.components)
-        func current() -> [StorageValue]? {
-            guard let t = try? realm.transaction.table(ownerTable), (try? t.contains(m.key)) == true else { return nil }
-            return (try? t.listValues(m.key, m.column)) ?? []
+        /// The list's elements; nil once its object is gone. Throws when they cannot be read.
+        func current() throws -> [StorageValue]? {
+            guard realm.transaction.spec(of: ownerTable) != nil else { return nil }
+            let t = try realm.transaction.table(ownerTable)
+            guard let row = try t.locate(m.key) else { return nil }
+            return try t.list(row, m.column).values
         }
         func dependencies() -> Set<TableKey> {
             var tables: Set<TableKey> = [ownerTable]
             if let name = targetName, let target = realm.transaction.tableKey(named: name) { tables.formUnion(realm.dependencyClosure(of: target)) }
             return tables
         }
-        var previous = current() ?? []
+        var previous: [StorageValue]
+        do { previous = try current() ?? [] } catch {
+            flag.cancel()
+            block(.error(error))
+            return NotificationToken(flag: flag)
+        }
         var dependsOn = dependencies()
         var ownerDeleted = false
-        realm.observers.add(flag: flag) { realm, summary, notify in
+        realm.observers.add(flag: flag, fail: { block(.error($0)) }) { realm, summary, notify in
             guard !ownerDeleted else { return }
             if summary.schemaChanged { dependsOn = dependencies() }
             guard !summary.isComplete || summary.schemaChanged || dependsOn.contains(where: { summary.touches($0) }) else { return }
-            guard let now = current() else {
+            guard let now = try current() else {
                 ownerDeleted = true
                 let deletions = Array(previous.indices)
                 previous = []
@@ -62,19 +70,19 @@ extension List {
                 return
             }
             let target = targetName.flatMap { realm.transaction.tableKey(named: $0) }
-            func elementChanged(_ v: StorageValue) -> Bool {
+            func elementChanged(_ v: StorageValue) throws -> Bool {
                 guard let target, case .link(let k) = v else { return false }
-                return summary.objectChanged(target, k, keyPaths: paths, in: realm.transaction)
+                return try summary.objectChanged(target, k, keyPaths: paths, in: realm.transaction)
             }
             var change: (deletions: [Int], insertions: [Int], modifications: [Int])?
             if summary.isExact {
                 let operations = summary.lists[slot] ?? []
                 if operations.isEmpty {
-                    if previous.count == now.count { change = ([], [], now.indices.filter { elementChanged(now[$0]) }) }
+                    if previous.count == now.count { change = ([], [], try now.indices.filter { try elementChanged(now[$0]) }) }
                 } else if let c = ListChangeBuilder.changes(oldCount: previous.count, operations: operations), c.survivors.count == now.count {
-                    let modifications = now.indices.filter { p in
+                    let modifications = try now.indices.filter { p in
                         let old = c.survivors[p]
-                        return old >= 0 && (c.modifiedOld.contains(old) || elementChanged(now[p]))
+                        return try old >= 0 && (c.modifiedOld.contains(old) || elementChanged(now[p]))
                     }
                     change = (c.deletions, c.insertions, modifications)
                 }
@@ -118,10 +126,11 @@ extension LinkingObjects {
         guard let core = results?.core else { atollProgrammerError("only linking objects of managed objects can be observed") }
         return core.realm.observeCollection(
             tables: { core.dependencies() },
-            keys: { core.keys() },
-            modifiedColumns: { summary, key in core.isModified(key, in: summary, keyPaths: keyPaths) },
+            keys: { try core.evaluateKeys() },
+            modifiedColumns: { summary, key in try core.isModified(key, in: summary, keyPaths: keyPaths) },
             flag: flag,
             onChange: { d, i, m in block(.update(self, deletions: d, insertions: i, modifications: m)) },
-            onInitial: { block(.initial(self)) })
+            onInitial: { block(.initial(self)) },
+            onError: { block(.error($0)) })
     }
 }

@@ -43,7 +43,17 @@ extension Object {
             guard let keyPaths else { return true }
             return keyPaths.contains { $0 == p.name || $0.hasPrefix(p.name + ".") }
         }
-        if (try? realm.table(m.binding).contains(m.key)) != true {
+        let exists: Bool
+        var last: [Int: [StorageValue]]
+        do {
+            exists = try Self.exists(m)
+            last = exists ? try snapshotValues(watched) : [:]
+        } catch {
+            flag.cancel()
+            block(.error(error))
+            return NotificationToken(flag: flag)
+        }
+        if !exists {
             // Deleted before it could be observed.
             block(.deleted)
             return NotificationToken(flag: flag)
@@ -55,25 +65,24 @@ extension Object {
             if let i = schema.index(of: path[0]) { throughLinks[i, default: []].append(path) }
         }
         let dependencies = throughLinks.isEmpty ? [m.binding.tableKey] : realm.dependencyClosure(of: m.binding.tableKey)
-        var last = snapshotValues(watched)
         var deleted = false
-        realm.observers.add(flag: flag) { realm, summary, notify in
+        realm.observers.add(flag: flag, fail: { block(.error($0)) }) { realm, summary, notify in
             guard !deleted, dependencies.contains(where: { summary.touches($0) }) else { return }
-            guard (try? realm.table(m.binding).contains(m.key)) == true else {
+            guard try Self.exists(m) else {
                 deleted = true
                 if notify { block(.deleted) }
                 return
             }
             let written = summary.isExact ? summary.tables[m.binding.tableKey]?.modified[m.key] : nil
             if summary.isExact, written == nil, throughLinks.isEmpty { return }
-            let now = me.snapshotValues(watched)
+            let now = try me.snapshotValues(watched)
             var changes: [PropertyChange] = []
             for i in watched {
                 // With the logs, a property is changed when the commit wrote it (or, along a key
                 // path, the linked object's property); without, when its value differs.
                 var changed = summary.isExact ? (written?.contains(m.binding.columns[i]) ?? false) : (last[i] != now[i])
                 if !changed, summary.isExact, let paths = throughLinks[i] {
-                    changed = summary.objectChanged(m.binding.tableKey, m.key, keyPaths: paths, in: realm.transaction)
+                    changed = try summary.objectChanged(m.binding.tableKey, m.key, keyPaths: paths, in: realm.transaction)
                 }
                 guard changed else { continue }
                 let p = schema.properties[i]
@@ -85,17 +94,24 @@ extension Object {
         return NotificationToken(flag: flag)
     }
 
-    /// Stored values of the given properties (lists as their element arrays).
-    func snapshotValues(_ indices: [Int]) -> [Int: [StorageValue]] {
-        guard let m = _managed, let (table, row) = m.locate() else { return [:] }
+    /// Whether the object exists in its realm's current state; throws when that cannot be read.
+    static func exists(_ m: ManagedObjectState) throws -> Bool {
+        guard let table = try m.realm.tableIfPresent(m.binding) else { return false }
+        return try table.contains(m.key)
+    }
+
+    /// Stored values of the given properties (lists as their element arrays); throws when they
+    /// cannot be read.
+    func snapshotValues(_ indices: [Int]) throws -> [Int: [StorageValue]] {
+        guard let m = _managed, let table = try m.realm.tableIfPresent(m.binding), let row = try table.locate(m.key) else { return [:] }
         var result: [Int: [StorageValue]] = [:]
         for i in indices {
             let column = m.binding.columns[i]
             guard column >= 0 else { continue }
             if m.schema.properties[i].isList {
-                result[i] = (try? table.list(row, column).values) ?? []
+                result[i] = try table.list(row, column).values
             } else {
-                result[i] = [(try? table.value(row, column)) ?? .null]
+                result[i] = [try table.value(row, column)]
             }
         }
         return result

@@ -17,8 +17,8 @@ extension ResultsCore {
 
     /// Whether the object `key` of this class changed: one of its properties, or an object it
     /// links to (as in Realm); limited to `keyPaths` when given.
-    func isModified(_ key: ObjectKey, in summary: ChangeSummary, keyPaths: [String]?) -> Bool {
-        summary.objectChanged(binding.tableKey, key, keyPaths: keyPaths.map(ChangeSummary.components), in: realm.transaction)
+    func isModified(_ key: ObjectKey, in summary: ChangeSummary, keyPaths: [String]?) throws -> Bool {
+        try summary.objectChanged(binding.tableKey, key, keyPaths: keyPaths.map(ChangeSummary.components), in: realm.transaction)
     }
 }
 
@@ -61,11 +61,12 @@ extension Results {
         let core = self.core
         return core.realm.observeCollection(
             tables: { core.dependencies() },
-            keys: { core.keys() },
-            modifiedColumns: { summary, key in core.isModified(key, in: summary, keyPaths: keyPaths) },
+            keys: { try core.evaluateKeys() },
+            modifiedColumns: { summary, key in try core.isModified(key, in: summary, keyPaths: keyPaths) },
             flag: flag,
             onChange: { d, i, m in block(.update(Results(core: core), deletions: d, insertions: i, modifications: m)) },
-            onInitial: { block(.initial(Results(core: core))) })
+            onInitial: { block(.initial(Results(core: core))) },
+            onError: { block(.error($0)) })
     }
 
     /// Changes as an async sequence of frozen (thread-safe) results.

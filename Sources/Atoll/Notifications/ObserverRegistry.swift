@@ -13,14 +13,19 @@ import AtollQuery
 final class ObserverRegistry {
     /// Called with the realm, the changes, and whether to call the user's block (false for a
     /// token skipped by `write(withoutNotifying:)`: the observer still moves to the new state).
-    typealias Deliver = (_ realm: Realm, _ summary: ChangeSummary, _ notify: Bool) -> Void
+    /// Throws when the observer cannot read the new state (README, "Failed reads").
+    typealias Deliver = (_ realm: Realm, _ summary: ChangeSummary, _ notify: Bool) throws -> Void
+    /// Reports a failure to the user's block (`.error`); the observer is not called again.
+    typealias Fail = (_ error: any Error) -> Void
 
     final class Entry {
         let flag: ObservationFlag
         let deliver: Deliver
-        init(flag: ObservationFlag, deliver: @escaping Deliver) {
+        let fail: Fail
+        init(flag: ObservationFlag, deliver: @escaping Deliver, fail: @escaping Fail) {
             self.flag = flag
             self.deliver = deliver
+            self.fail = fail
         }
     }
 
@@ -28,10 +33,12 @@ final class ObserverRegistry {
 
     var isEmpty: Bool { entries.allSatisfy(\.flag.isCancelled) }
 
-    /// Registers an observer; its token cancels it through `flag`.
-    func add(flag: ObservationFlag, _ deliver: @escaping Deliver) {
+    /// Registers an observer; its token cancels it through `flag`. `fail` reports a failed
+    /// delivery (nil: the observer has no way to report one and is dropped silently, as for
+    /// `Realm.observe`, whose block reads nothing).
+    func add(flag: ObservationFlag, fail: Fail? = nil, _ deliver: @escaping Deliver) {
         entries.removeAll { $0.flag.isCancelled }
-        entries.append(Entry(flag: flag, deliver: deliver))
+        entries.append(Entry(flag: flag, deliver: deliver, fail: fail ?? { _ in }))
     }
 
     /// Delivers the changes from `oldVersion` to `new` to every observer (but those skipped).
@@ -42,8 +49,25 @@ final class ObserverRegistry {
         let skipped = Set(tokens.map { ObjectIdentifier($0.flag) })
         // A snapshot: blocks may register or invalidate observers while they run.
         for entry in entries where !entry.flag.isCancelled {
-            entry.deliver(realm, summary, !skipped.contains(ObjectIdentifier(entry.flag)))
+            do {
+                try entry.deliver(realm, summary, !skipped.contains(ObjectIdentifier(entry.flag)))
+            } catch {
+                fail(entry, error)
+            }
         }
+    }
+
+    /// Reports `error` to every observer, which then stops: the realm could not move to a new
+    /// version (an autorefresh that failed to read it), so none of them knows its state.
+    func failAll(_ error: any Error) {
+        for entry in entries where !entry.flag.isCancelled { fail(entry, error) }
+        entries.removeAll()
+    }
+
+    /// Cancels one observer and reports the error to its block, once.
+    private func fail(_ entry: Entry, _ error: any Error) {
+        entry.flag.cancel()
+        entry.fail(error)
     }
 }
 
@@ -65,23 +89,31 @@ extension Realm {
     }
 
     /// Registers a change observer for a collection described by `keys`, depending on `tables`.
+    /// A failed read (of the keys or of what changed) is reported once through `onError`
+    /// instead of `.initial` or `.update`, and the observer stops.
     func observeCollection(
         tables: @escaping () -> Set<TableKey>,
-        keys: @escaping () -> [ObjectKey],
-        modifiedColumns: @escaping (ChangeSummary, ObjectKey) -> Bool,
+        keys: @escaping () throws -> [ObjectKey],
+        modifiedColumns: @escaping (ChangeSummary, ObjectKey) throws -> Bool,
         deliverInitial: Bool = true,
         flag: ObservationFlag = ObservationFlag(),
         onChange: @escaping (_ deletions: [Int], _ insertions: [Int], _ modifications: [Int]) -> Void,
-        onInitial: @escaping () -> Void
+        onInitial: @escaping () -> Void,
+        onError: @escaping (any Error) -> Void
     ) -> NotificationToken {
         requireNoWriteForObserving()
-        var previous = keys()
+        var previous: [ObjectKey]
+        do { previous = try keys() } catch {
+            flag.cancel()
+            onError(error)
+            return NotificationToken(flag: flag)
+        }
         var dependencies = tables()
-        observers.add(flag: flag) { _, summary, notify in
+        observers.add(flag: flag, fail: onError) { _, summary, notify in
             if summary.schemaChanged { dependencies = tables() }
             guard !summary.isComplete || summary.schemaChanged || dependencies.contains(where: { summary.touches($0) }) else { return }
-            let current = keys()
-            let diff = CollectionDiff.compute(old: previous, new: current) { modifiedColumns(summary, $0) }
+            let current = try keys()
+            let diff = try CollectionDiff.compute(old: previous, new: current) { try modifiedColumns(summary, $0) }
             previous = current
             guard notify, !(diff.deletions.isEmpty && diff.insertions.isEmpty && diff.modifications.isEmpty) else { return }
             onChange(diff.deletions, diff.insertions, diff.modifications)

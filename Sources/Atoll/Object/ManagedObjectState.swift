@@ -133,20 +133,26 @@ final class ManagedObjectState {
     @inlinable
     func isStoredProperty(_ index: Int) -> Bool { binding.readsFromStorage[index] }
 
-    /// The row in the realm's current version, or nil when the object no longer exists.
+    /// The row in the realm's current version, or nil when the object no longer exists (or its
+    /// class has no table there). Stops the program when the file cannot be read (README,
+    /// "Failed reads"): a damaged page never reads as a deleted object.
     func locate() -> (Table, RowHandle)? {
-        if realm.isFrozen {
-            // Frozen objects may be read from several threads: no shared cache.
-            guard let table = try? realm.table(binding) else { return nil }
-            return (try? table.locate(key)).flatMap { $0.map { (table, $0) } }
+        do {
+            if realm.isFrozen {
+                // Frozen objects may be read from several threads: no shared cache.
+                guard let table = try realm.tableIfPresent(binding), let found = try table.locate(key) else { return nil }
+                return (table, found)
+            }
+            if let table, rowStamp == realm.stamp, rowMutation == realm.mutationCount {
+                if pageRow >= 0, let page { return (table, RowHandle(leaf: .page(page), row: pageRow, key: key)) }
+                if let changedRow { return (table, changedRow) }
+            }
+            guard let table = try realm.tableIfPresent(binding), let found = try table.locate(key) else { forgetRow(); return nil }
+            remember(table, found)
+            return (table, found)
+        } catch {
+            realm.readFailed(error, reading: "the '\(schema.className)' object with key \(key.rawValue)")
         }
-        if let table, rowStamp == realm.stamp, rowMutation == realm.mutationCount {
-            if pageRow >= 0, let page { return (table, RowHandle(leaf: .page(page), row: pageRow, key: key)) }
-            if let changedRow { return (table, changedRow) }
-        }
-        guard let table = try? realm.table(binding), let found = try? table.locate(key) else { forgetRow(); return nil }
-        remember(table, found)
-        return (table, found)
     }
 
     var isInvalidated: Bool {

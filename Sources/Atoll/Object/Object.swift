@@ -1,6 +1,7 @@
 public import AtollStorage
 import Synchronization
 import CAtollShims
+import Foundation
 
 /// The base class of model classes.
 ///
@@ -212,8 +213,18 @@ extension Object {
         fillUnmanaged(from: value)
     }
 
-    /// A new unmanaged object of `type` (a class known at run time) from a dynamic value.
+    /// A new unmanaged object of `type` (a class known at run time) from a dynamic value: the
+    /// linked objects a value describes in place. Nesting deeper than
+    /// `InputLimits.objectNestingDepthMax` stops the program (`Object(value:)` cannot throw, and
+    /// leaving the deepest objects out would lose data silently).
     static func makeUnmanaged(_ type: Object.Type, value: Any) -> Object {
+        // The object being filled is level depth + 1 of the chain; this one is the next.
+        let depth = UnmanagedNesting.depth
+        guard depth + 2 <= InputLimits.objectNestingDepthMax else {
+            atollProgrammerError(InputLimits.objectNestingExceeded(type.className()).message + " (in Object(value:))")
+        }
+        UnmanagedNesting.depth = depth + 1
+        defer { UnmanagedNesting.depth = depth }
         let object = type.init()
         object.fillUnmanaged(from: value)
         return object
@@ -227,5 +238,16 @@ extension Object {
             let stored = schema.properties.filter(\.isStored)
             for (p, v) in zip(stored, array) { setValue(v, forKey: p.name) }
         }
+    }
+}
+
+/// How deep the current thread is in making unmanaged objects from nested values
+/// (`Object.makeUnmanaged`): per thread, since unmanaged objects are made on any thread.
+enum UnmanagedNesting {
+    private static let key = "atoll.unmanagedNestingDepth"
+
+    static var depth: Int {
+        get { Thread.current.threadDictionary[key] as? Int ?? 0 }
+        set { Thread.current.threadDictionary[key] = newValue == 0 ? nil : newValue }
     }
 }

@@ -93,6 +93,13 @@ public struct _ManagedAccess {
         let state = unretainedObject._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0._managed.unsafelyUnwrapped) }
         return state._withUnsafeGuaranteedRef { $0.withRow(propertyIndex, body) }
     }
+
+    /// Stops the program for a failed read of this property (README, "Failed reads"): a
+    /// getter cannot throw, and a value it made up would be a lie.
+    @inline(never)
+    func readFailed(_ error: any Error) -> Never {
+        realm.readFailed(error, reading: "'\(state.schema.className).\(property.name)'")
+    }
 }
 
 // MARK: scalars
@@ -147,7 +154,12 @@ extension Double: RealmCollectionValue {
 extension String: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.string) }
     public static func _atollDefault() -> String { "" }
-    public static func _atollGet(_ a: _ManagedAccess) -> String { a.read { (try? $0.string($1, $2)) ?? "" } }
+    public static func _atollGet(_ a: _ManagedAccess) -> String {
+        a.read { t, row, c in
+            // nil only for a null, which a required String column never holds.
+            do { return try t.string(row, c) ?? "" } catch { a.readFailed(error) }
+        }
+    }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> String? { if case .string(let s) = v { s } else { nil } }
     public var _atollStorageValue: StorageValue? { .string(self) }
 }
@@ -156,7 +168,9 @@ extension Data: RealmCollectionValue {
     public static var _atollType: _PropertyType { .scalar(.binary) }
     public static func _atollDefault() -> Data { Data() }
     public static func _atollGet(_ a: _ManagedAccess) -> Data {
-        a.read { t, row, c in (try? t.bytes(row, c)).flatMap { $0.map { Data($0) } } ?? Data() }
+        a.read { t, row, c in
+            do { return try t.bytes(row, c).map { Data($0) } ?? Data() } catch { a.readFailed(error) }
+        }
     }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Data? { if case .binary(let b) = v { Data(b) } else { nil } }
     public var _atollStorageValue: StorageValue? { .binary([UInt8](self)) }

@@ -27,6 +27,8 @@ struct ObjectWriter {
     private var copies: [CopySource: ObjectKey] = [:]
     /// Inside `create(_:value:)`: objects of other realms are copied (`add` refuses them).
     private var createDepth = 0
+    /// Objects being added or created, one inside another (`InputLimits.objectNestingDepthMax`).
+    private var nestingDepth = 0
 
     private struct CopySource: Hashable {
         let database: ObjectIdentifier
@@ -65,6 +67,9 @@ struct ObjectWriter {
         }
         let id = ObjectIdentifier(object)
         if let key = added[id] { return key }
+        nestingDepth += 1
+        defer { nestingDepth -= 1 }
+        guard nestingDepth <= InputLimits.objectNestingDepthMax else { throw InputLimits.objectNestingExceeded(type(of: object).className()) }
         let binding = try realm.binding(for: type(of: object))
         let schema = binding.schema
         let table = try realm.table(binding)
@@ -177,7 +182,12 @@ struct ObjectWriter {
     /// values in property order, or another object. Returns its key.
     mutating func create(_ type: Object.Type, value: Any?) throws -> ObjectKey {
         createDepth += 1
-        defer { createDepth -= 1 }
+        nestingDepth += 1
+        defer {
+            createDepth -= 1
+            nestingDepth -= 1
+        }
+        guard nestingDepth <= InputLimits.objectNestingDepthMax else { throw InputLimits.objectNestingExceeded(type.className()) }
         let binding = try realm.binding(for: type)
         let schema = binding.schema
         let table = try realm.table(binding)
@@ -191,7 +201,7 @@ struct ObjectWriter {
             pkValue = .some(Self.defaults(of: type)[i])
         }
         let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
-        if let source = (flattenOptional(value) as? Object)?._managed, source.realm.database !== realm.database {
+        if let source = instance(flattenOptional(value), of: Object.self)?._managed, source.realm.database !== realm.database {
             // Registered before the properties are copied, so links back to it find the copy.
             copies[CopySource(database: ObjectIdentifier(source.realm.database), table: source.binding.tableKey, key: source.key)] = key
         }
@@ -229,7 +239,7 @@ struct ObjectWriter {
             for (i, p) in schema.properties.enumerated() where p.isStored {
                 if let entry = dict[p.name] { result[i] = .some(entry) }
             }
-        } else if let dict = value as? NSDictionary {
+        } else if let dict = instance(value, of: NSDictionary.self) {
             for (i, p) in schema.properties.enumerated() where p.isStored {
                 if let entry = dict[p.name] { result[i] = .some(entry) }
             }
@@ -239,7 +249,7 @@ struct ObjectWriter {
                 throw AtollError(.invalidArgument, "an array value for '\(schema.className)' must hold all \(stored.count) persisted properties in declaration order; it has \(array.count)")
             }
             for (j, (i, _)) in stored.enumerated() { result[i] = .some(array[j]) }
-        } else if let object = value as? Object {
+        } else if let object = instance(value, of: Object.self) {
             for (i, p) in schema.properties.enumerated() where p.isStored {
                 guard object.objectSchema.index(of: p.name) != nil else { continue }
                 result[i] = .some(object.value(forKey: p.name))
@@ -253,7 +263,7 @@ struct ObjectWriter {
     static func array(_ value: Any) -> [Any?]? {
         if let a = value as? [Any?] { return a }
         if let a = value as? [Any] { return a.map { .some($0) } }
-        if let a = value as? NSArray { return a.map { .some($0) } }
+        if let a = instance(value, of: NSArray.self) { return a.map { .some($0) } }
         return nil
     }
 
@@ -288,7 +298,7 @@ struct ObjectWriter {
     mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
         guard let target = p.type.objectType else { return .null }
-        if let object = value as? Object {
+        if let object = instance(value, of: Object.self) {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
             }
@@ -307,7 +317,7 @@ struct ObjectWriter {
     mutating func listElements(_ value: Any?, property p: PropertyInfo) throws -> [StorageValue] {
         guard let value = flattenOptional(value) else { return [] }
         let items: [Any?]
-        if let list = value as? any _ListProtocol {
+        if let list = instance(value, of: (any _ListProtocol).self) {
             items = list.anyElements
         } else if let array = Self.array(value) {
             items = array

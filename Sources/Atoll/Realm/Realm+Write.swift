@@ -86,7 +86,10 @@ extension Realm {
         w.rollback()
         setWriteTransaction(nil)
         clearPendingError()
-        if let read = try? database.beginRead() { replaceTransaction(read) }
+        // The realm must not keep reading the rolled-back write: when the newest version
+        // cannot be opened now, the next read opens it (and stops the program if it still
+        // cannot: README, "Failed reads").
+        do { replaceTransaction(try database.beginRead()) } catch { reopenOnNextRead() }
         dropBindings()
     }
 

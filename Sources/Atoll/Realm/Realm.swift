@@ -136,7 +136,11 @@ public final class Realm {
     }
 
     private func reopenAfterInvalidate() {
-        guard let read = try? database.beginRead() else { return }
+        let read: ReadTransaction
+        do { read = try database.beginRead() } catch {
+            // Reading on from the closed snapshot would find nothing: not an answer.
+            readFailed(error, reading: "the newest version (reopening after invalidate() or a cancelled write)")
+        }
         isIdle = false
         _transaction = read
         bumpStamp()
@@ -152,7 +156,11 @@ public final class Realm {
     /// True when no objects are stored.
     public var isEmpty: Bool {
         for key in transaction.tableKeys {
-            if let t = try? transaction.table(key), t.count > 0 { return false }
+            do {
+                if try transaction.table(key).count > 0 { return false }
+            } catch {
+                readFailed(error, reading: "the object counts")
+            }
         }
         return true
     }
@@ -257,10 +265,9 @@ public final class Realm {
         return t
     }
 
-    /// A managed object for `key` of a bound class (nil when it does not exist).
+    /// A managed object for `key` of a model class (a link's target).
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey) -> T? {
-        guard let b = try? binding(for: type) else { return nil }
-        return makeObject(type, key: key, binding: b)
+        makeObject(type, key: key, binding: requireBinding(for: type))
     }
 
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table? = nil, row: RowHandle? = nil) -> T {
@@ -303,9 +310,19 @@ public final class Realm {
         guard b.hasPrimaryKey else {
             atollProgrammerError("'\(type.className())' has no primary key; declare one with @Persisted(primaryKey: true) or primaryKey()")
         }
-        guard let t = try? table(b),
-              let value = PrimaryKeyConversion.direct(key, b.primaryKeyKind) ?? (try? b.schema.primaryKeyProperty?.storageValue(from: key, realm: self)),
-              let row = try? t.locate(primaryKey: value) else { return nil }
+        // A key of the wrong type finds nothing (a question about the argument, not the file).
+        guard let value = PrimaryKeyConversion.direct(key, b.primaryKeyKind) ?? (try? b.schema.primaryKeyProperty?.storageValue(from: key, realm: self)) else {
+            return nil
+        }
+        let t: Table, found: RowHandle?
+        do {
+            guard let present = try tableIfPresent(b) else { return nil }
+            t = present
+            found = try t.locate(primaryKey: value)
+        } catch {
+            readFailed(error, reading: "the '\(type.className())' object with primary key \(key)")
+        }
+        guard let row = found else { return nil }
         if let page = row.leaf.page { return makeObject(type, key: row.key, binding: b, table: t, page: page, row: row.row) }
         return makeObject(type, key: row.key, binding: b, table: t, row: row)
     }
@@ -313,12 +330,25 @@ public final class Realm {
     // MARK: versions
 
     /// Moves to the newest version, delivering notifications. Returns whether anything changed.
+    ///
+    /// A newest version that cannot be read (a damaged file, too many readers) stops the
+    /// program, since "nothing changed" would not be true (README, "Failed reads"); use
+    /// `refreshThrowing()` to get the error instead.
     @discardableResult
     public func refresh() -> Bool {
         verifyThread()
+        do { return try refreshThrowing() } catch {
+            readFailed(error, reading: "the newest version")
+        }
+    }
+
+    /// Like `refresh()`, throwing when the newest version cannot be read.
+    @discardableResult
+    public func refreshThrowing() throws -> Bool {
+        try checkThread()
         guard !isFrozen, writeTransaction == nil else { return false }
         let before = transaction.version
-        do { try advance(notify: true) } catch { return false }
+        try advance(notify: true)
         return transaction.version != before
     }
 
@@ -348,6 +378,13 @@ public final class Realm {
         if writeTransaction != nil { cancelWrite() }
         guard !isIdle, let read = _transaction as? ReadTransaction else { return }
         read.close()
+        isIdle = true
+        bumpStamp()
+    }
+
+    /// Makes the next read open the newest version (after a cancelled write whose base
+    /// version could not be reopened at once).
+    func reopenOnNextRead() {
         isIdle = true
         bumpStamp()
     }
@@ -409,8 +446,9 @@ public final class Realm {
             atollProgrammerError("cannot freeze inside a write transaction: its changes are not committed yet; freeze after the commit")
         }
         if let cached = frozenCache, cached.version == transaction.version { return cached }
-        guard let read = try? database.beginRead(sameVersionAs: transaction) else {
-            atollProgrammerError("cannot pin version \(transaction.version) to freeze it (the reader table is full); release frozen objects or Realm instances")
+        let read: ReadTransaction
+        do { read = try database.beginRead(sameVersionAs: transaction) } catch {
+            atollProgrammerError("cannot pin version \(transaction.version) to freeze it: \(error); release frozen objects or Realm instances")
         }
         let frozen = Realm(frozenFrom: self, transaction: read)
         frozenCache = frozen

@@ -19,12 +19,13 @@ extension Object {
     }
 
     /// The live object for a frozen one, in a realm of the calling thread at the newest
-    /// version; nil when it has been deleted since (or the realm cannot be opened). A live
-    /// object returns itself.
+    /// version; nil when it has been deleted since. A live object returns itself. A realm that
+    /// cannot be opened or read stops the program with the reason (README, "Failed reads").
     public func thaw() -> Self? {
         guard let m = _managed, m.realm.isFrozen else { return self }
-        guard let live = try? Realm(configuration: m.realm.configuration), let b = try? live.binding(for: Swift.type(of: self)),
-              (try? live.table(b).contains(m.key)) == true else { return nil }
+        let live = Realm.openForThaw(m.realm.configuration)
+        let b = live.requireBinding(for: Swift.type(of: self))
+        guard live.objectExists(b, m.key) else { return nil }
         return live.makeObject(Swift.type(of: self), key: m.key, binding: b)
     }
 }
@@ -41,12 +42,36 @@ extension List {
     }
 
     /// The live list for a frozen one, in a realm of the calling thread; nil when its object
-    /// was deleted. A live list returns itself.
+    /// was deleted. A live list returns itself. A realm that cannot be opened or read stops the
+    /// program with the reason (README, "Failed reads").
     public func thaw() -> List<Element>? {
         guard let m = managed, m.realm.isFrozen else { return self }
-        guard let live = try? Realm(configuration: m.realm.configuration), let b = try? live.binding(for: m.owner.schema.objectType),
-              (try? live.table(b).contains(m.key)) == true else { return nil }
+        let live = Realm.openForThaw(m.realm.configuration)
+        let b = live.requireBinding(for: m.owner.schema.objectType)
+        guard live.objectExists(b, m.key) else { return nil }
         return List(managed: Managed(realm: live, owner: b, key: m.key, column: m.column))
+    }
+}
+
+extension Realm {
+    /// A live realm on the calling thread to thaw into; the error of one that cannot be
+    /// opened stops the program (`thaw()` cannot throw, and nil means "deleted").
+    static func openForThaw(_ configuration: Configuration) -> Realm {
+        do { return try Realm(configuration: configuration) } catch {
+            atollReadFailure(error, reading: "the live realm to thaw into",
+                             in: configuration.fileURL?.path ?? configuration.inMemoryIdentifier ?? "an in-memory realm")
+        }
+    }
+
+    /// Whether object `key` of a bound class exists in the realm's current state; stops the
+    /// program when that cannot be read (for APIs that answer "deleted" with nil).
+    func objectExists(_ binding: ClassBinding, _ key: ObjectKey) -> Bool {
+        do {
+            guard let table = try tableIfPresent(binding) else { return false }
+            return try table.contains(key)
+        } catch {
+            readFailed(error, reading: "the '\(binding.schema.className)' object with key \(key.rawValue)")
+        }
     }
 }
 

@@ -61,7 +61,14 @@ final class RealmCoordinator: Sendable {
     private static func refresh(_ target: WeakRealm, on queue: DispatchQueue) {
         queue.async {
             guard let realm = target.realm, realm.autorefresh, !realm.isInWriteTransaction else { return }
-            realm.refresh()
+            do {
+                try realm.refreshThrowing()
+            } catch {
+                // Nobody called: the observers, who would report a state they cannot know, get
+                // the error (README, "Failed reads"), and the realm stops refreshing itself.
+                realm.autorefresh = false
+                realm.observers.failAll(error)
+            }
         }
     }
 

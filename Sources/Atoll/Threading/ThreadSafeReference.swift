@@ -80,6 +80,7 @@ protocol ThreadSafeResolvable {
 
 extension Results: ThreadSafeResolvable {
     static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> Results<Element>? {
+        // Rebasing binds classes (a schema question, see `Results.freeze()`); it reads no pages.
         guard case .results(let b, let source, let query) = payload,
               let rebased = try? ResultsCore(realm: realm, binding: b, source: source, query: query).rebased(on: realm) else { return nil }
         return Results(core: rebased)
@@ -94,8 +95,10 @@ extension LinkingObjects: ThreadSafeResolvable {
 
 extension List: ThreadSafeResolvable {
     static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> List<Element>? {
+        // A class this realm does not have (another objectTypes) resolves to nothing: a question
+        // about the schema, not a read of the file.
         guard case .list(let owner, let key, let column) = payload, let b = try? realm.binding(for: owner.schema.objectType),
-              (try? realm.table(b).contains(key)) == true else { return nil }
+              realm.objectExists(b, key) else { return nil }
         return List(managed: Managed(realm: realm, owner: b, key: key, column: column))
     }
 }
@@ -111,7 +114,8 @@ extension Realm {
         switch payload {
         case .object(let source, let key):
             let type = source.schema.objectType
-            guard let b = try? binding(for: type), let t = try? table(b), (try? t.contains(key)) == true else { return nil }
+            // A class this realm does not have resolves to nothing (see List.resolve).
+            guard let b = try? binding(for: type), objectExists(b, key) else { return nil }
             return makeObject(type, key: key, binding: b) as? Confined
         case .results, .list:
             return (Confined.self as? any ThreadSafeResolvable.Type)?.resolve(payload, in: self) as? Confined

@@ -7,13 +7,23 @@ import AtollStorage
 /// Removes any level of Optional wrapping from a value held as `Any` (nil for an empty one).
 func flattenOptional(_ value: Any?) -> Any? {
     guard let value else { return nil }
-    if let optional = value as? any OptionalProtocol {
+    if Swift.type(of: value) is any OptionalProtocol.Type, let optional = value as? any OptionalProtocol {
         if optional.isNone { return nil }
         let mirror = Mirror(reflecting: value)
         return flattenOptional(mirror.children.first?.value)
     }
-    if value is NSNull { return nil }
+    if instance(value, of: NSNull.self) != nil { return nil }
     return value
+}
+
+/// `value as? T` for a class (or class-bound protocol) `T`, without bridging. Casting a Swift
+/// dictionary or array to a class type first converts all of it to Foundation objects,
+/// recursively: nested input then costs stack and time per level, before any limit is checked.
+/// A value that is not a class instance is never a `T`, so it is not cast at all.
+@inline(__always)
+func instance<T>(_ value: Any?, of type: T.Type) -> T? {
+    guard let value, Swift.type(of: value) is AnyClass else { return nil }
+    return value as? T
 }
 
 enum ValueConversion {
@@ -100,7 +110,7 @@ extension PropertyInfo {
 
     /// Whether a dynamic value is a dictionary or array describing an object.
     static func isNestedValue(_ value: Any) -> Bool {
-        value is [String: Any] || value is [String: Any?] || value is NSDictionary || ObjectWriter.array(value) != nil
+        value is [String: Any] || value is [String: Any?] || instance(value, of: NSDictionary.self) != nil || ObjectWriter.array(value) != nil
     }
 
     /// The stored value for a scalar property (no links or lists) from a dynamic value.
@@ -137,7 +147,7 @@ extension PropertyInfo {
             let flat = flattenOptional(value)
             if flat == nil { return valueType._atollDefault() }
             guard let target = type.objectType else { return valueType._atollDefault() }
-            if let o = flat as? Object, ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) { return o }
+            if let o = instance(flat, of: Object.self), ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) { return o }
             if let flat, Self.isNestedValue(flat) {
                 // A dictionary or array describing the linked object: a new unmanaged one.
                 return Object.makeUnmanaged(target, value: flat)

@@ -227,7 +227,7 @@ extension BindingSession {
             return value
         default:
             if constant.argumentName != nil,
-               let converted = schema.convertArgument(value, toType: left.type, objectClassName: left.objectClassName) {
+               let converted = try schema.convertArgument(value, toType: left.type, objectClassName: left.objectClassName) {
                 return converted
             }
             throw mismatch

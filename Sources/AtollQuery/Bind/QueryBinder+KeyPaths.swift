@@ -73,6 +73,7 @@ extension BindingSession {
                 throw AtollError.invalidQuery("argument \(index) for %K starts with a variable, which can only start a key path", at: offset)
             }
             expanded.append(contentsOf: parsed)
+            guard expanded.count <= QueryLimits.keyPathComponentsMax else { throw Parser.keyPathTooLong(at: offset) }
         }
         return expanded
     }

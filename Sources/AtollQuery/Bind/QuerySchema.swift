@@ -17,12 +17,13 @@ public protocol QuerySchemaProvider {
     /// The dynamic API and the `atoll` tool use this to accept arguments written as they are in
     /// data files: a link compared with the target's primary-key value (`owner == $0` with
     /// `"ali"`), a UUID or ObjectId as its string form. Literals in the query text are never
-    /// passed here.
-    func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) -> QueryValue?
+    /// passed here. Throws when the provider cannot read what it needs (a primary-key lookup
+    /// in a damaged file): a failed read is never an answer.
+    func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) throws -> QueryValue?
 }
 
 extension QuerySchemaProvider {
-    public func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) -> QueryValue? { nil }
+    public func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) throws -> QueryValue? { nil }
 }
 
 /// A fixed set of classes: the simplest ``QuerySchemaProvider``.

@@ -127,8 +127,9 @@ struct ColumnTest {
         }
     }
 
-    /// Writes the rows of `input` (ascending) that pass to `output`; returns how many.
-    func select(_ prepared: Prepared, from input: UnsafeBufferPointer<Int>, into output: UnsafeMutableBufferPointer<Int>) -> Int {
+    /// Writes the rows of `input` (ascending) that pass to `output`; returns how many. Throws
+    /// when a value stored outside the leaf (a long string or binary) cannot be read.
+    func select(_ prepared: Prepared, from input: UnsafeBufferPointer<Int>, into output: UnsafeMutableBufferPointer<Int>) throws -> Int {
         var n = 0
         var i = 0
         let op = comparator.op
@@ -160,15 +161,16 @@ struct ColumnTest {
         default:
             while i < input.count {
                 let r = input[i]
-                if holds(prepared, row: r) { output[n] = r; n += 1 }
+                if try holds(prepared, row: r) { output[n] = r; n += 1 }
                 i += 1
             }
         }
         return n
     }
 
-    /// Whether row `r` of the prepared leaf passes.
-    func holds(_ prepared: Prepared, row r: Int) -> Bool {
+    /// Whether row `r` of the prepared leaf passes. Throws when its value cannot be read: a
+    /// value that cannot be read neither matches nor fails to match (README, "Failed reads").
+    func holds(_ prepared: Prepared, row r: Int) throws -> Bool {
         let op = comparator.op
         switch prepared {
         case .int(let values, let nullable, let rhs):
@@ -181,8 +183,7 @@ struct ColumnTest {
             return Self.compareDouble(Double(values[r]), isNull: values.isNull(r), op, rhs)
         case .bytes(let values, let table):
             if values.isNull(r) { return comparator.holds(.null, constant) }
-            guard let bytes = try? table.bytes(of: values, row: r) else { return false }
-            return holdsBytes(bytes)
+            return holdsBytes(try table.bytes(of: values, row: r))
         case .timestamp(let seconds, let nanoseconds):
             let t: Timestamp? = seconds.isNull(r) ? nil : Timestamp(seconds: seconds[r], nanoseconds: Int32(truncatingIfNeeded: nanoseconds[r]))
             switch operand {
@@ -199,8 +200,7 @@ struct ColumnTest {
             }
         case .value(let leaf, let table, let linkTarget):
             let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-            guard let stored = try? table.value(h, column) else { return false }
-            return comparator.holds(QueryValue(stored, linkTarget: linkTarget), constant)
+            return comparator.holds(QueryValue(try table.value(h, column), linkTarget: linkTarget), constant)
         }
     }
 

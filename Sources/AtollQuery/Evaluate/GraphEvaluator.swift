@@ -35,59 +35,70 @@ struct GraphEvaluator {
         return try visit(path, step: 0, from: start, body)
     }
 
-    private func visit(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
-        let p = path.steps[i].property
-        let last = i == path.steps.count - 1
-        if let origin = p.linkingObjectsOrigin {
-            let originTable = try table(origin.className)
-            let keys = try o.table.backlinks(to: o.row.key, from: originTable.key, column: p.columnIndex)
-            var j = 0
-            while j < keys.count {
-                let k = keys[j]
-                j += 1
-                if last {
-                    if try !body(.object(className: origin.className, key: k.rawValue)) { return false }
-                } else if let r = try object(originTable, k) {
-                    if try !visit(path, step: i + 1, from: r, body) { return false }
-                }
-            }
-            return true
-        }
-        if p.isList {
-            let list = try o.table.list(o.row, p.columnIndex)
-            if p.type == .object, let target = p.objectClassName {
-                let targetTable = last ? nil : try table(target)
+    /// Walks `path` from step `i` on, from object `o`. To-one steps (links) are followed in a
+    /// loop; each list or linking-objects step recurses once per element, so the stack grows
+    /// with the number of to-many steps, never with the length of the path
+    /// (``QueryLimits/keyPathComponentsMax`` bounds both).
+    private func visit(_ path: BoundKeyPath, step first: Int, from start: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        var i = first
+        var o = start
+        while true {
+            let p = path.steps[i].property
+            let last = i == path.steps.count - 1
+            if let origin = p.linkingObjectsOrigin {
+                let originTable = try table(origin.className)
+                let keys = try o.table.backlinks(to: o.row.key, from: originTable.key, column: p.columnIndex)
                 var j = 0
-                while j < list.count {
-                    let element = list.value(at: j)
+                while j < keys.count {
+                    let k = keys[j]
                     j += 1
-                    guard case .link(let k) = element else { continue }
-                    if let targetTable {
-                        if let r = try object(targetTable, k), try !visit(path, step: i + 1, from: r, body) { return false }
-                    } else if try !body(.object(className: target, key: k.rawValue)) {
-                        return false
+                    if last {
+                        if try !body(.object(className: origin.className, key: k.rawValue)) { return false }
+                    } else if let r = try object(originTable, k) {
+                        if try !visit(path, step: i + 1, from: r, body) { return false }
                     }
                 }
-            } else {
-                var j = 0
-                while j < list.count {
-                    if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
-                    j += 1
+                return true
+            }
+            if p.isList {
+                let list = try o.table.list(o.row, p.columnIndex)
+                if p.type == .object, let target = p.objectClassName {
+                    let targetTable = last ? nil : try table(target)
+                    var j = 0
+                    while j < list.count {
+                        let element = list.value(at: j)
+                        j += 1
+                        guard case .link(let k) = element else { continue }
+                        if let targetTable {
+                            if let r = try object(targetTable, k), try !visit(path, step: i + 1, from: r, body) { return false }
+                        } else if try !body(.object(className: target, key: k.rawValue)) {
+                            return false
+                        }
+                    }
+                } else {
+                    var j = 0
+                    while j < list.count {
+                        if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
+                        j += 1
+                    }
                 }
+                return true
             }
-            return true
-        }
-        if p.type == .object, let target = p.objectClassName {
-            guard let k = o.table.link(o.row, p.columnIndex) else {
-                // A nil link ends the path: nil for the last step or a to-one path; nothing
-                // when the path reaches many values.
-                return last || !path.isToMany ? try body(.null) : true
+            if p.type == .object, let target = p.objectClassName {
+                guard let k = o.table.link(o.row, p.columnIndex) else {
+                    // A nil link ends the path: nil for the last step or a to-one path; nothing
+                    // when the path reaches many values.
+                    return last || !path.isToMany ? try body(.null) : true
+                }
+                if last { return try body(.object(className: target, key: k.rawValue)) }
+                guard let r = try object(try table(target), k) else { return true }
+                // The next step, without recursing.
+                o = r
+                i += 1
+                continue
             }
-            if last { return try body(.object(className: target, key: k.rawValue)) }
-            guard let r = try object(try table(target), k) else { return true }
-            return try visit(path, step: i + 1, from: r, body)
+            return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
         }
-        return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
     }
 
     /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).

@@ -54,7 +54,7 @@ public struct QueryEngine {
             let table = try table(of: query.className)
             if case .constant(true) = query.predicate { return table.count }
             let node = try Compiler(engine: self).compile(query.predicate, className: query.className)
-            if indexPlan(query.predicate, table: table) == nil {
+            if try indexPlan(query.predicate, table: table) == nil {
                 var total = 0
                 let scratch = RowScratch()
                 let rangeTests = Self.rangeTests(node)
@@ -79,7 +79,7 @@ public struct QueryEngine {
         if case .constant(true) = predicate, candidates == nil { return try table.objectKeys() }
         var selected = candidates
         var remaining = predicate
-        if selected == nil, let plan = indexPlan(predicate, table: table) {
+        if selected == nil, let plan = try indexPlan(predicate, table: table) {
             // The index answered its term exactly: only the other terms are left to check.
             if case .constant(true) = plan.remaining { return plan.keys }
             selected = plan.keys
@@ -159,13 +159,14 @@ public struct QueryEngine {
     }
 
     /// The objects an index selects for the predicate (see `indexPlan`), or nil when it scans.
-    func plannedCandidates(_ predicate: BoundPredicate, table: Table) -> [ObjectKey]? {
-        indexPlan(predicate, table: table)?.keys
+    func plannedCandidates(_ predicate: BoundPredicate, table: Table) throws -> [ObjectKey]? {
+        try indexPlan(predicate, table: table)?.keys
     }
 
     /// Candidates from an index when the predicate is (or ANDs) an equality / IN on an indexed
-    /// property of the object itself, compared exactly.
-    func indexPlan(_ predicate: BoundPredicate, table: Table) -> IndexPlan? {
+    /// property of the object itself, compared exactly. Throws when the index cannot be read
+    /// (a damaged index is reported, not bypassed by a scan).
+    func indexPlan(_ predicate: BoundPredicate, table: Table) throws -> IndexPlan? {
         let terms: [BoundPredicate]
         switch predicate {
         case .and(let operands): terms = operands
@@ -201,7 +202,11 @@ public struct QueryEngine {
                     }
                     keys = union.sorted()
                 }
-            } catch { continue }
+            } catch let e as AtollError where e.kind == .invalidArgument {
+                // The column has no index after all: scan. (A failed read of the index is not
+                // caught: a damaged index is reported, not bypassed.)
+                continue
+            }
             var others = terms
             others.remove(at: termIndex)
             let remaining: BoundPredicate = others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others)
@@ -230,7 +235,7 @@ public struct QueryEngine {
             guard b else { return 0 }
             return Self.copy(input, to: output)
         case .column(let test):
-            return test.select(try test.prepare(leaf, table: table), from: input, into: output)
+            return try test.select(try test.prepare(leaf, table: table), from: input, into: output)
         case .general(let comparison):
             let graph = GraphEvaluator(engine: self)
             var n = 0, i = 0
@@ -308,7 +313,7 @@ public struct QueryEngine {
     func matches(_ node: Node, _ h: RowHandle, table: Table) throws -> Bool {
         switch node {
         case .constant(let b): return b
-        case .column(let test): return test.holds(try test.prepare(h.leaf, table: table), row: h.row)
+        case .column(let test): return try test.holds(try test.prepare(h.leaf, table: table), row: h.row)
         case .general(let comparison): return try GraphEvaluator(engine: self).holds(comparison, on: ObjectRef(table: table, row: h))
         case .and(let children):
             var i = 0

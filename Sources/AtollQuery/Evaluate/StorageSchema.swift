@@ -45,14 +45,14 @@ public struct DataFileArgumentSchema: QuerySchemaProvider {
 
     public func queryClass(named name: String) -> QueryClassSchema? { schema.queryClass(named: name) }
 
-    public func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) -> QueryValue? {
+    public func convertArgument(_ value: QueryValue, toType type: QueryValueType, objectClassName: String?) throws -> QueryValue? {
         switch (type, value) {
         case (.uuid, .string(let s)):
             return UUID(uuidString: s).map { .uuid($0) }
         case (.objectId, .string(let s)):
             return (try? ObjectId(string: s)).map { .objectId($0) }
         case (.object, _):
-            guard let className = objectClassName, let table = try? transaction.table(named: className),
+            guard let className = objectClassName, let table = try transaction.table(named: className),
                   let pkColumn = table.spec.primaryKeyIndex else { return nil }
             let pkType = QueryValueType(table.spec.columns[pkColumn].type)
             let key: QueryValue
@@ -60,17 +60,15 @@ public struct DataFileArgumentSchema: QuerySchemaProvider {
             case (.int, .int), (.string, .string), (.uuid, .uuid), (.objectId, .objectId): key = value
             case (.int, .double(let d)) where d.rounded() == d && abs(d) < 9.2e18: key = .int(Int64(d))
             case (.uuid, .string), (.objectId, .string):
-                guard let converted = convertArgument(value, toType: pkType, objectClassName: nil) else { return nil }
+                guard let converted = try convertArgument(value, toType: pkType, objectClassName: nil) else { return nil }
                 key = converted
             default: return nil
             }
             guard let stored = key.storageValue else { return nil }
-            let found: ObjectKey?
-            do { found = try table.find(primaryKey: stored) } catch { return nil }
-            if let found { return .object(className: className, key: found.rawValue) }
+            if let found = try table.find(primaryKey: stored) { return .object(className: className, key: found.rawValue) }
             // No such object: a key no object has, so `==` matches nothing and `!=` everything.
             var absent = UInt64.max
-            while (try? table.contains(ObjectKey(absent))) == true { absent -= 1 }
+            while try table.contains(ObjectKey(absent)) { absent -= 1 }
             return .object(className: className, key: absent)
         default:
             return nil

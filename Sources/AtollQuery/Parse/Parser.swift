@@ -443,6 +443,7 @@ struct Parser {
         }
         while current.kind == .dot {
             advance()
+            guard components.count < QueryLimits.keyPathComponentsMax else { throw Self.keyPathTooLong(at: offset) }
             switch current.kind {
             case .word(let name), .escapedName(let name):
                 // After a dot a word can only be a property, even if it is spelled like a keyword.
@@ -462,6 +463,11 @@ struct Parser {
             }
         }
         return KeyPathNode(components: components, offset: offset)
+    }
+
+    /// A key path longer than ``QueryLimits/keyPathComponentsMax``.
+    static func keyPathTooLong(at offset: Int) -> AtollError {
+        AtollError.invalidQuery("the key path has more than \(QueryLimits.keyPathComponentsMax) components (the limit)", at: offset)
     }
 
     private func collectionOperator(named name: String) throws -> CollectionOperator {

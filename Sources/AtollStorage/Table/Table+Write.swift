@@ -219,6 +219,8 @@ extension Table {
         try validate(.int(sum), column: c)
         guard let (leaf, row) = try cluster.modify(key.rawValue) else { return }
         try store(.int(sum), column: c, leaf: leaf, row: row, key: key)
+        // A wider value can make the leaf outgrow its page, as in `set`.
+        if ClusterTreeWriter.needsSplit(leaf) { try cluster.fit(key.rawValue) }
         isChanged = true
         txn.log.append(.addInteger(self.key, key, column: c, delta: delta))
         txn.noteMutation()

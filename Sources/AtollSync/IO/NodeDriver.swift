@@ -86,7 +86,12 @@ actor NodeDriver {
         watcher = nil
         // Persist the relay's acknowledgements and the download position (a commit only when
         // something changed), so a restart does not ask for them again.
-        _ = try? session.replica.extractLocalChanges()
+        do {
+            _ = try session.replica.extractLocalChanges()
+        } catch {
+            // Not written: a restart asks for them again. Observers hear why.
+            publisher.report(error as? AtollError ?? AtollError(.ioError, "\(error)"), connection: false)
+        }
         failWaiters(AtollError(.closed, "the sync session was closed"))
         try? await client.shutdown()
     }

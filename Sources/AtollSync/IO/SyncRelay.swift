@@ -90,6 +90,8 @@ actor RelayDriver {
     private var names: [NodeID: String] = [:]
     private var tickTask: Task<Void, Never>?
     private var isClosed = false
+    /// The core's maintenance failure last logged (logged again only when it changes).
+    private var loggedMaintenanceError: AtollError?
 
     private struct Peer {
         let identity: PeerIdentity
@@ -133,6 +135,14 @@ actor RelayDriver {
             perform(core.disconnected(id, now: now))
         }
         perform(core.tick(now: now))
+        if core.maintenanceError != loggedMaintenanceError {
+            if let error = core.maintenanceError {
+                logger.error("could not write acknowledgements or trim the log (retrying): \(error.message)")
+            } else {
+                logger.notice("writing acknowledgements and trimming the log work again")
+            }
+            loggedMaintenanceError = core.maintenanceError
+        }
     }
 
     func shutdown() async {

@@ -97,6 +97,10 @@ public final class RelayCore {
     private var connections: [ConnectionID: Connection] = [:]
     private var lastFlush: UInt64 = 0
     private var lastTrim: UInt64 = 0
+    /// The failure of the last flush of acknowledgements or trim (`tick`), nil once one
+    /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
+    /// of a failed commit was written, and the log is never trimmed past a failed read).
+    public private(set) var maintenanceError: AtollError?
 
     public var relayID: NodeID { store.relayID }
 
@@ -386,13 +390,23 @@ public final class RelayCore {
         }
         if now >= lastFlush + configuration.acknowledgementFlushMilliseconds {
             lastFlush = now
-            try? store.flushPeers()
+            maintain { try store.flushPeers() }
         }
         if now >= lastTrim + configuration.trimIntervalMilliseconds {
             lastTrim = now
-            try? trim()
+            maintain { try trim() }
         }
         return actions
+    }
+
+    /// Runs a flush or a trim, keeping its failure in `maintenanceError` for the driver.
+    private func maintain(_ body: () throws -> Void) {
+        do {
+            try body()
+            maintenanceError = nil
+        } catch {
+            maintenanceError = error as? AtollError ?? AtollError(.ioError, "\(error)")
+        }
     }
 
     /// Trims every realm's log through the smallest position acknowledged by its known peers.

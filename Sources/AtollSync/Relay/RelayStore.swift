@@ -318,6 +318,7 @@ final class RelayStore {
             var boundary = 0
             var end = realm.trimmedThrough
             try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
+                guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
                 let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
                 guard seq <= last else { return false }
                 let e = try Self.decodeEntry(seq: seq, v)
@@ -377,6 +378,8 @@ final class RelayStore {
         guard let realm = realms[realmID] else { return 0 }
         if seq >= realm.head { return realm.operations }
         if seq <= realm.trimmedThrough { return seq == realm.trimmedThrough ? realm.operationsAtTrim : 0 }
-        return try entry(realmID, seq)?.operations ?? 0
+        // Between the trimmed position and the head the log holds every entry.
+        guard let e = try entry(realmID, seq) else { throw AtollError.corrupted("relay log entry \(seq) of realm '\(realmID)' is missing") }
+        return e.operations
     }
 }

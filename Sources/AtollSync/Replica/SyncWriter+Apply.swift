@@ -190,7 +190,7 @@ extension SyncWriter {
             if f.hasIncrements {
                 let after = try trimIncrements(ok, column: f.column, through: stamp)
                 if case .int(let base) = value { value = .int(wrap(base &+ after, bits: c.spec.columns[f.column].intBits)) }
-                if after != 0 || hasIncrements(ok, f.column) { kept.append(ObjectRecord.Field(column: f.column, stamp: .zero, hasIncrements: true)) }
+                if try after != 0 || hasIncrements(ok, f.column) { kept.append(ObjectRecord.Field(column: f.column, stamp: .zero, hasIncrements: true)) }
             }
             try t.set(k, f.column, value)
         }
@@ -218,10 +218,12 @@ extension SyncWriter {
         }
     }
 
-    private func hasIncrements(_ ok: [UInt8], _ column: Int) -> Bool {
+    /// Whether increments of the field are still stored. Throws when they cannot be read: "none"
+    /// would drop concurrent increments from the merge (the batch rolls back instead).
+    private func hasIncrements(_ ok: [UInt8], _ column: Int) throws -> Bool {
         let prefix = SyncTrees.listKey(ok, column: column)
         var any = false
-        try? txn.forEachInternalEntry(SyncTrees.counters, from: prefix, prefix: prefix) { _, _ in any = true; return false }
+        try txn.forEachInternalEntry(SyncTrees.counters, from: prefix, prefix: prefix) { _, _ in any = true; return false }
         return any
     }
 
@@ -298,7 +300,7 @@ extension SyncWriter {
             if f.hasIncrements {
                 let after = try trimIncrements(ok, column: column, through: stamp)
                 if case .int(let base) = value { value = .int(wrap(base &+ after, bits: spec.intBits)) }
-                f.hasIncrements = after != 0 || hasIncrements(ok, column)
+                f.hasIncrements = try after != 0 || hasIncrements(ok, column)
             }
             f.stamp = stamp
         }

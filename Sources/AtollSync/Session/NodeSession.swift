@@ -149,13 +149,14 @@ public final class NodeSession {
         snapshotNext = nil
     }
 
-    /// An apply of downloaded data that threw: a malformed payload is the relay's protocol
-    /// violation and ends the session; another error of the local store is reported and the
-    /// session reconnects.
+    /// An apply of downloaded data that threw (its batch was rolled back): a malformed payload
+    /// is the relay's protocol violation and ends the session; a damaged local file ends it too
+    /// (applying again would fail again, and nothing may be merged past a failed read); another
+    /// error of the local store is reported and the session reconnects.
     private func applyFailed(_ error: any Error) -> [SessionAction] {
-        guard let e = error as? AtollError else { return [] }
+        let e = error as? AtollError ?? AtollError(.ioError, "applying downloaded changes failed: \(error)")
         let malformed = e.kind == .protocolViolation
-        return fail(e, code: malformed ? .malformed : nil, fatal: malformed)
+        return fail(e, code: malformed ? .malformed : nil, fatal: malformed || e.kind == .fileCorrupted)
     }
 
     /// Ends the session because of `error`: tells the relay (when `code` is given), closes, and

@@ -20,10 +20,9 @@ struct DeleteCommand: ParsableCommand {
         let out = Output()
         let realm = try DatabaseAccess.openRealm(dbpath, readOnly: false, key: try encryption.key())
         let count = try realm.write {
-            let matching = try query.results(in: realm)
-            let count = matching.count
+            let matching = try query.results(in: realm).objects()
             try realm.delete(matching)
-            return count
+            return matching.count
         }
         try out.line("\(count)")
     }

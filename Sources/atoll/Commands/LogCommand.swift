@@ -32,7 +32,7 @@ struct LogCommand: ParsableCommand {
         for version in versions {
             guard let bytes = try read.log(of: version) else { continue }
             for instruction in try TransactionLogReader.decodeAll(bytes) {
-                guard let text = formatter.describe(instruction) else { continue }
+                guard let text = try formatter.describe(instruction) else { continue }
                 try out.line("\(version) \(text)")
             }
         }

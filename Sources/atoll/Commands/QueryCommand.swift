@@ -52,7 +52,8 @@ struct QueryCommand: ParsableCommand {
         var results = try query.results(in: realm)
         let descriptors = sort.compactMap(Self.sortDescriptor)
         if !descriptors.isEmpty { results = try results.sorted(by: descriptors) }
-        let objects = results.prefix(limit ?? Int.max)
+        // Read through the throwing API: a damaged file is an error here, never an empty list.
+        let objects = try results.objects(limit: limit ?? Int.max)
         if json {
             try out.write(objects.isEmpty ? "[]\n" : "[\n")
             for (i, o) in objects.enumerated() {

@@ -9,7 +9,8 @@ struct QueryOptions: ParsableArguments {
     @Argument(help: "A predicate in Realm's query language, e.g. \"age > $0 AND name BEGINSWITH[c] 'r'\".")
     var predicate: String = "TRUEPREDICATE"
 
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
+    // Unconditional: a value may begin with '-' (`--arg -5`).
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "A query argument as JSON, for $0, $1, ... in order. Dates are {\"$date\": \"ISO-8601\"}, data is {\"$data\": \"base64\"}; a link is compared with the target's primary-key value; an array is a collection (IN $0).",
         valueName: "json"))
     var arguments: [String] = []

@@ -31,8 +31,8 @@ struct WatchCommand: ParsableCommand {
         // The realm lives on its queue: it refreshes there when any process commits, and the
         // observer prints there. This thread only waits for a signal or a failure.
         let queue = DispatchQueue(label: "atoll.watch")
-        let session = WatchSession()
-        try queue.sync { try session.start(dbpath: dbpath, key: key, query: query, queue: queue) }
+        // Signalled by SIGINT, SIGTERM, or a failure of the watch (even one in its first read,
+        // while it starts).
         let stop = DispatchSemaphore(value: 0)
         var sources: [any DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
@@ -42,6 +42,8 @@ struct WatchCommand: ParsableCommand {
             source.resume()
             sources.append(source)
         }
+        let session = WatchSession(stop: stop)
+        try queue.sync { try session.start(dbpath: dbpath, key: key, query: query, queue: queue) }
         stop.wait()
         queue.sync { session.stop() }
         if let failure = session.failure { throw failure }
@@ -54,6 +56,10 @@ final class WatchSession {
     private var token: NotificationToken?
     private let out = Output()
     private(set) var failure: (any Error)?
+    /// Signalled when the watch fails, to end it.
+    private let finished: DispatchSemaphore
+
+    init(stop: DispatchSemaphore) { finished = stop }
 
     func start(dbpath: String, key: EncryptionKey?, query: QueryOptions, queue: DispatchQueue) throws {
         let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: key, queue: queue)
@@ -64,17 +70,19 @@ final class WatchSession {
             do {
                 switch change {
                 case .initial(let r):
-                    try self.out.line("initial: \(r.count) \(r.count == 1 ? "object" : "objects")")
+                    let count = try r.evaluatedCount()
+                    try self.out.line("initial: \(count) \(count == 1 ? "object" : "objects")")
                 case .update(let r, let deletions, let insertions, let modifications):
-                    try self.out.line("change: insertions \(insertions), deletions \(deletions), modifications \(modifications); \(r.count) \(r.count == 1 ? "object" : "objects")")
+                    let count = try r.evaluatedCount()
+                    try self.out.line("change: insertions \(insertions), deletions \(deletions), modifications \(modifications); \(count) \(count == 1 ? "object" : "objects")")
                 case .error(let e):
                     throw e
                 }
                 try self.out.flush()
             } catch {
-                // Report the failure from the main thread, then stop.
-                self.failure = error
-                kill(getpid(), SIGTERM)
+                // Reported from the main thread once the watch has stopped.
+                if self.failure == nil { self.failure = error }
+                self.finished.signal()
             }
         }
     }
@@ -83,6 +91,6 @@ final class WatchSession {
         token?.invalidate()
         token = nil
         realm = nil
-        try? out.flush()
+        do { try out.flush() } catch { if failure == nil { failure = error } }
     }
 }

@@ -15,24 +15,26 @@ struct LogFormatter {
         return spec.columns[c].name
     }
 
-    /// The object as its primary key where it can be known, else its key.
-    private func object(_ t: TableKey, _ k: ObjectKey) -> String {
+    /// The object as its primary key where it can be known (it still exists), else its key.
+    /// Throws when the object cannot be read: a damaged file is reported, not printed as keys.
+    private func object(_ t: TableKey, _ k: ObjectKey) throws -> String {
         guard let spec = table(t), spec.primaryKey != nil else { return "#\(k.rawValue)" }
         if spec.keyIsPrimaryKey { return String(k.intPrimaryKey) }
-        if let tbl = try? transaction.table(t), (try? tbl.contains(k)) == true, let pk = try? tbl.primaryKeyValue(k) { return pk.dataFileText }
+        let tbl = try transaction.table(t)
+        if try tbl.contains(k) { return try tbl.primaryKeyValue(k).dataFileText }
         return "#\(k.rawValue)"
     }
 
-    private func value(_ v: StorageValue, _ t: TableKey, _ c: Int) -> String {
+    private func value(_ v: StorageValue, _ t: TableKey, _ c: Int) throws -> String {
         if case .link(let k) = v, let spec = table(t), c < spec.columns.count, let target = spec.columns[c].linkTarget,
            let targetKey = transaction.tableKey(named: target) {
-            return "\(target) \(object(targetKey, k))"
+            return try "\(target) \(object(targetKey, k))"
         }
         return v.dataFileText
     }
 
     /// One line, or nil for instructions on Atoll's internal classes.
-    func describe(_ i: LogInstruction) -> String? {
+    func describe(_ i: LogInstruction) throws -> String? {
         if let t = i.table, isInternal(t) { return nil }
         switch i {
         case .addTable(_, let spec):
@@ -48,14 +50,14 @@ struct LogFormatter {
         case .createObject(let t, let k, let pk): return "Create \(tableName(t)) \(pk.isNull ? "#\(k.rawValue)" : pk.dataFileText)"
         case .eraseObject(let t, let k, let pk): return "Delete \(tableName(t)) \(pk.isNull ? "#\(k.rawValue)" : pk.dataFileText)"
         case .set(let t, let k, let c, let v, let implicit):
-            return "Set \(tableName(t)) \(object(t, k)) \(column(t, c)) = \(value(v, t, c))\(implicit ? " (target deleted)" : "")"
-        case .addInteger(let t, let k, let c, let d): return "Add \(tableName(t)) \(object(t, k)) \(column(t, c)) += \(d)"
-        case .listInsert(let t, let k, let c, let index, let v): return "ListInsert \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)] = \(value(v, t, c))"
-        case .listSet(let t, let k, let c, let index, let v): return "ListSet \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)] = \(value(v, t, c))"
+            return try "Set \(tableName(t)) \(object(t, k)) \(column(t, c)) = \(value(v, t, c))\(implicit ? " (target deleted)" : "")"
+        case .addInteger(let t, let k, let c, let d): return try "Add \(tableName(t)) \(object(t, k)) \(column(t, c)) += \(d)"
+        case .listInsert(let t, let k, let c, let index, let v): return try "ListInsert \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)] = \(value(v, t, c))"
+        case .listSet(let t, let k, let c, let index, let v): return try "ListSet \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)] = \(value(v, t, c))"
         case .listErase(let t, let k, let c, let index, let implicit):
-            return "ListErase \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)]\(implicit ? " (target deleted)" : "")"
-        case .listMove(let t, let k, let c, let from, let to): return "ListMove \(tableName(t)) \(object(t, k)) \(column(t, c))[\(from)] -> [\(to)]"
-        case .listClear(let t, let k, let c): return "ListClear \(tableName(t)) \(object(t, k)) \(column(t, c))"
+            return try "ListErase \(tableName(t)) \(object(t, k)) \(column(t, c))[\(index)]\(implicit ? " (target deleted)" : "")"
+        case .listMove(let t, let k, let c, let from, let to): return try "ListMove \(tableName(t)) \(object(t, k)) \(column(t, c))[\(from)] -> [\(to)]"
+        case .listClear(let t, let k, let c): return try "ListClear \(tableName(t)) \(object(t, k)) \(column(t, c))"
         case .clearTable(let t): return "Clear \(tableName(t))"
         case .setMetadata(let name, let value): return name.hasPrefix("atoll.") || name.hasPrefix(DynamicSchema.reservedPrefix) ? nil : "SetMetadata \(name) (\(value.count) bytes)"
         }

@@ -202,7 +202,7 @@ import AtollTestSupport
         defer { r.close() }
         let engine = QueryEngine(transaction: r)
         let bound = try engine.bind(query, on: className, arguments: arguments)
-        return engine.plannedCandidates(bound.predicate, table: try #require(try r.table(named: className)))
+        return try engine.plannedCandidates(bound.predicate, table: try #require(try r.table(named: className)))
     }
 
     /// Equality and IN on the primary key or an indexed property select candidates from the
@@ -252,7 +252,7 @@ import AtollTestSupport
         for (indexed, scanned) in [("sku == 'sku-17'", "sku ==[c] 'SKU-17'"), ("shelf == 3", "shelfCopy == 3"), ("shelf == nil", "shelfCopy == nil"),
                                    ("shelf IN {1, 2, nil}", "shelfCopy IN {1, 2, nil}"), ("sku IN {'sku-1', 'sku-999', 'none'}", "sku ==[c] 'sku-1' OR sku ==[c] 'sku-999'")] {
             let q = try engine.bind(indexed, on: "Item")
-            let candidates = try #require(engine.plannedCandidates(q.predicate, table: table), "\(indexed) should use the index")
+            let candidates = try #require(try engine.plannedCandidates(q.predicate, table: table), "\(indexed) should use the index")
             let viaIndex = try engine.run(q)
             #expect(candidates == viaIndex, "the index returns exactly the matches of \(indexed)")
             #expect(viaIndex == (try engine.run(try engine.bind(scanned, on: "Item"))), "\(indexed) vs \(scanned)")
@@ -276,7 +276,7 @@ import AtollTestSupport
         #expect(terms.count == 3)
         #expect(chained.clauses.count == 1)
         let table = try #require(try r.table(named: "Person"))
-        #expect(engine.plannedCandidates(chained.predicate, table: table) == [1, 3, 8].map { ObjectKey(primaryKey: $0) })
+        #expect(try engine.plannedCandidates(chained.predicate, table: table) == [1, 3, 8].map { ObjectKey(primaryKey: $0) })
         #expect(try engine.run(chained).map(\.intPrimaryKey) == [3, 1])
         #expect(try engine.run(a.combined(with: try engine.bind("TRUEPREDICATE LIMIT(2)", on: "Person"))).map(\.intPrimaryKey) == [8, 3])
     }
