@@ -108,7 +108,9 @@ struct PageSpace {
         let p = UnsafeRawPointer(base + (Int(n) << FileFormat.pageShift))
         if let verified {
             let state = atoll_load_relaxed_u64(verified + Int(n))
-            if _slowPath(state != VerifiedPages.state(verified: p.u32(PageHeader.checksumOffset))) { try check(n, observed: state) }
+            if _slowPath(state != VerifiedPages.state(verified: p.u32(PageHeader.checksumOffset))), state != VerifiedPages.writerOwned {
+                try check(n, observed: state)
+            }
         } else if let states, _slowPath(!Self.isCurrent(n, states: states, fileBase: fileBase)) {
             try load(n)
         }
