@@ -59,6 +59,11 @@ import AtollTestSupport
         #expect(freeCount == Int(root.freePageCount))
     }
 
+    /// The pages of a test file, checksummed and checked like a database's of the current format.
+    static func store(_ file: MappedFile) throws -> PageStore {
+        try PageStore(file: file, checksum: PageChecksum(formatVersion: FileFormat.formatVersion, fileId: Array(0..<16)), cache: nil)
+    }
+
     /// `ATOLL_PROPERTY_SEEDS` runs more seeds (default 4).
     static let seeds: [UInt64] = Array(1...UInt64(max(1, ProcessInfo.processInfo.environment["ATOLL_PROPERTY_SEEDS"].flatMap(Int.init) ?? 4)))
 
@@ -75,8 +80,9 @@ import AtollTestSupport
         var treeRoot: PageNumber = 0
         var model: [[UInt8]: [UInt8]] = [:]
         var version: UInt64 = 1
+        let store = try Self.store(file)
         for _ in 0..<30 { // transactions
-            let a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: version - 1)
+            let a = try PageAllocator(store: store, root: root, reusableVersionMax: version - 1)
             for _ in 0..<Int.random(in: 1...120, using: &rng) {
                 let roll = Int.random(in: 0..<100, using: &rng)
                 if roll < 60 || model.isEmpty {
@@ -128,19 +134,21 @@ import AtollTestSupport
         _ = try file.grow(toAtLeast: 3 * 4096)
         var root = RootRecord()
         var treeRoot: PageNumber = 0
-        var a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: 0)
+        let store = try Self.store(file)
+        var a = try PageAllocator(store: store, root: root, reusableVersionMax: 0)
         for i in 0..<5000 {
             var k = ByteWriter(); k.u64BigEndian(UInt64(i))
             let v = [UInt8](repeating: UInt8(i & 255), count: 30)
             try k.bytes.withUnsafeBytes { kb in try v.withUnsafeBytes { try BTree.put(root: &treeRoot, key: kb, value: $0, allocator: a) } }
         }
         _ = try a.saveFreeList(version: 1, shrink: false)
+        a.checksumFreshPages()
         root.version = 1; root.pageCount = a.pageCount; root.freePageCount = a.freePageCount
         root.freeListRoot = a.freeListRoot; root.freeListSerial = a.freeListSerial
         let pagesAfterInsert = root.pageCount
         // Sequential appends fill pages nearly completely.
         #expect(Int(pagesAfterInsert) < 5000 * 36 / 4000 + 15)
-        a = try PageAllocator(store: PageStore(file: file, cache: nil), root: root, reusableVersionMax: 1)
+        a = try PageAllocator(store: store, root: root, reusableVersionMax: 1)
         for i in 0..<5000 {
             var k = ByteWriter(); k.u64BigEndian(UInt64(i))
             let existed = try k.bytes.withUnsafeBytes { try BTree.delete(root: &treeRoot, key: $0, allocator: a) }

@@ -7,8 +7,12 @@ import AtollTestSupport
 /// Atoll must still open it and read the same contents. `ATOLL_WRITE_GOLDEN=1` regenerates it
 /// (only when the format version changes).
 @Suite struct GoldenFileTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/format-v1/golden.atoll").standardizedFileURL.path
+    static func fixture(formatVersion: UInt32) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/format-v\(formatVersion)/golden.atoll").standardizedFileURL.path
+    }
+
+    static let fixture = fixture(formatVersion: 1)
 
     static let spec = TableSpec(name: "Golden", columns: [
         ColumnSpec(name: "id", type: .int),
@@ -26,10 +30,13 @@ import AtollTestSupport
          i % 50 == 0 ? .binary([UInt8](repeating: UInt8(i % 256), count: 3000)) : .null]
     }
 
+    /// Writes the golden file of the current format version (the same contents for every version).
     @Test func writeGoldenFileWhenAsked() throws {
         guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN"] == "1" else { return }
-        try? FileManager.default.removeItem(atPath: Self.fixture)
-        let db = try Database.open(DatabaseConfiguration(path: Self.fixture))
+        let fixture = Self.fixture(formatVersion: FileFormat.formatVersion)
+        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
+        let db = try Database.open(DatabaseConfiguration(path: fixture))
         let w = try db.beginWrite()
         let t = try w.table(w.createTable(Self.spec))
         for i in 0..<500 {
@@ -39,15 +46,13 @@ import AtollTestSupport
         }
         for i in 0..<499 { try t.set(ObjectKey(primaryKey: Int64(i)), 6, .link(ObjectKey(primaryKey: Int64(i + 1)))) }
         try w.commit()
-        try? FileManager.default.removeItem(atPath: Self.fixture + ".lock")
+        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
         #expect(try db.verify().tables.first?.objects == 500)
     }
 
-    @Test func formatVersion1GoldenFileStillOpens() throws {
-        let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
-        let db = try Database.open(DatabaseConfiguration(path: copy, readOnly: false))
+    /// The golden contents, read back from `db`: every value of a sample of objects, lists,
+    /// links and an index lookup, after `verify` passed.
+    static func expectGoldenContents(_ db: Database) throws {
         let report = try db.verify()
         #expect(report.tables.first?.objects == 500)
         let r = try db.beginRead()
@@ -61,6 +66,64 @@ import AtollTestSupport
             #expect(try t.value(k, 6) == (i < 499 ? .link(ObjectKey(primaryKey: Int64(i + 1))) : .null))
         }
         #expect(try t.findAll(indexed: 1, equalTo: .string("item 42")) == [ObjectKey(primaryKey: 42)])
+    }
+
+    static func formatVersion(of path: String) throws -> UInt32 {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(FileHeader.byteCount)
+        return try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { throw AtollError.corrupted("empty file") }
+            return try FileHeader.read(from: base, fileBytes: 3 * FileFormat.pageSize, path: path).formatVersion
+        }
+    }
+
+    @Test func formatVersion1GoldenFileStillOpens() throws {
+        let dir = TemporaryDirectory()
+        let copy = dir.file("golden.atoll")
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        #expect(try Self.formatVersion(of: copy) == 1)
+        try Self.expectGoldenContents(try Database.open(DatabaseConfiguration(path: copy, readOnly: false)))
+    }
+
+    @Test func formatVersion2GoldenFileStillOpens() throws {
+        let dir = TemporaryDirectory()
+        let copy = dir.file("golden.atoll")
+        try FileManager.default.copyItem(atPath: Self.fixture(formatVersion: 2), toPath: copy)
+        #expect(try Self.formatVersion(of: copy) == 2)
+        try Self.expectGoldenContents(try Database.open(DatabaseConfiguration(path: copy, readOnly: false)))
+    }
+
+    /// A format-1 file stays format 1 when written in place (its pages keep checksums that do
+    /// not bind place, which verify and readers accept); writeCopy and compaction upgrade it.
+    @Test func aFormatVersion1FileIsWrittenInPlaceAndUpgradedByACopy() throws {
+        let dir = TemporaryDirectory()
+        let copy = dir.file("golden.atoll"), upgraded = dir.file("upgraded.atoll")
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        do {
+            let db = try Database.open(DatabaseConfiguration(path: copy))
+            let w = try db.beginWrite()
+            let t = try #require(try w.table(named: "Golden"))
+            for i in 500..<600 {
+                let k = try t.create(primaryKey: .int(Int64(i)))
+                try t.set(k, 1, .string("new \(i)"))
+            }
+            try t.set(ObjectKey(primaryKey: 7), 2, .double(-1))
+            try t.erase(ObjectKey(primaryKey: 599))
+            try w.commit()
+            #expect(try db.verify().tables.first?.objects == 599)
+            try db.writeCopy(to: upgraded)
+        }
+        #expect(try Self.formatVersion(of: copy) == 1)
+        #expect(try Self.formatVersion(of: upgraded) == 2)
+        for path in [copy, upgraded] {
+            let db = try Database.open(DatabaseConfiguration(path: path))
+            #expect(try db.verify().tables.first?.objects == 599)
+            let r = try db.beginRead()
+            defer { r.close() }
+            let t = try #require(try r.table(named: "Golden"))
+            #expect(try t.value(ObjectKey(primaryKey: 7), 2) == .double(-1))
+            #expect(try t.value(ObjectKey(primaryKey: 550), 1) == .string("new 550"))
+            #expect(try t.value(ObjectKey(primaryKey: 250), 1) == .string("item 250"))
+        }
     }
 
     @Test func foreignTruncatedAndNewerFilesAreRefused() throws {

@@ -48,6 +48,8 @@ import AtollTestSupport
             let at = page * FileFormat.pageSize
             if bytes[at + PageHeader.typeOffset] == PageType.clusterLeaf.rawValue {
                 bytes[at + 8] = 99
+                // A valid checksum: the leaf's layout check, not its checksum, must refuse it.
+                try resealChecksum(&bytes, page: page)
                 corrupted += 1
             }
         }

@@ -3,7 +3,11 @@
 // A data file is a sequence of 4096-byte pages. All integers are little-endian.
 //
 //   page 0      file header: magic, format version, page size, flags, file id, checksum.
-//               Written once when the file is created; never rewritten.
+//               Written once when the file is created; never rewritten, so a file keeps its
+//               format version (1 or 2) for life. Format 2 differs from 1 only in what the
+//               checksum of a tree page or blob run covers: it binds the page number and this
+//               header's file id (PageChecksum.swift), so a page found at the wrong place or
+//               copied from another file fails its check.
 //   page 1, 2   the two root slots. A commit writes the slot that does not hold the newest
 //               valid record (normally: version V goes to slot 1 + (V % 2)), so the slot of the
 //               previous version is never touched by a commit.
@@ -27,8 +31,15 @@ enum FileFormat {
     static let pageShift = 12
     /// "ATOLLDB" followed by a NUL: identifies the file type.
     static let magic: [UInt8] = Array("ATOLLDB".utf8) + [0]
-    /// Bumped on every incompatible change of the on-disk format.
-    static let formatVersion: UInt32 = 1
+    /// The format version of files this version of Atoll creates; it reads this one and every
+    /// older one. Bumped on every incompatible change of the on-disk format:
+    ///   1  the first format;
+    ///   2  page and blob checksums bind the page number and the file id (PageChecksum.swift).
+    /// A file keeps the version it was created with (its header is never rewritten); a copy
+    /// made by writeCopy or compact is a new file of the current version.
+    static let formatVersion: UInt32 = 2
+    /// The first format version whose page checksums bind page number and file id.
+    static let placeBoundChecksumsVersion: UInt32 = 2
     static let headerPage: PageNumber = 0
     static let firstSlotPage: PageNumber = 1
     static let firstDataPage: PageNumber = 3
@@ -47,11 +58,11 @@ public typealias PageNumber = UInt32
 /// Page 0 of the data file.
 ///
 ///     0   [8]  magic "ATOLLDB\0"
-///     8   u32  format version
+///     8   u32  format version: 2 (page checksums bind page number and file id), or 1
 ///     12  u32  page size
 ///     16  u32  flags (bit 0: pages are encrypted)
 ///     20  u32  reserved, 0
-///     24  [16] file id, random at creation
+///     24  [16] file id, random at creation; format 2 page checksums start with it
 ///     40  u64  creation time, nanoseconds since 1970
 ///     48  u32  encryption scheme (encrypted files: 1, see PageCipher.swift; else 0)
 ///     52  u32  reserved, 0

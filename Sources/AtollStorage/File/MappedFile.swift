@@ -136,6 +136,11 @@ final class MappedFile: Sendable {
         }
     }
 
+    /// The file's size now (fstat), without changing what the map assumes.
+    func currentSizeBytes() throws -> Int {
+        try Self.size(of: fd, path: path)
+    }
+
     /// Re-reads the file size, which another process may have grown or shrunk. The writer calls
     /// this once it holds the writer lock: from then on only it changes the size, so `grow`
     /// (which trusts the cached size) never skips growing a file another process shrank, and

@@ -1,6 +1,10 @@
 // verify: walks every tree of the newest version and checks everything the format promises:
-// page checksums (and, in an encrypted file, every page's HMAC), node invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts,
-// and that every page below the page count is used exactly once or free.
+// that the file holds every page of the version, page checksums (recomputed for every page in
+// use, whatever this process checked before; in format 2 they bind page number and file id, so
+// pages swapped or copied from elsewhere fail), in an encrypted file every page's HMAC, node
+// invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts, and that every page
+// below the page count is used exactly once or free. The pages that the free list *names* are
+// free: their bytes mean nothing and are not checked; the free list's own pages are.
 
 /// What `verify` found in a healthy file.
 public struct VerifyReport: Sendable, CustomStringConvertible {
@@ -28,10 +32,23 @@ extension Database {
 
 extension Transaction {
     public func verify() throws -> VerifyReport {
+        try verify(onPages: { _, _ in })
+    }
+
+    /// `verify`, telling `onPages` every page or blob run in use (first page, page count) after
+    /// it passed its checks.
+    func verify(onPages: @escaping (PageNumber, Int) -> Void) throws -> VerifyReport {
         let space = self.space
         let root = self.root
         let base = UnsafeRawPointer(space.fileBase)
         _ = try FileHeader.read(from: base, fileBytes: database.file.fileSizeBytes, path: database.displayName)
+        // A file cut short under the map would fault on the first page past its end.
+        let needed = database.store.physicalBytes(pageCount: root.pageCount)
+        let size = try database.file.currentSizeBytes()
+        guard size >= needed else {
+            throw AtollError.corrupted("'\(database.displayName)' is truncated: version \(version) needs \(needed) bytes, the file has \(size)")
+        }
+        let checksum = database.store.checksum
 
         final class Marks {
             var owner: [UInt8]
@@ -52,13 +69,15 @@ extension Transaction {
             if let cache = space.cache {
                 for i in 0..<count { try cache.authenticate(first + PageNumber(i), space: space) }
             }
+            // Recomputed even when this process checked the page before (VerifiedPages).
             let p = try space.page(first)
-            let expected = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue
-                ? Blob.checksum(p) : CRC32C.checksum(p + 4, count: FileFormat.pageSize - 4)
-            guard p.u32(0) == expected else {
-                throw AtollError.corrupted("\(context): page \(first) fails its checksum (stored \(p.u32(0)), computed \(expected))")
+            try VerifiedPages.checkRun(p, number: first, pageCount: space.pageCount)
+            let stored = p.u32(PageHeader.checksumOffset), computed = checksum.any(p, number: first)
+            guard stored == computed else {
+                throw AtollError.corrupted("\(context): " + VerifiedPages.failure(first, stored: stored, computed: computed, bindsPlace: checksum.bindsPlace))
             }
             marks.checked += count
+            onPages(first, count)
         }
         var bt = BTreeVerifier(space: space)
         bt.visit = visit

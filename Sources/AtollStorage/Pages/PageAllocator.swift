@@ -136,7 +136,11 @@ final class PageAllocator {
     private func markFresh(_ n: PageNumber) {
         fresh.insert(n)
         pagesAllocatedCount += 1
-        if let states = space.states { DecryptedPageCache.claim(n, states: states) }
+        if let verified = space.verified {
+            VerifiedPages.claim(n, states: verified)
+        } else if let states = space.states {
+            DecryptedPageCache.claim(n, states: states)
+        }
     }
 
     private func extend(by count: Int) throws -> PageNumber {
@@ -158,7 +162,11 @@ final class PageAllocator {
             if fresh.contains(n) {
                 fresh.remove(n)
                 pagesAllocatedCount -= 1
-                if let states = space.states { DecryptedPageCache.forget(n, states: states) }
+                if let verified = space.verified {
+                    VerifiedPages.forget(n, states: verified)
+                } else if let states = space.states {
+                    DecryptedPageCache.forget(n, states: states)
+                }
                 insertIntoPool(n)
             } else {
                 freedPending.append(n)
@@ -355,23 +363,36 @@ final class PageAllocator {
         try cache.seal(pages, space: space, firstCounter: try counters(pages.count))
     }
 
-    /// The mirror's copies of this transaction's pages match nothing on disk: called when the
-    /// transaction ends without its pages being sealed (rollback, failed commit).
+    /// This transaction's pages match nothing on disk: called when the transaction ends without
+    /// its pages being committed (rollback, failed commit). For an unencrypted file their
+    /// content is unknown to readers again (checked if ever read); for an encrypted one the
+    /// mirror's copies are dropped.
     func forgetFreshPages() {
-        guard let states = space.states else { return }
-        fresh.forEach { DecryptedPageCache.forget($0, states: states) }
+        if let verified = space.verified {
+            fresh.forEach { VerifiedPages.forget($0, states: verified) }
+        } else if let states = space.states {
+            fresh.forEach { DecryptedPageCache.forget($0, states: states) }
+        }
     }
 
-    /// Computes and stores the checksum of every page this transaction wrote.
+    /// Computes and stores the checksum of every page this transaction wrote (PageChecksum:
+    /// bound to the page number and file in format 2), and records it as checked for this
+    /// process's readers (VerifiedPages). Pages inside blob runs and pages trimmed off the end
+    /// have no checksum of their own: their state returns to "unknown".
     func checksumFreshPages() {
+        let checksum = store.checksum
+        let verified = space.verified
         fresh.forEach { n in
-            guard !blobContinuation.contains(n), n < pageCount else { return }
-            let p = space.writablePage(n)
-            if p.u8(PageHeader.typeOffset) == PageType.blob.rawValue {
-                p.setU32(0, Blob.checksum(UnsafeRawPointer(p)))
-            } else {
-                p.setU32(0, CRC32C.checksum(UnsafeRawPointer(p) + 4, count: FileFormat.pageSize - 4))
+            guard !blobContinuation.contains(n), n < pageCount else {
+                if let verified { VerifiedPages.forget(n, states: verified) }
+                return
             }
+            let p = space.writablePage(n)
+            let c = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue
+                ? checksum.blob(UnsafeRawPointer(p), number: n, length: Int(p.u32(Blob.lengthOffset)))
+                : checksum.page(UnsafeRawPointer(p), number: n)
+            p.setU32(PageHeader.checksumOffset, c)
+            if let verified { VerifiedPages.record(n, checksum: c, states: verified) }
         }
     }
 }

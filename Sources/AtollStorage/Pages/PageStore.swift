@@ -5,16 +5,28 @@
 // - Encrypted file: the file holds ciphertext in the layout of PageCipher.swift (a metadata
 //   page before every 64 data pages), and the process's DecryptedPageCache holds the plaintext
 //   that snapshots read and the writer builds; commits seal the writer's pages into the file.
-// Either way a PageSpace over pages 0..<pageCount is what transactions see.
+// Either way a PageSpace over pages 0..<pageCount is what transactions see. Pages are checked
+// before they are read: an unencrypted file's against their checksums, once per content
+// (VerifiedPages), an encrypted file's against their HMACs, once per change (DecryptedPageCache).
 
 final class PageStore: Sendable {
     let file: MappedFile
+    /// How this file's pages are checksummed (by its format version and file id).
+    let checksum: PageChecksum
     /// The decrypted mirror of an encrypted file; nil for an unencrypted one.
     let cache: DecryptedPageCache?
+    /// What this process has checked of an unencrypted file; nil for an encrypted one.
+    let verifier: VerifiedPages?
 
-    init(file: MappedFile, cache: DecryptedPageCache?) {
+    init(file: MappedFile, checksum: PageChecksum, cache: DecryptedPageCache?, reservationBytesMin: Int = MappedFile.minimumReservationBytes) throws {
         self.file = file
+        self.checksum = checksum
         self.cache = cache
+        if cache == nil {
+            verifier = try VerifiedPages(checksum: checksum, name: "atoll", reservationBytesMin: reservationBytesMin)
+        } else {
+            verifier = nil
+        }
     }
 
     /// Bytes of the data file that hold logical pages 0..<pageCount.
@@ -34,7 +46,10 @@ final class PageStore: Sendable {
     }
 
     private func space(pageCount: UInt32, fileBase: UnsafeMutableRawPointer) throws -> PageSpace {
-        guard let cache else { return PageSpace(base: fileBase, pageCount: pageCount) }
+        guard let cache else {
+            guard let verifier else { return PageSpace(base: fileBase, pageCount: pageCount) }
+            return PageSpace(base: fileBase, pageCount: pageCount, verified: try verifier.cover(pageCount: pageCount), verifier: verifier)
+        }
         let (mirror, states) = try cache.cover(pageCount: pageCount)
         return PageSpace(mirror: mirror, pageCount: pageCount, fileBase: fileBase, states: states, cache: cache)
     }
@@ -43,5 +58,6 @@ final class PageStore: Sendable {
     func trim(to pageCount: UInt32) throws {
         try file.shrink(to: physicalBytes(pageCount: pageCount))
         cache?.discard(from: pageCount)
+        verifier?.discard(from: pageCount)
     }
 }

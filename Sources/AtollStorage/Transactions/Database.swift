@@ -175,9 +175,9 @@ public final class Database: Sendable {
         self.header = header
         self.cipher = cipher
         fileId = header.fileId
-        store = PageStore(file: file, cache: try cipher.map {
+        store = try PageStore(file: file, checksum: PageChecksum(formatVersion: header.formatVersion, fileId: header.fileId), cache: try cipher.map {
             try DecryptedPageCache(cipher: $0, name: "atoll-decrypted", reservationBytesMin: configuration.mappingReservationBytesMin)
-        })
+        }, reservationBytesMin: configuration.mappingReservationBytesMin)
         guard store.physicalBytes(pageCount: root.pageCount) <= file.fileSizeBytes else {
             throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(store.physicalBytes(pageCount: root.pageCount)) bytes, the file has \(file.fileSizeBytes)")
         }

@@ -4,6 +4,11 @@
 // in every version a reader can see (PageAllocator); `commit` writes them, syncs, writes the root
 // record of N+1 into the slot that held N-1, and syncs again. Until that slot write lands, N is
 // the newest valid version on disk; after it, N+1 is. A crash at any point leaves one of them.
+//
+// Checksums: the pages this transaction builds have none until commit (VerifiedPages marks
+// them as the writer's own, so reads inside the transaction do not check them); commit computes
+// each one's checksum (PageChecksum: bound to page number and file id in format 2) before the
+// first sync and records it as checked for this process; rollback returns them to unchecked.
 
 public final class WriteTransaction: Transaction {
     /// Appended to by every change (on the transaction's thread, one access at a time: no

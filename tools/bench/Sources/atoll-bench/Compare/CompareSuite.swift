@@ -59,6 +59,9 @@ struct CompareSuite {
         if ["W3", "W4", "W5", "W6"].contains(where: options.includes) {
             try reads(data: data, atollSeed: seed(atoll), sqliteSeed: seed(sqlite))
         }
+        if ["W3", "W6"].contains(where: options.includes) {
+            try coldReads(data: data, atollSeed: seed(atoll), sqliteSeed: seed(sqlite))
+        }
 
         if options.includes("W7") {
             let n = min(count, options.scaled(100_000, minimum: 100))
@@ -174,6 +177,40 @@ struct CompareSuite {
             let (ba, bs, bcheck) = try timed(plan, { try a.aggregateSumOfScores() }, { try s.aggregateSumOfScores() }, same: Self.closeEnough)
             add("W6_aggregate", .milliseconds, atoll: Rate.milliseconds(ba), sqlite: Rate.milliseconds(bs),
                 note: bcheck ?? "sum(score) by each engine's own aggregate (Table.aggregate vs SELECT SUM)")
+        }
+    }
+
+    /// W3 and W6 on a reader opened inside the timed part, after every other reader of the seed
+    /// is closed: the first reads of a process (Atoll checks each page's checksum the first
+    /// time the process reads it; SQLite starts with an empty page cache). The files stay in
+    /// the OS page cache in both cases.
+    private func coldReads(data: ItemData, atollSeed: String, sqliteSeed: String) throws {
+        let plan = options.plan(.light)
+        func cold<R>(_ engine: any CompareEngine, _ path: String, _ work: (any CompareReader) throws -> R) throws -> (UInt64, R) {
+            let watch = Stopwatch()
+            let reader = try engine.openReader(path: path)
+            defer { reader.close() }
+            let result = try work(reader)
+            return (watch.elapsedNanoseconds, result)
+        }
+        if options.includes("W3") {
+            let ids = data.randomIds(data.count, seed: 3)
+            var ra = 0, rs = 0
+            let (ta, ts) = try Sampler.interleave(plan,
+                { _ in let (ns, r) = try cold(atoll, atollSeed) { try $0.lookups(ids) }; ra = r; return ns },
+                { _ in let (ns, r) = try cold(sqlite, sqliteSeed) { try $0.lookups(ids) }; rs = r; return ns })
+            add("W3_cold", .lookupsPerSecond, atoll: Rate.perSecond(ids.count, ta), sqlite: Rate.perSecond(ids.count, ts),
+                note: ra == rs ? "open, then \(Format.grouped(Int64(ids.count))) random primary-key lookups reading name and age (first reads of the process)"
+                    : "RESULTS DIFFER: atoll \(ra), sqlite \(rs)")
+        }
+        if options.includes("W6") {
+            var ra = 0.0, rs = 0.0
+            let (ta, ts) = try Sampler.interleave(plan,
+                { _ in let (ns, r) = try cold(atoll, atollSeed) { try $0.enumerateSumOfScores() }; ra = r; return ns },
+                { _ in let (ns, r) = try cold(sqlite, sqliteSeed) { try $0.enumerateSumOfScores() }; rs = r; return ns })
+            add("W6_cold", .milliseconds, atoll: Rate.milliseconds(ta), sqlite: Rate.milliseconds(ts),
+                note: Self.closeEnough(ra, rs) ? "open, then enumerate all objects summing score (first reads of the process)"
+                    : "RESULTS DIFFER: atoll \(ra), sqlite \(rs)")
         }
     }
 
