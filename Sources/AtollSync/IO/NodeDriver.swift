@@ -31,11 +31,9 @@ actor NodeDriver {
     private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
-    typealias Outgoing = OutgoingFrame
-
     private struct Link {
         let epoch: UInt64
-        let outbound: AsyncStream<Outgoing>.Continuation
+        let outbound: OutgoingQueue
     }
 
     init(replica: sending SyncReplica, client: FrameClient, configuration: SyncConfiguration, publisher: SessionPublisher,
@@ -110,14 +108,23 @@ actor NodeDriver {
     // MARK: actions
 
     private func perform(_ actions: [SessionAction]) {
+        var dropped: AtollError?
         for action in actions {
             switch action {
             case .send(let frame):
-                link?.outbound.yield(.frame(frame))
+                guard let l = link else { continue }
+                do {
+                    try l.outbound.send(frame)
+                } catch {
+                    // This side's memory budget is spent (the relay does not read what it is
+                    // sent): the connection goes, and the session resends after reconnecting.
+                    l.outbound.close(error)
+                    link = nil
+                    dropped = error
+                }
             case .disconnect:
                 if let l = link {
-                    l.outbound.yield(.close(nil))
-                    l.outbound.finish()
+                    l.outbound.close(nil)
                     link = nil
                 }
             case .stateChanged(let state):
@@ -125,6 +132,10 @@ actor NodeDriver {
             case .error(let error):
                 publisher.report(error, connection: false)
             }
+        }
+        if let dropped {
+            perform(session.transportDisconnected(error: dropped, now: Self.now()))
+            return
         }
         reconcileConnection()
         settleWaiters()
@@ -167,13 +178,13 @@ actor NodeDriver {
     /// Runs one admitted connection: hands it to the session, then pumps frames both ways until
     /// either direction ends.
     private nonisolated func run(_ connection: FrameConnection) async throws {
-        let (outbound, continuation) = AsyncStream<Outgoing>.makeStream()
-        guard let epoch = await attach(continuation) else { return }
+        let (queue, outbound) = OutgoingQueue.make(for: connection)
+        guard let epoch = await attach(queue) else { return }
         let failure = await connection.pump(outbound) { frame in await self.received(frame, epoch: epoch) }
         await detach(epoch, error: failure)
     }
 
-    private func attach(_ outbound: AsyncStream<Outgoing>.Continuation) -> UInt64? {
+    private func attach(_ outbound: OutgoingQueue) -> UInt64? {
         attemptReachedSession = true
         guard session.shouldConnect, !isClosed else {
             outbound.finish()
