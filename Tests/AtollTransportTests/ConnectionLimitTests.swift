@@ -190,14 +190,29 @@ import AtollTestSupport
         await server.shutdown()
     }
 
-    @Test func anOutgoingQueueRefusesFramesPastTheBudget() throws {
-        let budget = MemoryBudget(bytesMax: 1000)
+    @Test func anOutgoingQueueRefusesFramesPastTheBudgetOrItsLength() throws {
+        let budget = MemoryBudget(bytesMax: 1000 + OutgoingQueue.entryOverheadBytes)
         let (stream, continuation) = AsyncStream<OutgoingFrame>.makeStream()
         let queue = OutgoingQueue(continuation: continuation, account: BufferAccount(budget: budget))
-        try queue.send(Frame(kind: 1, payload: Array(repeating: 0, count: 1000)))
-        #expect(throws: AtollError.self) { try queue.send(Frame(kind: 1, payload: [0])) }
+        let full = Frame(kind: 1, payload: Array(repeating: 0, count: 1000))
+        try queue.send(full)
+        #expect(throws: AtollError.self) { try queue.send(Frame(kind: 1, payload: [])) }
+        queue.sent(full)
+        #expect(budget.bytesUsed == 0)
         queue.close(nil)
         _ = stream
-        #expect(budget.bytesUsed == 1000)
+
+        // A peer that reads nothing: at most framesQueuedMax frames wait for it.
+        let (other, otherContinuation) = AsyncStream<OutgoingFrame>.makeStream()
+        let unread = OutgoingQueue(continuation: otherContinuation, account: BufferAccount(budget: MemoryBudget(bytesMax: 1 << 30)))
+        for i in 0..<OutgoingQueue.framesQueuedMax { try unread.send(SyncMessage.markReply(id: UInt64(i), head: 1).frame) }
+        do {
+            try unread.send(SyncMessage.markReply(id: 0, head: 1).frame)
+            Issue.record("a frame past framesQueuedMax was queued")
+        } catch {
+            #expect(error.message.contains("the peer does not read what it is sent: 1024 frames are queued for it"), "\(error)")
+        }
+        unread.close(nil)
+        _ = other
     }
 }

@@ -1,4 +1,5 @@
 import AtollStorage
+import Synchronization
 
 /// What a node driver or the relay queues for one connection.
 enum OutgoingFrame: Sendable {
@@ -11,22 +12,55 @@ enum OutgoingFrame: Sendable {
 }
 
 /// A connection's queue of outgoing frames, filled by a driver's actor and emptied by `pump`.
-/// A queued frame's bytes are charged to the connection's share of the memory budget until it is
-/// handed to the transport, so no peer that stops reading can make a queue grow past the budget:
-/// `send` refuses instead, and the driver closes that connection.
+/// A queued frame's bytes (and `entryOverheadBytes` for the entry itself) are charged to the
+/// connection's share of the memory budget until it is handed to the transport, and at most
+/// `framesQueuedMax` frames wait: a peer that stops reading while it keeps sending requests
+/// cannot make a queue grow, because `send` refuses instead and the driver closes that
+/// connection.
 struct OutgoingQueue: Sendable {
     let continuation: AsyncStream<OutgoingFrame>.Continuation
     let account: BufferAccount
+    let depth: QueueDepth
+
+    /// Frames queued for one connection and not yet handed to the transport. The protocol keeps
+    /// a reading peer far below it (4 batches in flight each way, one answer per request).
+    static let framesQueuedMax = 1024
+    /// What an entry costs beyond its payload (the frame, the array header, the stream's node).
+    static let entryOverheadBytes = 128
+
+    /// Frames waiting in one queue; shared by the producer and the pump.
+    final class QueueDepth: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    init(continuation: AsyncStream<OutgoingFrame>.Continuation, account: BufferAccount) {
+        self.continuation = continuation
+        self.account = account
+        depth = QueueDepth()
+    }
 
     static func make(for connection: FrameConnection) -> (queue: OutgoingQueue, stream: AsyncStream<OutgoingFrame>) {
         let (stream, continuation) = AsyncStream<OutgoingFrame>.makeStream()
         return (OutgoingQueue(continuation: continuation, account: connection.account), stream)
     }
 
-    /// Queues `frame`, or throws `.limitExceeded` (nothing queued) when the budget cannot hold it.
+    static func chargedBytes(_ frame: Frame) -> Int { frame.payload.count + entryOverheadBytes }
+
+    /// Queues `frame`, or throws `.limitExceeded` (nothing queued) when the queue is full or the
+    /// budget cannot hold it.
     func send(_ frame: Frame) throws(AtollError) {
-        try account.reserve(frame.payload.count, for: "an outgoing frame of \(frame.payload.count) bytes")
+        guard depth.value.load(ordering: .relaxed) < Self.framesQueuedMax else {
+            throw AtollError(.limitExceeded, "the peer does not read what it is sent: \(Self.framesQueuedMax) frames are queued for it (framesQueuedMax); closing this connection")
+        }
+        try account.reserve(Self.chargedBytes(frame), for: "an outgoing frame of \(frame.payload.count) bytes")
+        depth.value.add(1, ordering: .relaxed)
         continuation.yield(.frame(frame))
+    }
+
+    /// Called by the pump once `frame` is in the transport's hands.
+    func sent(_ frame: Frame) {
+        depth.value.subtract(1, ordering: .relaxed)
+        account.release(Self.chargedBytes(frame))
     }
 
     func beginSession() { continuation.yield(.beginSession) }
@@ -45,7 +79,7 @@ extension FrameConnection {
     /// Pumps frames both ways until either direction ends: `outbound` to the peer (in order,
     /// ending on `.close` or when the stream finishes), and every inbound frame to `received`.
     /// Returns the error that ended the connection, nil for a clean end.
-    func pump(_ outbound: AsyncStream<OutgoingFrame>, received: @escaping @Sendable (Frame) async -> Void) async -> AtollError? {
+    func pump(_ outbound: AsyncStream<OutgoingFrame>, of queue: OutgoingQueue, received: @escaping @Sendable (Frame) async -> Void) async -> AtollError? {
         await withTaskGroup(of: AtollError?.self) { group -> AtollError? in
             group.addTask {
                 do {
@@ -54,7 +88,7 @@ extension FrameConnection {
                         case .frame(let frame):
                             try await self.send(frame)
                             // Now in the codec's hands, which counts it until the socket takes it.
-                            self.account.release(frame.payload.count)
+                            queue.sent(frame)
                         case .beginSession:
                             await self.beginSession()
                         case .close(let error):

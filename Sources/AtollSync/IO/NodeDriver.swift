@@ -180,7 +180,7 @@ actor NodeDriver {
     private nonisolated func run(_ connection: FrameConnection) async throws {
         let (queue, outbound) = OutgoingQueue.make(for: connection)
         guard let epoch = await attach(queue) else { return }
-        let failure = await connection.pump(outbound) { frame in await self.received(frame, epoch: epoch) }
+        let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, epoch: epoch) }
         await detach(epoch, error: failure)
     }
 

@@ -168,7 +168,7 @@ actor RelayDriver {
             await connection.close(error: AtollError(.closed, "the relay is shutting down"))
             return
         }
-        let failure = await connection.pump(outbound) { frame in await self.received(frame, from: id) }
+        let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, from: id) }
         await unregister(id, error: failure)
     }
 
