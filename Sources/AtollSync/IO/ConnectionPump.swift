@@ -13,9 +13,10 @@ enum OutgoingFrame: Sendable {
 
 /// A connection's queue of outgoing frames, filled by a driver's actor and emptied by `pump`.
 /// A queued frame's bytes (and `entryOverheadBytes` for the entry itself) are charged to the
-/// connection's share of the memory budget until it is handed to the transport, and at most
-/// `framesQueuedMax` frames wait: a peer that stops reading while it keeps sending requests
-/// cannot make a queue grow, because `send` refuses instead and the driver closes that
+/// connection's share of the memory budget until it is handed to the transport. While
+/// `framesQueuedReadPause` frames wait, the pump reads nothing more from the peer (its requests
+/// wait in TCP, not in memory, and a burst is answered at the pace it is read); and at most
+/// `framesQueuedMax` frames wait at all: past that `send` refuses, and the driver closes the
 /// connection.
 struct OutgoingQueue: Sendable {
     let continuation: AsyncStream<OutgoingFrame>.Continuation
@@ -25,12 +26,50 @@ struct OutgoingQueue: Sendable {
     /// Frames queued for one connection and not yet handed to the transport. The protocol keeps
     /// a reading peer far below it (4 batches in flight each way, one answer per request).
     static let framesQueuedMax = 1024
+    /// While this many frames are queued for the peer, nothing more is read from it.
+    static let framesQueuedReadPause = 64
     /// What an entry costs beyond its payload (the frame, the array header, the stream's node).
     static let entryOverheadBytes = 128
 
-    /// Frames waiting in one queue; shared by the producer and the pump.
+    /// Frames waiting in one queue; shared by the producer and the pump, whose reading side may
+    /// wait for it to fall below `framesQueuedReadPause`.
     final class QueueDepth: Sendable {
-        let value = Atomic<Int>(0)
+        private let state = Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
+
+        var count: Int { state.withLock { $0.count } }
+
+        func increment() { state.withLock { $0.count += 1 } }
+
+        func decrement() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.count -= 1
+                guard state.count < OutgoingQueue.framesQueuedReadPause else { return nil }
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+
+        /// Returns once fewer than `framesQueuedReadPause` frames are queued, or the task is
+        /// cancelled. One waiter at a time (the pump's reading side).
+        func waitToRead() async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { state -> Bool in
+                        guard state.count >= OutgoingQueue.framesQueuedReadPause, !Task.isCancelled else { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume()
+            }
+        }
     }
 
     init(continuation: AsyncStream<OutgoingFrame>.Continuation, account: BufferAccount) {
@@ -49,17 +88,17 @@ struct OutgoingQueue: Sendable {
     /// Queues `frame`, or throws `.limitExceeded` (nothing queued) when the queue is full or the
     /// budget cannot hold it.
     func send(_ frame: Frame) throws(AtollError) {
-        guard depth.value.load(ordering: .relaxed) < Self.framesQueuedMax else {
+        guard depth.count < Self.framesQueuedMax else {
             throw AtollError(.limitExceeded, "the peer does not read what it is sent: \(Self.framesQueuedMax) frames are queued for it (framesQueuedMax); closing this connection")
         }
         try account.reserve(Self.chargedBytes(frame), for: "an outgoing frame of \(frame.payload.count) bytes")
-        depth.value.add(1, ordering: .relaxed)
+        depth.increment()
         continuation.yield(.frame(frame))
     }
 
     /// Called by the pump once `frame` is in the transport's hands.
     func sent(_ frame: Frame) {
-        depth.value.subtract(1, ordering: .relaxed)
+        depth.decrement()
         account.release(Self.chargedBytes(frame))
     }
 
@@ -103,7 +142,11 @@ extension FrameConnection {
             }
             group.addTask {
                 do {
-                    for try await frame in self.inbound { await received(frame) }
+                    for try await frame in self.inbound {
+                        await received(frame)
+                        // Answers are piling up: read on once they have gone out.
+                        if queue.depth.count >= OutgoingQueue.framesQueuedReadPause { await queue.depth.waitToRead() }
+                    }
                     return nil
                 } catch {
                     return error as? AtollError ?? AtollError(.connectionFailed, "\(error)")

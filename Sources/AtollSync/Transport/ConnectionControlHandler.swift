@@ -230,7 +230,10 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         guard failure == nil, state != .closed else { return }
         failure = error
         let wasReady = state == .ready
-        if tellPeer && context.channel.isActive {
+        // Before the TLS handshake has completed a goodbye could not reach the peer (TLS would
+        // only buffer it) and would cost a compression context for nothing: hundreds of idle
+        // connections timing out together would each allocate one.
+        if tellPeer && context.channel.isActive && state != .handshaking {
             context.writeAndFlush(wrapOutboundOut(Goodbye.frame(for: error)), promise: nil)
         }
         if wasReady {
