@@ -147,7 +147,8 @@ actor NodeDriver {
         if session.shouldConnect, !isClosed {
             guard connectTask == nil else { return }
             let client = self.client, policy = configuration.reconnect
-            connectTask = Task { [self] in
+            // On the driver's own thread, like the driver: see SyncThreadExecutor.
+            connectTask = Task(executorPreference: executor) { [self] in
                 await client.run(reconnect: policy, onEvent: { event in
                     self.executor.submit { self.assumeIsolated { $0.clientEvent(event) } }
                 }, session: { connection in
