@@ -3,6 +3,7 @@ import AtollSync
 import Foundation
 import NIOPosix
 import Testing
+import AtollTestSupport
 
 /// What SwiftNIO prints when a program schedules work on an event loop that has shut down (or
 /// misuses it otherwise at shutdown); later SwiftNIO versions crash there instead.
@@ -21,57 +22,66 @@ let swiftNIOStrict = ["SWIFTNIO_STRICT": "1"]
 /// whichever goes first and whatever their connections are doing. (The demo, which runs a relay
 /// and sessions in one process, is checked the same way in `RelayServiceTests`.)
 @Suite(.serialized) struct CleanShutdownTests {
-    @Test func theRelayAndTheNodesShutDownWithoutSwiftNIOErrors() async throws {
-        let cluster = try Cluster(nodes: ["a", "b", "c"])
-        cluster.environment = swiftNIOStrict
-        cluster.relayArguments = ["--connections-per-identity-max", "64"]
-        try cluster.startRelay()
-        let a = try cluster.startNode("a")
-        let b = try cluster.startNode("b")
-        _ = try cluster.importData("a", #"{"Item": [{"id": "one", "node": "a", "n": 1}]}"#)
-        _ = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("\"id\":\"one\"") }
+    @Test func theRelayAndTheNodesShutDownWithoutSwiftNIOErrors() async throws { try await offPool(theRelayAndTheNodesShutDownWithoutSwiftNIOErrorsOnItsOwnThread) }
+
+    /// The test's body, on a thread of its own: it keeps time, so it must not wait for the
+    /// cooperative pool that other tests may hold.
+    func theRelayAndTheNodesShutDownWithoutSwiftNIOErrorsOnItsOwnThread() async throws {
+        // Process waits block their thread: they run off Swift's cooperative pool.
+        let (cluster, a, b) = try await offPool { () throws -> (Cluster, ChildProcess, ChildProcess) in
+            let cluster = try Cluster(nodes: ["a", "b", "c"])
+            cluster.environment = swiftNIOStrict
+            cluster.relayArguments = ["--connections-per-identity-max", "64"]
+            try cluster.startRelay()
+            let a = try cluster.startNode("a")
+            let b = try cluster.startNode("b")
+            _ = try cluster.importData("a", #"{"Item": [{"id": "one", "node": "a", "n": 1}]}"#)
+            _ = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("\"id\":\"one\"") }
+            return (cluster, a, b)
+        }
         let relay = try #require(cluster.relay)
 
         // A node leaves while the relay runs.
-        #expect(a.terminate() == 0, "\(a.stderr)")
+        #expect(try await offPool { a.terminate() } == 0, "\(a.stderr)")
 
         // The relay stops while a node is connected and a burst of new connections arrives
         // (some in the TLS handshake, some admitted, some not yet accepted).
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let tls = ClientTLSConfiguration.mutualTLS(certificatePath: "\(cluster.certs)/c.pem", keyPath: "\(cluster.certs)/c-key.pem", caPath: "\(cluster.certs)/ca.pem")
         let clients = try (0..<40).map { _ in try FrameClient(host: "127.0.0.1", port: cluster.relayPort, tls: tls, eventLoopGroup: group) }
-        let burst = Task {
-            await withTaskGroup(of: Void.self) { tasks in
-                for client in clients {
-                    tasks.addTask {
-                        do {
-                            try await client.connect { connection in for try await _ in connection.inbound {} }
-                        } catch {
-                            // Refused or cut off by the shutdown, as expected.
-                        }
+        async let burst: Void = withTaskGroup(of: Void.self) { tasks in
+            for client in clients {
+                tasks.addTask {
+                    do {
+                        try await client.connect { connection in for try await _ in connection.inbound {} }
+                    } catch {
+                        // Refused or cut off by the shutdown, as expected.
                     }
                 }
             }
         }
         try await Task.sleep(for: .milliseconds(150))
-        #expect(relay.terminate() == 0, "\(relay.stderr.suffix(3000))")
-        await burst.value
+        #expect(try await offPool { relay.terminate() } == 0, "\(relay.stderr.suffix(3000))")
+        await burst
         for client in clients { try await client.shutdown() }
         try await group.shutdownGracefully()
 
         // A node stops while it cannot reach the relay.
-        #expect(b.waitForLine(timeout: 20) { $0.hasPrefix("state: disconnected") || $0.hasPrefix("state: connecting") } != nil, "\(b.stdout)")
-        #expect(b.terminate() == 0, "\(b.stderr)")
+        let reconnecting = try await offPool { b.waitForLine(timeout: 20) { $0.hasPrefix("state: disconnected") || $0.hasPrefix("state: connecting") } }
+        #expect(reconnecting != nil, "\(b.stdout)")
+        #expect(try await offPool { b.terminate() } == 0, "\(b.stderr)")
 
         // A node stops in the middle of connecting.
-        try cluster.startRelay()
-        let early = try cluster.startNode("c", waitConnected: false)
-        #expect(early.waitForLine(timeout: 20) { $0.hasPrefix("node ") } != nil, "\(early.stdout)")
-        #expect(early.terminate() == 0, "\(early.stderr)")
-        let second = try #require(cluster.relay)
-        #expect(second.terminate() == 0, "\(second.stderr.suffix(3000))")
+        let early = try await offPool { () throws -> ChildProcess in
+            try cluster.startRelay()
+            return try cluster.startNode("c", waitConnected: false)
+        }
+        #expect(try await offPool { early.waitForLine(timeout: 20) { $0.hasPrefix("node ") } } != nil, "\(early.stdout)")
+        #expect(try await offPool { early.terminate() } == 0, "\(early.stderr)")
+        let secondRelay = try #require(cluster.relay)
+        #expect(try await offPool { secondRelay.terminate() } == 0, "\(secondRelay.stderr.suffix(3000))")
 
-        for process in [a, b, early, relay, second] {
+        for process in [a, b, early, relay, secondRelay] {
             let complaints = swiftNIOComplaints(process.stdout + "\n" + process.stderr)
             #expect(complaints.isEmpty, "\(process.name): \(complaints)")
         }

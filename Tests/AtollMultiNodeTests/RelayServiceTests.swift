@@ -32,7 +32,10 @@ import AtollTestSupport
     }
 
     /// The README's main job: relay, three nodes, live query, conflicts, convergence.
-    @Test func theDemoRunsAndItsNodesConverge() throws {
+    @Test func theDemoRunsAndItsNodesConverge() async throws { try await offPool(theDemoRunsAndItsNodesConvergeBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func theDemoRunsAndItsNodesConvergeBlocking() throws {
         let directory = TemporaryDirectory()
         let result = try ChildProcess.run(Executables.directory.appendingPathComponent("atoll-demo"), [], in: directory, timeout: 120,
                                           environment: swiftNIOStrict)

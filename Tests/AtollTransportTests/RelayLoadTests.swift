@@ -26,7 +26,11 @@ import AtollTestSupport
     /// buffers, the zstd contexts of both directions and the protocol's bookkeeping.
     static let connectionBytesAllowance = 512 << 10
 
-    @Test func manyConcurrentNodesConvergeWithBoundedRelayMemoryAndNoAcknowledgedWriteLost() async throws {
+    @Test func manyConcurrentNodesConvergeWithBoundedRelayMemoryAndNoAcknowledgedWriteLost() async throws { try await offPool(manyConcurrentNodesConvergeWithBoundedRelayMemoryAndNoAcknowledgedWriteLostOnItsOwnThread) }
+
+    /// The test's body, on a thread of its own: it keeps time, so it must not wait for the
+    /// cooperative pool that other tests may hold.
+    func manyConcurrentNodesConvergeWithBoundedRelayMemoryAndNoAcknowledgedWriteLostOnItsOwnThread() async throws {
         let connections = Self.environment("ATOLL_RELAY_CONNECTIONS", default: 100)
         let writes = Self.environment("ATOLL_RELAY_WRITES", default: 5)
         let realmSize = max(2, Self.environment("ATOLL_RELAY_REALM_SIZE", default: 10))
@@ -41,7 +45,8 @@ import AtollTestSupport
         let limits = ["--connections-max", "\(connections + 64)",
                       "--connections-per-identity-max", "\(connections / identities + 8)",
                       "--memory-budget-mib", "\(memoryBudgetMiB)"]
-        let (relay, port) = try RelayProcess.serve(database: database, pki: pki, extra: limits)
+        // Process waits block their thread: they run off Swift's cooperative pool.
+        let (relay, port) = try await offPool { try RelayProcess.serve(database: database, pki: pki, extra: limits) }
         let baseline = try #require(relay.residentBytes).now
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -60,15 +65,13 @@ import AtollTestSupport
         // rate the relay can take TLS handshakes at (a few hundred a second in a debug build on
         // two shared cores) rather than a storm that outruns the handshake timeout.
         let wave = 50
-        let sessions = Task {
-            await withTaskGroup(of: Void.self) { tasks in
-                for start in stride(from: 0, to: nodes.count, by: wave) {
-                    let members = nodes[start..<min(nodes.count, start + wave)]
-                    for node in members {
-                        tasks.addTask { await node.run(writes: writes, interval: .milliseconds(20)) { stopped.value } }
-                    }
-                    _ = await eventually(timeout: .seconds(60)) { members.allSatisfy { $0.snapshot.welcomed || $0.snapshot.failure != nil } }
+        async let sessions: Void = withTaskGroup(of: Void.self) { tasks in
+            for start in stride(from: 0, to: nodes.count, by: wave) {
+                let members = nodes[start..<min(nodes.count, start + wave)]
+                for node in members {
+                    tasks.addTask { await node.run(writes: writes, interval: .milliseconds(20)) { stopped.value } }
                 }
+                _ = await eventually(timeout: .seconds(60)) { members.allSatisfy { $0.snapshot.welcomed || $0.snapshot.failure != nil } }
             }
         }
         defer { stopped.withLock { $0 = true } }
@@ -96,23 +99,23 @@ import AtollTestSupport
         let convergedAfter = clock.now - started
         let memory = try #require(relay.residentBytes)
         stopped.withLock { $0 = true }
-        await sessions.value
+        await sessions
         for node in nodes { try await node.client.shutdown() }
 
         // Nothing acknowledged is lost, even when the relay dies right after.
         relay.signal(SIGKILL)
-        _ = relay.wait()
-        let (restarted, restartedPort) = try RelayProcess.serve(database: database, pki: pki, extra: limits)
+        let (restarted, restartedPort) = try await offPool {
+            _ = relay.wait()
+            return try RelayProcess.serve(database: database, pki: pki, extra: limits)
+        }
         let auditors = try byRealm.keys.sorted().map { realm in
             ProtocolNode(name: "auditor-\(realm)", realm: realm, client: try FrameClient(
                 host: "127.0.0.1", port: restartedPort, tls: pki.client("load-0"), configuration: configuration, eventLoopGroup: group))
         }
         let auditorsStopped = Locked(false)
-        let audits = Task {
-            await withTaskGroup(of: Void.self) { tasks in
-                for auditor in auditors {
-                    tasks.addTask { await auditor.run(writes: 0, interval: .zero) { auditorsStopped.value } }
-                }
+        async let audits: Void = withTaskGroup(of: Void.self) { tasks in
+            for auditor in auditors {
+                tasks.addTask { await auditor.run(writes: 0, interval: .zero) { auditorsStopped.value } }
             }
         }
         let audited = await eventually(timeout: timeout) {
@@ -123,13 +126,13 @@ import AtollTestSupport
             }
         }
         auditorsStopped.withLock { $0 = true }
-        await audits.value
+        await audits
         #expect(auditors.allSatisfy { $0.snapshot.failure == nil }, "\(auditors.compactMap { $0.snapshot.failure })")
         #expect(audited, "acknowledged writes missing after the restart")
         for auditor in auditors { try await auditor.client.shutdown() }
         try await group.shutdownGracefully()
         restarted.signal(SIGTERM)
-        #expect(restarted.wait(timeout: 20) == 0, "\(restarted.stderr.suffix(2000))")
+        #expect(try await offPool { restarted.wait(timeout: 20) } == 0, "\(restarted.stderr.suffix(2000))")
 
         let bound = baseline + memoryBudgetMiB << 20 + connections * Self.connectionBytesAllowance
         print("""

@@ -8,7 +8,9 @@ import AtollTestSupport
 /// A built executable of this package run as a child process: stdout read line by line, stderr
 /// collected in a file. Killed (SIGKILL) on release if still running, so a failing test leaves no
 /// process behind.
-final class RelayProcess {
+final class RelayProcess: @unchecked Sendable {
+    // Sendable: a test uses its relay process from one task at a time (the stdout buffer is the
+    // only mutable state); `Process` may be signalled and waited on from any thread.
     let process = Process()
     private let stdoutPipe = Pipe()
     private let stderrPath: String

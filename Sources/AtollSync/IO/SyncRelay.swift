@@ -215,8 +215,9 @@ actor RelayDriver {
                 do {
                     try peer.outbound.send(frame)
                 } catch {
-                    // The budget is spent (peers not reading what they are sent): this one goes;
-                    // it catches up from the log when it reconnects.
+                    // The memory budget is spent or this peer's queue is full (it does not read
+                    // what it is sent): this connection goes; its node catches up from the log
+                    // when it reconnects.
                     logger.warning("closing the connection of \(peer.identity): \(error.message)")
                     connections[id] = nil
                     peer.outbound.close(error)
