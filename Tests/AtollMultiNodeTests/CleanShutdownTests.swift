@@ -42,7 +42,7 @@ let swiftNIOStrict = ["SWIFTNIO_STRICT": "1"]
         let relay = try #require(cluster.relay)
 
         // A node leaves while the relay runs.
-        #expect(try await offPool { a.terminate() } == 0, "\(a.stderr)")
+        #expect(try await offPool { a.terminate(timeout: 60) } == 0, "\(a.stderr)")
 
         // The relay stops while a node is connected and a burst of new connections arrives
         // (some in the TLS handshake, some admitted, some not yet accepted).
@@ -61,7 +61,7 @@ let swiftNIOStrict = ["SWIFTNIO_STRICT": "1"]
             }
         }
         try await Task.sleep(for: .milliseconds(150))
-        #expect(try await offPool { relay.terminate() } == 0, "\(relay.stderr.suffix(3000))")
+        #expect(try await offPool { relay.terminate(timeout: 60) } == 0, "\(relay.stderr.suffix(3000))")
         await burst
         for client in clients { try await client.shutdown() }
         try await group.shutdownGracefully()
@@ -69,7 +69,7 @@ let swiftNIOStrict = ["SWIFTNIO_STRICT": "1"]
         // A node stops while it cannot reach the relay.
         let reconnecting = try await offPool { b.waitForLine(timeout: 20) { $0.hasPrefix("state: disconnected") || $0.hasPrefix("state: connecting") } }
         #expect(reconnecting != nil, "\(b.stdout)")
-        #expect(try await offPool { b.terminate() } == 0, "\(b.stderr)")
+        #expect(try await offPool { b.terminate(timeout: 60) } == 0, "\(b.stderr)")
 
         // A node stops in the middle of connecting.
         let early = try await offPool { () throws -> ChildProcess in
@@ -77,9 +77,9 @@ let swiftNIOStrict = ["SWIFTNIO_STRICT": "1"]
             return try cluster.startNode("c", waitConnected: false)
         }
         #expect(try await offPool { early.waitForLine(timeout: 20) { $0.hasPrefix("node ") } } != nil, "\(early.stdout)")
-        #expect(try await offPool { early.terminate() } == 0, "\(early.stderr)")
+        #expect(try await offPool { early.terminate(timeout: 60) } == 0, "\(early.stderr)")
         let secondRelay = try #require(cluster.relay)
-        #expect(try await offPool { secondRelay.terminate() } == 0, "\(secondRelay.stderr.suffix(3000))")
+        #expect(try await offPool { secondRelay.terminate(timeout: 60) } == 0, "\(secondRelay.stderr.suffix(3000))")
 
         for process in [a, b, early, relay, secondRelay] {
             let complaints = swiftNIOComplaints(process.stdout + "\n" + process.stderr)
