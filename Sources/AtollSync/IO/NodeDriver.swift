@@ -21,6 +21,9 @@ actor NodeDriver {
     private let publisher: SessionPublisher
     private var watcher: CommitWatcher?
     private var connectTask: Task<Void, Never>?
+    /// Connection loops cancelled while the session runs (pause, a fatal error), chained: they may
+    /// still be closing their connection, and the client's event loops must outlive that.
+    private var retiredConnectTasks: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var link: Link?
     private var epoch: UInt64 = 0
@@ -77,6 +80,10 @@ actor NodeDriver {
         connectTask?.cancel()
         await connectTask?.value
         connectTask = nil
+        // Loops cancelled earlier (the pause above cancels the current one) must have closed their
+        // connections before the client's event loops shut down below.
+        await retiredConnectTasks?.value
+        retiredConnectTasks = nil
         tickTask?.cancel()
         await tickTask?.value
         tickTask = nil
@@ -158,6 +165,11 @@ actor NodeDriver {
         } else if let task = connectTask {
             task.cancel()
             connectTask = nil
+            let previous = retiredConnectTasks
+            retiredConnectTasks = Task {
+                await previous?.value
+                await task.value
+            }
         }
     }
 
