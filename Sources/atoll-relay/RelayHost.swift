@@ -23,10 +23,10 @@ final class RelayHost: Sendable {
     }
 
     static func start(
-        listen: HostPort, status: HostPort?, tls: ServerTLSConfiguration, service: any RelayService, logger: Logger
+        listen: HostPort, status: HostPort?, tls: ServerTLSConfiguration, transport: TransportConfiguration, service: any RelayService, logger: Logger
     ) async throws -> RelayHost {
         let connections = ConnectionTable()
-        var configuration = TransportConfiguration()
+        var configuration = transport
         configuration.logger = logger
         let frameServer = try await FrameServer.start(host: listen.host, port: listen.port, tls: tls, configuration: configuration) { connection in
             let id = connections.add(connection.peer)

@@ -44,10 +44,40 @@ struct ServeCommand: AsyncParsableCommand {
         "Delete log entries once every node known to the relay has acknowledged them. Trimmed entries are folded into a compacted history, which a node that first connects afterwards receives as a snapshot. Off by default: the log keeps everything."))
     var trimHistory = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Connections held at once; more are closed on accept, and logged.", valueName: "N"))
+    var connectionsMax = TransportConfiguration.connectionsMaxDefault
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Connections one identity (certificate common name or token name) may hold at once; more are refused, and logged.", valueName: "N"))
+    var connectionsPerIdentityMax = TransportConfiguration.connectionsPerIdentityMaxDefault
+
+    @Option(name: .long, help: ArgumentHelp(
+        "MiB that all connections together may hold in unfinished frames, decompressed frames and outgoing queues; a connection that would take more is closed, and logged.",
+        valueName: "MiB"))
+    var memoryBudgetMib = TransportConfiguration.bufferedBytesMaxDefault >> 20
+
     func validate() throws {
         guard (ca == nil) != (tokens == nil) else {
             throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens (bearer tokens)")
         }
+        guard connectionsMax >= 1, connectionsPerIdentityMax >= 1 else {
+            throw ValidationError("--connections-max and --connections-per-identity-max must be at least 1")
+        }
+        guard memoryBudgetMib >= 1, memoryBudgetMib <= 1 << 20 else {
+            throw ValidationError("--memory-budget-mib must be between 1 and 1048576")
+        }
+    }
+
+    /// The transport settings the options give.
+    var transportConfiguration: TransportConfiguration {
+        var configuration = TransportConfiguration()
+        configuration.connectionsMax = connectionsMax
+        configuration.connectionsPerIdentityMax = connectionsPerIdentityMax
+        configuration.bufferedBytesMax = memoryBudgetMib << 20
+        // Until a node's hello is accepted, its frames are held to the handshake's size.
+        configuration.limitsBeforeSession = .handshake
+        return configuration
     }
 
     func run() async throws {
@@ -66,15 +96,20 @@ struct ServeCommand: AsyncParsableCommand {
             // A century: the core compares against its monotonic clock, so no overflow.
             relayConfiguration.trimIntervalMilliseconds = 100 * 365 * 24 * 3600 * 1000
         }
+        // Every connection is a socket: the soft limit on open files must leave room for them.
+        let openFiles = OpenFileLimit.raise(toAtLeast: connectionsMax + OpenFileLimit.reservedDescriptors)
+        if openFiles < connectionsMax + OpenFileLimit.reservedDescriptors {
+            logger.warning("the open-file limit is \(openFiles) (hard limit reached), fewer than --connections-max \(connectionsMax) needs; connections past it fail to be accepted. Raise it (ulimit -n) or lower --connections-max")
+        }
         let service: any RelayService = try SyncRelayService(path: db, configuration: relayConfiguration, logger: logger)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()
-        let host = try await RelayHost.start(listen: listen, status: status, tls: tls, service: service, logger: logger)
+        let host = try await RelayHost.start(listen: listen, status: status, tls: tls, transport: transportConfiguration, service: service, logger: logger)
         let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
         print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(ca != nil ? "mutual TLS" : "bearer tokens")), \(statusText)")
         fflush(nil)
-        logger.notice("relay started; \(service.summary)")
+        logger.notice("relay started; \(service.summary); at most \(connectionsMax) connections, \(connectionsPerIdentityMax) per identity, \(memoryBudgetMib) MiB buffered")
         let signal = await signals.next()
         logger.notice("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
         await host.shutdown()

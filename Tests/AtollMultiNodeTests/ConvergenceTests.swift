@@ -8,7 +8,10 @@ import AtollTestSupport
 @Suite(.serialized) struct ConvergenceTests {
     /// Writes in every node's file while nodes and the relay are killed and restarted; once quiet,
     /// every node holds byte-identical data with every write that any import committed.
-    @Test func threeNodesConvergeThroughKillsOfNodesAndRelay() throws {
+    @Test func threeNodesConvergeThroughKillsOfNodesAndRelay() async throws { try await offPool(threeNodesConvergeThroughKillsOfNodesAndRelayBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func threeNodesConvergeThroughKillsOfNodesAndRelayBlocking() throws {
         let seed = Environment.seed
         let rounds = max(6, Environment.rounds)
         print("ConvergenceTests: ATOLL_MULTINODE_SEED=\(seed) ATOLL_MULTINODE_ROUNDS=\(rounds)")
@@ -76,7 +79,10 @@ import AtollTestSupport
     /// A node's process is down while its file gets writes; then the relay is down while
     /// another node's file gets writes. Everything arrives everywhere once they are back, and a
     /// node that only joins at the end catches up from the relay's log.
-    @Test func writesMadeWhileTheNodeOrTheRelayIsDownAreShippedWhenBack() throws {
+    @Test func writesMadeWhileTheNodeOrTheRelayIsDownAreShippedWhenBack() async throws { try await offPool(writesMadeWhileTheNodeOrTheRelayIsDownAreShippedWhenBackBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func writesMadeWhileTheNodeOrTheRelayIsDownAreShippedWhenBackBlocking() throws {
         let cluster = try Cluster(nodes: ["a", "b", "c"])
         try cluster.startRelay()
         try cluster.startNode("a")
@@ -112,7 +118,10 @@ func waitUntil(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool
 
 /// A bulk transfer through the relay: one large import on A, applied on B.
 @Suite(.serialized) struct BulkTransferTests {
-    @Test func aLargeTransactionArrivesWholeAndItsThroughputIsMeasured() throws {
+    @Test func aLargeTransactionArrivesWholeAndItsThroughputIsMeasured() async throws { try await offPool(aLargeTransactionArrivesWholeAndItsThroughputIsMeasuredBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func aLargeTransactionArrivesWholeAndItsThroughputIsMeasuredBlocking() throws {
         let count = ProcessInfo.processInfo.environment["ATOLL_MULTINODE_BULK"].flatMap(Int.init) ?? 20_000
         let cluster = try Cluster(nodes: ["a", "b"])
         try cluster.startRelay()

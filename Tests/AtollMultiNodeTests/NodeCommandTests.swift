@@ -1,10 +1,14 @@
 import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 /// `atoll node` as a process: errors, realm binding, refusals, and the relay's history trimming.
 @Suite(.serialized) struct NodeCommandTests {
-    @Test func badArgumentsAndUnusableFilesFailWithOneLine() throws {
+    @Test func badArgumentsAndUnusableFilesFailWithOneLine() async throws { try await offPool(badArgumentsAndUnusableFilesFailWithOneLineBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func badArgumentsAndUnusableFilesFailWithOneLineBlocking() throws {
         let cluster = try Cluster(nodes: ["a"])
         let certs = cluster.certs
         let tls = ["--cert", "\(certs)/a.pem", "--key", "\(certs)/a-key.pem", "--ca", "\(certs)/ca.pem"]
@@ -22,7 +26,10 @@ import Testing
         }
     }
 
-    @Test func aFileStaysBoundToItsRealmAndARefusedSchemaStopsTheNode() throws {
+    @Test func aFileStaysBoundToItsRealmAndARefusedSchemaStopsTheNode() async throws { try await offPool(aFileStaysBoundToItsRealmAndARefusedSchemaStopsTheNodeBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func aFileStaysBoundToItsRealmAndARefusedSchemaStopsTheNodeBlocking() throws {
         let cluster = try Cluster(nodes: ["a", "b"])
         try cluster.startRelay()
         try cluster.startNode("a")
@@ -46,7 +53,10 @@ import Testing
     /// With --trim-history the relay deletes log entries only once every known peer has them:
     /// a node that is down holds the trimming point back, and catches up when it returns. A node
     /// the relay has never seen joins after trimming from the compacted history (a snapshot).
-    @Test func trimmingWaitsForEveryKnownPeer() throws {
+    @Test func trimmingWaitsForEveryKnownPeer() async throws { try await offPool(trimmingWaitsForEveryKnownPeerBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func trimmingWaitsForEveryKnownPeerBlocking() throws {
         let cluster = try Cluster(nodes: ["a", "b", "late"])
         cluster.relayArguments = ["--trim-history"]
         try cluster.startRelay()

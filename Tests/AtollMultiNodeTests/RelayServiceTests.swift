@@ -32,12 +32,19 @@ import AtollTestSupport
     }
 
     /// The README's main job: relay, three nodes, live query, conflicts, convergence.
-    @Test func theDemoRunsAndItsNodesConverge() throws {
+    @Test func theDemoRunsAndItsNodesConverge() async throws { try await offPool(theDemoRunsAndItsNodesConvergeBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func theDemoRunsAndItsNodesConvergeBlocking() throws {
         let directory = TemporaryDirectory()
-        let result = try ChildProcess.run(Executables.directory.appendingPathComponent("atoll-demo"), [], in: directory, timeout: 120)
+        let result = try ChildProcess.run(Executables.directory.appendingPathComponent("atoll-demo"), [], in: directory, timeout: 120,
+                                          environment: swiftNIOStrict)
         #expect(result.status == 0, "\(result)")
         #expect(result.text.contains("every node: identical data"), "\(result.text)")
         #expect(result.text.contains("node-a live query: inserted [0 'Fix the roof', 1 'Call the plumber', 2 'Buy milk']"), "\(result.text)")
         #expect(result.text.contains("every node sees: 'Fix the roof before the rain'"), "\(result.text)")
+        // The relay, the sessions and their event loops shut down without SwiftNIO complaining.
+        let complaints = swiftNIOComplaints(result.text + "\n" + result.stderr)
+        #expect(complaints.isEmpty, "\(complaints)")
     }
 }

@@ -2,10 +2,14 @@ import AtollStorage
 import Foundation
 import Testing
 @testable import AtollSync
+import AtollTestSupport
 
 /// Peers the relay must refuse, and frames it must reject, without losing anything.
 @Suite(.serialized) struct SecurityTests {
-    @Test func aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsIt() throws {
+    @Test func aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsIt() async throws { try await offPool(aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsItBlocking) }
+
+    /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.
+    func aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsItBlocking() throws {
         let cluster = try Cluster(nodes: ["a", "b", "mallory"])
         try cluster.startRelay()
         try cluster.startNode("a")
@@ -30,32 +34,50 @@ import Testing
         #expect(mallory.terminate() == 0, "\(mallory.stderr)")
     }
 
-    @Test func aCorruptedFrameIsRejectedAndNothingIsLost() async throws {
-        let cluster = try Cluster(nodes: ["a", "b", "c"])
-        try cluster.startRelay()
-        try cluster.startNode("a")
-        try cluster.startNode("b")
-        _ = try cluster.importData("a", #"{"Item": [{"id": "before", "node": "a", "n": 1}]}"#)
-        _ = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("before") }
+    @Test func aCorruptedFrameIsRejectedAndNothingIsLost() async throws { try await offPool(aCorruptedFrameIsRejectedAndNothingIsLostOnItsOwnThread) }
+
+    /// The test's body, on a thread of its own: it keeps time, so it must not wait for the
+    /// cooperative pool that other tests may hold.
+    func aCorruptedFrameIsRejectedAndNothingIsLostOnItsOwnThread() async throws {
+        // Process waits block their thread: they run off Swift's cooperative pool.
+        let cluster = try await offPool {
+            let cluster = try Cluster(nodes: ["a", "b", "c"])
+            try cluster.startRelay()
+            try cluster.startNode("a")
+            try cluster.startNode("b")
+            _ = try cluster.importData("a", #"{"Item": [{"id": "before", "node": "a", "n": 1}]}"#)
+            _ = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("before") }
+            return cluster
+        }
 
         // A frame whose checksum does not match, from a peer with a valid certificate.
         var bytes = try RawTLSClient.frame(kind: 1, payload: Array("not a hello, and damaged".utf8))
         bytes[bytes.count - 1] ^= 0x5A
         let outcome = try await RawTLSClient.send(bytes, port: cluster.relayPort, certificates: cluster.certs, node: "c")
         #expect(outcome.goodbye?.contains("checksum") == true, "goodbye: \(outcome.goodbye ?? "none"), error: \(String(describing: outcome.error))")
-        #expect(try #require(cluster.relay).waitForStderr("checksum", timeout: 10), "\(cluster.relay?.stderr ?? "")")
+        let relay = try #require(cluster.relay)
+        #expect(try await offPool { relay.waitForStderr("checksum", timeout: 10) }, "\(relay.stderr)")
 
         // The relay and the other nodes go on; nothing stored was lost.
-        #expect(cluster.relay?.isRunning == true)
-        _ = try cluster.importData("b", #"{"Item": [{"id": "after", "node": "b", "n": 2}]}"#)
-        let dump = try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("after") }
+        #expect(relay.isRunning)
+        let dump = try await offPool {
+            _ = try cluster.importData("b", #"{"Item": [{"id": "after", "node": "b", "n": 2}]}"#)
+            return try cluster.waitForConvergence(["a", "b"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("after") }
+        }
         #expect(String(decoding: dump, as: UTF8.self).contains("\"id\":\"before\""))
     }
 
-    @Test func aDecompressionBombIsRefusedWithinItsCap() async throws {
-        let cluster = try Cluster(nodes: ["a", "c"])
-        try cluster.startRelay()
-        try cluster.startNode("a")
+    @Test func aDecompressionBombIsRefusedWithinItsCap() async throws { try await offPool(aDecompressionBombIsRefusedWithinItsCapOnItsOwnThread) }
+
+    /// The test's body, on a thread of its own: it keeps time, so it must not wait for the
+    /// cooperative pool that other tests may hold.
+    func aDecompressionBombIsRefusedWithinItsCapOnItsOwnThread() async throws {
+        let cluster = try await offPool {
+            let cluster = try Cluster(nodes: ["a", "c"])
+            try cluster.startRelay()
+            try cluster.startNode("a")
+            return cluster
+        }
         let relay = try #require(cluster.relay)
         let peakBefore = try #require(peakResidentBytes(relay.pid))
 
@@ -75,8 +97,10 @@ import Testing
         #expect(refused.goodbye?.contains("payloadBytesMax") == true || refused.goodbye?.contains("exceeds") == true, "\(refused.goodbye ?? "none")")
 
         #expect(relay.isRunning)
-        _ = try cluster.importData("a", #"{"Item": [{"id": "still-fine", "node": "a", "n": 1}]}"#)
-        try cluster.startNode("c")
-        _ = try cluster.waitForConvergence(["a", "c"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("still-fine") }
+        try await offPool {
+            _ = try cluster.importData("a", #"{"Item": [{"id": "still-fine", "node": "a", "n": 1}]}"#)
+            try cluster.startNode("c")
+            _ = try cluster.waitForConvergence(["a", "c"], timeout: 30) { String(decoding: $0, as: UTF8.self).contains("still-fine") }
+        }
     }
 }

@@ -16,14 +16,22 @@ import AtollTestSupport
         let peerDecoder: FrameDecoder
         let logs: LogCapture
 
-        init(role: ConnectionControlHandler.Role) throws {
+        let account: BufferAccount
+
+        init(role: ConnectionControlHandler.Role, limits: FrameLimits = .default, limitsBeforeSession: FrameLimits? = nil,
+             budget: MemoryBudget = MemoryBudget(bytesMax: TransportConfiguration.bufferedBytesMaxDefault), beforeSessionBudget: MemoryBudget? = nil) throws
+        {
             logs = LogCapture()
             channel = EmbeddedChannel()
             let promise = channel.eventLoop.makePromise(of: PeerIdentity.self)
             ready = promise.futureResult
-            try channel.pipeline.syncOperations.addHandler(FrameCodecHandler(limits: .default, compressionLevel: nil))
+            account = BufferAccount(budget: budget, beforeSession: beforeSessionBudget)
+            let account = self.account
+            channel.closeFuture.whenComplete { _ in account.close() }
+            try channel.pipeline.syncOperations.addHandler(FrameCodecHandler(
+                limits: limits, limitsBeforeSession: limitsBeforeSession, compressionLevel: nil, account: account))
             try channel.pipeline.syncOperations.addHandler(ConnectionControlHandler(
-                role: role, handshakeTimeout: .seconds(10), logger: logs.logger, ready: promise))
+                role: role, handshakeTimeout: .seconds(10), logger: logs.logger, ready: promise, account: account))
             peerEncoder = try FrameEncoder()
             peerDecoder = try FrameDecoder()
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()

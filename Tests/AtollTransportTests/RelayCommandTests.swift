@@ -90,8 +90,15 @@ import AtollTestSupport
         let client = try FrameClient(host: "127.0.0.1", port: relay.port, tls: pki.client("node-a"), configuration: transportConfiguration(LogCapture()))
         try await client.connect { connection in
             #expect(connection.peer.name == "atoll-relay")
-            let listed = try RelayProcess.run(["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: pki.directory)
-            #expect(listed.stdout.contains("\"name\" : \"node-a\""), "\(listed.stdout)")
+            // The client may learn it is admitted before the relay's handler has registered the
+            // connection: ask until it is listed.
+            var listed = ""
+            for _ in 0..<50 {
+                listed = try await offPool { try RelayProcess.run(["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: pki.directory) }.stdout
+                if listed.contains("\"name\" : \"node-a\"") { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(listed.contains("\"name\" : \"node-a\""), "\(listed)")
         }
         try await client.shutdown()
 

@@ -1,3 +1,4 @@
+import AtollStorage
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,9 @@ import AtollTestSupport
 /// A built executable of this package run as a child process: stdout read line by line, stderr
 /// collected in a file. Killed (SIGKILL) on release if still running, so a failing test leaves no
 /// process behind.
-final class RelayProcess {
+final class RelayProcess: @unchecked Sendable {
+    // Sendable: a test uses its relay process from one task at a time (the stdout buffer is the
+    // only mutable state); `Process` may be signalled and waited on from any thread.
     let process = Process()
     private let stdoutPipe = Pipe()
     private let stderrPath: String
@@ -115,4 +118,49 @@ final class RawTCPConnection {
     }
 
     deinit { close() }
+}
+
+extension RelayProcess {
+    /// `atoll-relay serve` on 127.0.0.1 with `pki`'s relay certificate and CA, started and waited
+    /// for (its "listening" line); returns the process and the port it listens on.
+    static func serve(database: String, pki: TestPKI, port: Int = 0, extra: [String] = []) throws -> (process: RelayProcess, port: Int) {
+        let arguments = ["serve", "--db", database, "--listen", "127.0.0.1:\(port)",
+                         "--cert", pki.directory.file("relay.pem"), "--key", pki.directory.file("relay-key.pem"), "--ca", pki.ca] + extra
+        let process = try RelayProcess(arguments, stderrIn: pki.directory)
+        guard let line = process.readLine(timeout: 30) else {
+            throw AtollError(.ioError, "the relay printed no listening line; stderr: \(process.stderr)")
+        }
+        let prefix = "atoll-relay listening on 127.0.0.1:"
+        guard line.hasPrefix(prefix), let bound = Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+            throw AtollError(.ioError, "unexpected first line '\(line)'")
+        }
+        return (process, bound)
+    }
+
+    /// The process's resident memory now and at its peak (VmRSS, VmHWM from /proc), in bytes.
+    var residentBytes: (now: Int, peak: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
+        func field(_ name: String) -> Int? {
+            for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+                return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
+            }
+            return nil
+        }
+        guard let now = field("VmRSS"), let peak = field("VmHWM") else { return nil }
+        return (now, peak)
+    }
+}
+
+/// Raises this process's soft limit on open files to at least `count` (up to the hard limit) and
+/// returns the soft limit in force.
+@discardableResult
+func raiseOpenFileLimit(to count: Int) -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    if limit.rlim_cur < rlim_t(count) {
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+    return Int(limit.rlim_cur)
 }

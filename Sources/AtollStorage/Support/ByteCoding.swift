@@ -75,23 +75,42 @@ package struct ByteWriter {
 
 /// Reads binary values from a byte buffer, with bounds checks that throw instead of trapping:
 /// everything read from a file or the network goes through a reader like this.
+///
+/// What a failed read means depends on where the bytes came from (`Source`): bytes of this
+/// process's own file that do not parse are a damaged file (`.fileCorrupted`); bytes a peer sent
+/// are the peer's protocol violation (`.protocolViolation`), never a claim about the file.
 package struct ByteReader {
+    /// Where the bytes being read came from.
+    package enum Source: Sendable {
+        /// A file of this process (pages, stored records).
+        case file
+        /// A peer over the network (messages, changesets as received).
+        case peer
+    }
+
     package let base: UnsafeRawPointer?
     package let count: Int
     package var offset: Int = 0
     package let context: String
+    package let source: Source
 
-    package init(_ buffer: UnsafeRawBufferPointer, context: String) {
+    package init(_ buffer: UnsafeRawBufferPointer, context: String, source: Source = .file) {
         base = buffer.baseAddress
         count = buffer.count
         self.context = context
+        self.source = source
     }
 
     package var remaining: Int { count - offset }
     package var isAtEnd: Bool { offset >= count }
 
     private func fail(_ what: String) -> AtollError {
-        AtollError.corrupted("\(context): \(what) at byte \(offset) of \(count)")
+        switch source {
+        case .file:
+            AtollError.corrupted("\(context): \(what) at byte \(offset) of \(count)")
+        case .peer:
+            AtollError(.protocolViolation, "malformed \(context): \(what) at byte \(offset) of \(count)")
+        }
     }
 
     @inline(__always)
@@ -147,10 +166,18 @@ package struct ByteReader {
         return Array(try bytes(n))
     }
 
+    /// A length-prefixed UTF-8 string. From a peer, invalid UTF-8 is refused: repairing it with
+    /// replacement characters would make byte-different names read as one.
     package mutating func string(max limit: Int = Int(Int32.max)) throws -> String {
         let n = try length(max: limit)
+        let start = offset
         let b = try bytes(n)
-        return String(decoding: b, as: UTF8.self)
+        guard source == .peer else { return String(decoding: b, as: UTF8.self) }
+        guard let s = String(validating: b, as: UTF8.self) else {
+            offset = start
+            throw fail("string of \(n) bytes that is not valid UTF-8")
+        }
+        return s
     }
 }
 

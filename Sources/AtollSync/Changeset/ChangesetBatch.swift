@@ -36,7 +36,7 @@ public enum ChangesetBatch {
 
     public static func decode(_ bytes: [UInt8]) throws -> [Changeset] {
         try bytes.withUnsafeBytes { buffer in
-            var r = ByteReader(buffer, context: "changeset batch")
+            var r = ByteReader(buffer, context: "changeset batch", source: .peer)
             let result = try decode(from: &r)
             guard r.isAtEnd else { throw AtollError(.protocolViolation, "\(r.remaining) bytes after a changeset batch") }
             return result

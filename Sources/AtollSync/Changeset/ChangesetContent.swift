@@ -204,7 +204,7 @@ struct ChangesetBodyDecoder {
     init(_ buffer: UnsafeRawBufferPointer, origin: NodeID, snapshot: Bool = false) throws {
         self.origin = origin
         explicitStamps = snapshot
-        var r = ByteReader(buffer, context: "changeset")
+        var r = ByteReader(buffer, context: "changeset", source: .peer)
         do {
             let format = try r.u8()
             let expected = snapshot ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion

@@ -21,6 +21,9 @@ actor NodeDriver {
     private let publisher: SessionPublisher
     private var watcher: CommitWatcher?
     private var connectTask: Task<Void, Never>?
+    /// Connection loops cancelled while the session runs (pause, a fatal error), chained: they may
+    /// still be closing their connection, and the client's event loops must outlive that.
+    private var retiredConnectTasks: Task<Void, Never>?
     private var tickTask: Task<Void, Never>?
     private var link: Link?
     private var epoch: UInt64 = 0
@@ -31,11 +34,9 @@ actor NodeDriver {
     private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
-    typealias Outgoing = OutgoingFrame
-
     private struct Link {
         let epoch: UInt64
-        let outbound: AsyncStream<Outgoing>.Continuation
+        let outbound: OutgoingQueue
     }
 
     init(replica: sending SyncReplica, client: FrameClient, configuration: SyncConfiguration, publisher: SessionPublisher,
@@ -79,6 +80,10 @@ actor NodeDriver {
         connectTask?.cancel()
         await connectTask?.value
         connectTask = nil
+        // Loops cancelled earlier (the pause above cancels the current one) must have closed their
+        // connections before the client's event loops shut down below.
+        await retiredConnectTasks?.value
+        retiredConnectTasks = nil
         tickTask?.cancel()
         await tickTask?.value
         tickTask = nil
@@ -115,14 +120,23 @@ actor NodeDriver {
     // MARK: actions
 
     private func perform(_ actions: [SessionAction]) {
+        var dropped: AtollError?
         for action in actions {
             switch action {
             case .send(let frame):
-                link?.outbound.yield(.frame(frame))
+                guard let l = link else { continue }
+                do {
+                    try l.outbound.send(frame)
+                } catch {
+                    // This side's memory budget is spent (the relay does not read what it is
+                    // sent): the connection goes, and the session resends after reconnecting.
+                    l.outbound.close(error)
+                    link = nil
+                    dropped = error
+                }
             case .disconnect:
                 if let l = link {
-                    l.outbound.yield(.close(nil))
-                    l.outbound.finish()
+                    l.outbound.close(nil)
                     link = nil
                 }
             case .stateChanged(let state):
@@ -130,6 +144,10 @@ actor NodeDriver {
             case .error(let error):
                 publisher.report(error, connection: false)
             }
+        }
+        if let dropped {
+            perform(session.transportDisconnected(error: dropped, now: Self.now()))
+            return
         }
         reconcileConnection()
         settleWaiters()
@@ -141,7 +159,8 @@ actor NodeDriver {
         if session.shouldConnect, !isClosed {
             guard connectTask == nil else { return }
             let client = self.client, policy = configuration.reconnect
-            connectTask = Task { [self] in
+            // On the driver's own thread, like the driver: see SyncThreadExecutor.
+            connectTask = Task(executorPreference: executor) { [self] in
                 await client.run(reconnect: policy, onEvent: { event in
                     self.executor.submit { self.assumeIsolated { $0.clientEvent(event) } }
                 }, session: { connection in
@@ -151,6 +170,11 @@ actor NodeDriver {
         } else if let task = connectTask {
             task.cancel()
             connectTask = nil
+            let previous = retiredConnectTasks
+            retiredConnectTasks = Task {
+                await previous?.value
+                await task.value
+            }
         }
     }
 
@@ -172,13 +196,13 @@ actor NodeDriver {
     /// Runs one admitted connection: hands it to the session, then pumps frames both ways until
     /// either direction ends.
     private nonisolated func run(_ connection: FrameConnection) async throws {
-        let (outbound, continuation) = AsyncStream<Outgoing>.makeStream()
-        guard let epoch = await attach(continuation) else { return }
-        let failure = await connection.pump(outbound) { frame in await self.received(frame, epoch: epoch) }
+        let (queue, outbound) = OutgoingQueue.make(for: connection)
+        guard let epoch = await attach(queue) else { return }
+        let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, epoch: epoch) }
         await detach(epoch, error: failure)
     }
 
-    private func attach(_ outbound: AsyncStream<Outgoing>.Continuation) -> UInt64? {
+    private func attach(_ outbound: OutgoingQueue) -> UInt64? {
         attemptReachedSession = true
         guard session.shouldConnect, !isClosed else {
             outbound.finish()

@@ -56,11 +56,15 @@ public final class SyncRelay: Sendable {
         await driver.serve(connection)
     }
 
-    /// Starts a TLS server whose connections this relay serves.
+    /// Starts a TLS server whose connections this relay serves. Until a node's `hello` is accepted
+    /// its frames are held to `configuration.limitsBeforeSession`, `FrameLimits.handshake` (1 MiB)
+    /// unless set otherwise.
     public func listen(host: String, port: Int, tls: ServerTLSConfiguration,
                        configuration: TransportConfiguration = TransportConfiguration()) async throws -> FrameServer
     {
         let driver = self.driver
+        var configuration = configuration
+        if configuration.limitsBeforeSession == nil { configuration.limitsBeforeSession = .handshake }
         return try await FrameServer.start(host: host, port: port, tls: tls, configuration: configuration) { connection in
             await driver.serve(connection)
         }
@@ -95,7 +99,7 @@ actor RelayDriver {
 
     private struct Peer {
         let identity: PeerIdentity
-        let outbound: AsyncStream<NodeDriver.Outgoing>.Continuation
+        let outbound: OutgoingQueue
         /// When the connection was admitted (monotonic ms), for the handshake deadline.
         let since: UInt64
         var node: NodeID?
@@ -130,8 +134,7 @@ actor RelayDriver {
         for (id, peer) in connections where peer.node == nil && now >= peer.since + helloTimeoutMilliseconds {
             logger.notice("closing the connection of \(peer.identity): no handshake within \(helloTimeoutMilliseconds / 1000) s")
             connections[id] = nil
-            peer.outbound.yield(.close(AtollError(.timeout, "no sync handshake (hello) within \(helloTimeoutMilliseconds / 1000) s of admission")))
-            peer.outbound.finish()
+            peer.outbound.close(AtollError(.timeout, "no sync handshake (hello) within \(helloTimeoutMilliseconds / 1000) s of admission"))
             perform(core.disconnected(id, now: now))
         }
         perform(core.tick(now: now))
@@ -149,8 +152,7 @@ actor RelayDriver {
         guard !isClosed else { return }
         isClosed = true
         for (id, peer) in connections {
-            peer.outbound.yield(.close(AtollError(.closed, "the relay is shutting down")))
-            peer.outbound.finish()
+            peer.outbound.close(AtollError(.closed, "the relay is shutting down"))
             connections[id] = nil
             _ = core.disconnected(id, now: Self.now())
         }
@@ -171,16 +173,16 @@ actor RelayDriver {
     // MARK: connections
 
     nonisolated func serve(_ connection: FrameConnection) async {
-        let (outbound, continuation) = AsyncStream<NodeDriver.Outgoing>.makeStream()
-        guard let id = await register(connection.peer, continuation) else {
+        let (queue, outbound) = OutgoingQueue.make(for: connection)
+        guard let id = await register(connection.peer, queue) else {
             await connection.close(error: AtollError(.closed, "the relay is shutting down"))
             return
         }
-        let failure = await connection.pump(outbound) { frame in await self.received(frame, from: id) }
+        let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, from: id) }
         await unregister(id, error: failure)
     }
 
-    private func register(_ identity: PeerIdentity, _ outbound: AsyncStream<NodeDriver.Outgoing>.Continuation) -> ConnectionID? {
+    private func register(_ identity: PeerIdentity, _ outbound: OutgoingQueue) -> ConnectionID? {
         guard !isClosed else {
             outbound.finish()
             return nil
@@ -218,11 +220,22 @@ actor RelayDriver {
                 if frame.kind == SyncMessage.Kind.error.rawValue, case .error(let code, let message)? = try? SyncMessage(frame: frame) {
                     logger.warning("\(code.isFatal ? "refused" : "warned") \(peer.identity): \(message)")
                 }
-                peer.outbound.yield(.frame(frame))
+                // The handshake is accepted: the node may send full-size frames once it reads this.
+                if frame.kind == SyncMessage.Kind.welcome.rawValue { peer.outbound.beginSession() }
+                do {
+                    try peer.outbound.send(frame)
+                } catch {
+                    // The memory budget is spent or this peer's queue is full (it does not read
+                    // what it is sent): this connection goes; its node catches up from the log
+                    // when it reconnects.
+                    logger.warning("closing the connection of \(peer.identity): \(error.message)")
+                    connections[id] = nil
+                    peer.outbound.close(error)
+                    _ = core.disconnected(id, now: Self.now())
+                }
             case .close(let id):
                 guard let peer = connections.removeValue(forKey: id) else { continue }
-                peer.outbound.yield(.close(nil))
-                peer.outbound.finish()
+                peer.outbound.close(nil)
                 _ = core.disconnected(id, now: Self.now())
             }
         }

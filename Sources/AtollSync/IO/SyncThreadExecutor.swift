@@ -16,9 +16,14 @@ import Darwin
 /// callers that cannot await (the commit watcher thread, `SyncSession.pause()`); such a closure
 /// enters the actor with `assumeIsolated`, which `checkIsolated` below allows on this thread.
 ///
+/// It is also a task executor: a node's connection loop runs with it as its task executor
+/// preference, so the session's network work (the frame pumps and their NIO bridges) stays on
+/// this thread too and never waits for the cooperative pool, which the application may be
+/// holding with blocking work of its own.
+///
 /// The thread ends after `stop()`, once every job queued before it has run. Stop it only when
 /// the actor has no task left that could enqueue more work.
-final class SyncThreadExecutor: SerialExecutor, Sendable {
+final class SyncThreadExecutor: SerialExecutor, TaskExecutor, Sendable {
     private enum Item: Sendable {
         case job(UnownedJob)
         case block(@Sendable () -> Void)
@@ -63,7 +68,7 @@ final class SyncThreadExecutor: SerialExecutor, Sendable {
                 return item
             }
             switch item {
-            case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+            case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
             case .block(let block): block()
             case .stop: return
             case nil: continue

@@ -205,7 +205,7 @@ extension SyncMessage {
             throw AtollError(.protocolViolation, "unknown message kind \(frame.kind)")
         }
         self = try frame.payload.withUnsafeBytes { buffer in
-            var r = ByteReader(buffer, context: "sync message")
+            var r = ByteReader(buffer, context: "sync message", source: .peer)
             do {
                 let m = try Self.decode(kind, &r)
                 guard r.isAtEnd else { throw AtollError(.protocolViolation, "\(r.remaining) bytes after a \(kind) message") }
@@ -247,7 +247,7 @@ extension SyncMessage {
         case .hello:
             let version = try r.varint()
             let id = try node(&r)
-            let realm = try r.string(max: SyncLimits.realmIDBytesMax)
+            let realm = try RealmID.read(&r)
             let fingerprint = try r.blob(max: 64)
             let relay = try node(&r)
             let cursor = try r.varint()

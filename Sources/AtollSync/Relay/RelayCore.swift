@@ -206,7 +206,10 @@ public final class RelayCore {
         guard h.protocolVersion == syncProtocolVersion else {
             return refuse(c, .protocolVersion, "this relay speaks sync protocol \(syncProtocolVersion), the node \(h.protocolVersion); upgrade the older one")
         }
-        guard !h.realmID.isEmpty, h.schemaFingerprint.count == 16, h.nodeID != .zero else {
+        if let problem = RealmID.problem(h.realmID) {
+            return refuse(c, .invalidRealm, "\(problem) ('\(RealmID.printable(h.realmID))'); see RealmID for the allowed form")
+        }
+        guard h.schemaFingerprint.count == 16, h.nodeID != .zero else {
             return refuse(c, .invalidRealm, "a handshake needs a node id, a realm id and a 16-byte schema fingerprint")
         }
         let realm: RelayRealm

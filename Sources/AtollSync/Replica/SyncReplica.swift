@@ -139,9 +139,7 @@ public final class SyncReplica {
     /// does not sync), or when the synced classes changed since sync started on the file;
     /// `.invalidArgument` when the file belongs to another realm.
     public static func open(_ database: Database, configuration: ReplicaConfiguration) throws -> SyncReplica {
-        guard !configuration.realmID.isEmpty, configuration.realmID.utf8.count <= SyncLimits.realmIDBytesMax else {
-            throw AtollError(.invalidArgument, "a realm id must be 1 to \(SyncLimits.realmIDBytesMax) bytes long")
-        }
+        try RealmID.validate(configuration.realmID)
         let r = try database.beginRead()
         let existing = try loadState(r)
         let schema = try SyncSchema.load(r, classNames: configuration.classes)

@@ -251,7 +251,8 @@ public final class NodeSession {
         do {
             message = try SyncMessage(frame: frame)
         } catch let e as AtollError {
-            return fail(e, code: .malformed, fatal: true)
+            // The message came from the relay: say so (the decoder cannot know who sent it).
+            return fail(AtollError(.protocolViolation, "the relay sent an invalid message: \(e.message)"), code: .malformed, fatal: true)
         } catch {
             return []
         }

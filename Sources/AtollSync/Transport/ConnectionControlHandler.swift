@@ -9,8 +9,13 @@ struct CloseRequest: Sendable {
     var error: AtollError?
 }
 
-/// Tells the codec the peer is admitted, so full-size frames may follow.
+/// Tells the codec the peer is admitted, so larger frames may follow (`limitsBeforeSession`, or
+/// full-size ones).
 struct PeerAdmitted: Sendable {}
+
+/// Tells the codec the application has opened the session (`FrameConnection.beginSession()`), so
+/// full-size frames may follow.
+struct SessionOpened: Sendable {}
 
 /// The transport's own part of a connection: admission (certificate or token), the `accepted`
 /// handshake, heartbeats, goodbyes, and turning every failure into one clear `AtollError`.
@@ -23,7 +28,8 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     typealias OutboundOut = Frame
 
     enum Role {
-        case server(tokens: TokenVerifier?)
+        /// `identities` counts admitted connections per peer name (`connectionsPerIdentityMax`).
+        case server(tokens: TokenVerifier?, identities: IdentityCounter? = nil)
         case client(token: String?)
     }
 
@@ -39,20 +45,27 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     private let role: Role
     private let handshakeTimeout: Duration
     private let logger: Logger
+    /// The connection's share of the memory budget: frames this handler consumes are released here.
+    private let account: BufferAccount?
+    /// The peer name counted in the server's `IdentityCounter` while this connection is open.
+    private var countedIdentity: String?
     /// Completed with the peer's identity once the connection is ready, failed if it never is.
     let ready: EventLoopPromise<PeerIdentity>
     private var state = State.handshaking
     private var tlsPeerName = "unknown"
+    /// The admitted peer's name (certificate or token), for log lines.
+    private var peerName: String?
     private var remoteAddress = "unknown"
     private var handshakeTimer: Scheduled<Void>?
     /// The first failure, reported once (to the ready promise, the log and the application).
     private var failure: AtollError?
 
-    init(role: Role, handshakeTimeout: Duration, logger: Logger, ready: EventLoopPromise<PeerIdentity>) {
+    init(role: Role, handshakeTimeout: Duration, logger: Logger, ready: EventLoopPromise<PeerIdentity>, account: BufferAccount? = nil) {
         self.role = role
         self.handshakeTimeout = handshakeTimeout
         self.logger = logger
         self.ready = ready
+        self.account = account
     }
 
     private var isServer: Bool { if case .server = role { true } else { false } }
@@ -98,7 +111,7 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLHandler.self).peerCertificate
         tlsPeerName = TLSMaterial.peerName(certificate)
         switch role {
-        case .server(let tokens):
+        case .server(let tokens, _):
             if tokens == nil {
                 // Mutual TLS: BoringSSL has verified the client's chain against the CA.
                 accept(context, PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress))
@@ -111,11 +124,19 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     }
 
     private func accept(_ context: ChannelHandlerContext, _ peer: PeerIdentity) {
+        if case .server(_, let identities?) = role {
+            guard identities.admit(peer.name) else {
+                fail(context, AtollError(.limitExceeded, "'\(peer.name)' already has \(identities.max) connections open, the most one identity may hold (connectionsPerIdentityMax); close one or raise the limit"), tellPeer: true)
+                return
+            }
+            countedIdentity = peer.name
+        }
         context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.accepted, payload: [])), promise: nil)
         becomeReady(context, peer)
     }
 
     private func becomeReady(_ context: ChannelHandlerContext, _ peer: PeerIdentity) {
+        peerName = peer.name
         context.triggerUserOutboundEvent(PeerAdmitted(), promise: nil)
         state = .ready
         handshakeTimer?.cancel()
@@ -127,18 +148,23 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         let frame = unwrapInboundIn(data)
         guard frame.isTransportControl else {
             if state == .ready {
+                // The application releases the frame's bytes once it has consumed it.
                 context.fireChannelRead(data)
-            } else if state != .closed {
+                return
+            }
+            account?.release(frame.payload.count)
+            if state != .closed {
                 fail(context, AtollError(.protocolViolation, "received a protocol frame (kind \(frame.kind)) before the connection was authenticated"), tellPeer: true)
             }
             return
         }
+        account?.release(frame.payload.count)
         switch (frame.kind, state, role) {
         case (TransportFrameKind.heartbeat, .ready, _):
             break
         case (TransportFrameKind.goodbye, _, _):
             fail(context, Goodbye.error(from: frame.payload), tellPeer: false)
-        case (TransportFrameKind.token, .authenticating, .server(let tokens?)):
+        case (TransportFrameKind.token, .authenticating, .server(let tokens?, _)):
             guard frame.payload.count <= Goodbye.tokenBytesMax, let name = tokens.name(for: frame.payload) else {
                 fail(context, AtollError(.authenticationFailed, "the bearer token was not accepted"), tellPeer: true)
                 return
@@ -154,12 +180,16 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(context, translate(error), tellPeer: (error as? AtollError)?.kind == .protocolViolation)
+        // The stream is still sound after a violation found by the decoder or a limit of this side
+        // (the budget): the peer can be told why.
+        let kind = (error as? AtollError)?.kind
+        fail(context, translate(error), tellPeer: kind == .protocolViolation || kind == .limitExceeded)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         handshakeTimer?.cancel()
         handshakeTimer = nil
+        releaseIdentity()
         if state != .ready && state != .closed {
             let error = failure ?? AtollError(.connectionFailed, isServer
                 ? "the client closed the connection before it was authenticated"
@@ -176,6 +206,7 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         // channelInactive; the promise must still be completed.
         handshakeTimer?.cancel()
         handshakeTimer = nil
+        releaseIdentity()
         if state != .ready && state != .closed {
             state = .closed
             ready.fail(failure ?? AtollError(.connectionFailed, "the connection closed before it was established"))
@@ -199,11 +230,14 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         guard failure == nil, state != .closed else { return }
         failure = error
         let wasReady = state == .ready
-        if tellPeer && context.channel.isActive {
+        // Before the TLS handshake has completed a goodbye could not reach the peer (TLS would
+        // only buffer it) and would cost a compression context for nothing: hundreds of idle
+        // connections timing out together would each allocate one.
+        if tellPeer && context.channel.isActive && state != .handshaking {
             context.writeAndFlush(wrapOutboundOut(Goodbye.frame(for: error)), promise: nil)
         }
         if wasReady {
-            logger.notice("connection to \(tlsPeerName) at \(remoteAddress) closed: \(error)")
+            logger.notice("connection to \(peerName ?? tlsPeerName) at \(remoteAddress) closed: \(error)")
             context.fireErrorCaught(error)
         } else {
             logRefusal(error)
@@ -211,6 +245,13 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
             ready.fail(error)
         }
         context.close(promise: nil)
+    }
+
+    private func releaseIdentity() {
+        if let name = countedIdentity, case .server(_, let identities?) = role {
+            identities.release(name)
+        }
+        countedIdentity = nil
     }
 
     private func logRefusal(_ error: AtollError) {

@@ -1,6 +1,6 @@
 public import AtollStorage
 import Logging
-import NIOCore
+public import NIOCore
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -20,8 +20,10 @@ public enum ClientEvent: Sendable, Equatable {
 /// A TLS client for one server: single connections (`connect`) or a connection kept up across
 /// failures with capped exponential backoff and jitter (`run`).
 ///
-/// The client owns its event loop thread; call `shutdown()` when done with it (after `connect`
-/// and `run` have returned) so no thread outlives it.
+/// The client owns its event loop thread, unless it was given an event loop group to share; call
+/// `shutdown()` when done with it (after `connect` and `run` have returned) so no thread outlives
+/// it. Its connections buffer at most `bufferedBytesMax` bytes together (`memoryBudget`), however
+/// much a server sends.
 ///
 /// ```swift
 /// let client = try FrameClient(host: "127.0.0.1", port: 7450,
@@ -41,11 +43,27 @@ public final class FrameClient: Sendable {
     public let port: Int
     private let tls: ClientTLSContext
     private let configuration: TransportConfiguration
-    private let group: MultiThreadedEventLoopGroup
+    private let group: any EventLoopGroup
+    /// Whether `group` is this client's own (shut down by `shutdown()`).
+    private let ownsGroup: Bool
     private let isShutDown = Atomic<Bool>(false)
+    /// What this client's connections buffer (`bufferedBytesMax`).
+    public let memoryBudget: MemoryBudget
 
     /// Loads and checks the TLS files now, so a bad path fails here rather than at connect time.
-    public init(host: String, port: Int, tls: ClientTLSConfiguration, configuration: TransportConfiguration = TransportConfiguration()) throws {
+    public convenience init(host: String, port: Int, tls: ClientTLSConfiguration, configuration: TransportConfiguration = TransportConfiguration()) throws {
+        try self.init(host: host, port: port, tls: tls, configuration: configuration, group: nil)
+    }
+
+    /// A client whose connections run on `eventLoopGroup`, which the caller owns and shuts down
+    /// after the client (many clients can share a few threads).
+    public convenience init(host: String, port: Int, tls: ClientTLSConfiguration, configuration: TransportConfiguration = TransportConfiguration(),
+                            eventLoopGroup: any EventLoopGroup) throws
+    {
+        try self.init(host: host, port: port, tls: tls, configuration: configuration, group: eventLoopGroup)
+    }
+
+    private init(host: String, port: Int, tls: ClientTLSConfiguration, configuration: TransportConfiguration, group: (any EventLoopGroup)?) throws {
         guard (1...65535).contains(port) else {
             throw AtollError(.invalidArgument, "port \(port) is not between 1 and 65535")
         }
@@ -53,7 +71,9 @@ public final class FrameClient: Sendable {
         self.port = port
         self.tls = try TLSMaterial.makeClientContext(tls)
         self.configuration = configuration
-        self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.memoryBudget = MemoryBudget(bytesMax: configuration.bufferedBytesMax)
+        self.ownsGroup = group == nil
+        self.group = group ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
     /// Connects once, waits until the server has admitted this client, and runs `body` with the
@@ -75,13 +95,15 @@ public final class FrameClient: Sendable {
             throw error as? AtollError ?? AtollError(.connectionFailed, "\(error)")
         }
         return try await pending.channel.executeThenClose { inbound, outbound in
-            try await body(FrameConnection(peer: peer, limits: configuration.limits, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+            try await body(FrameConnection(peer: peer, limits: configuration.limits, inbound: inbound, outbound: outbound,
+                                           channel: pending.channel.channel, account: pending.account))
         }
     }
 
     private func open() async throws -> PendingConnection {
         let tls = self.tls
         let configuration = self.configuration
+        let budget = memoryBudget
         let serverName = tls.serverName ?? (IPAddressBytes.parse(host) == nil ? host : nil)
         do {
             return try await ClientBootstrap(group: group)
@@ -93,7 +115,8 @@ public final class FrameClient: Sendable {
                             on: channel,
                             tls: NIOSSLClientHandler(context: tls.context, serverHostname: serverName),
                             role: .client(token: tls.token),
-                            configuration: configuration)
+                            configuration: configuration,
+                            budget: budget)
                     }
                 }
         } catch let error as AtollError {
@@ -147,10 +170,11 @@ public final class FrameClient: Sendable {
         }
     }
 
-    /// Shuts the client's event loop thread down. Call after `connect` and `run` have returned.
+    /// Shuts the client's event loop thread down (not a shared group's). Call after `connect` and
+    /// `run` have returned.
     public func shutdown() async throws {
         guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
-        try await group.shutdownGracefully()
+        if ownsGroup { try await group.shutdownGracefully() }
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -4,9 +4,15 @@ import NIOCore
 /// Moves frames between the byte stream and the pipeline using the sans-IO codec: bytes in,
 /// `Frame`s out; `Frame`s in, bytes out. It knows nothing of what frames mean.
 ///
-/// Until the control handler reports the peer admitted (`PeerAdmitted`), received frames are held
-/// to `FrameLimits.admission`: only small transport frames are legitimate then, and an
-/// unauthenticated peer must not make the connection buffer a full-size frame.
+/// Received frames are held to limits that grow with trust: until the control handler reports the
+/// peer admitted (`PeerAdmitted`), to `FrameLimits.admission` (only small transport frames are
+/// legitimate then, and an unauthenticated peer must not make the connection buffer a full-size
+/// frame); then, when the server is configured with `limitsBeforeSession`, to those until the
+/// application opens the session (`SessionOpened`); then to `limits`.
+///
+/// Every byte it buffers is charged to the connection's `BufferAccount` (the transport's memory
+/// budget): unfinished and decompressed frames through the decoder, encoded output until the
+/// socket has taken it.
 ///
 /// Writes are coalesced until a flush, so a burst of frames becomes one buffer (and one or a few
 /// TLS records). A decoding error is passed on as an error event (the control handler reports it
@@ -24,11 +30,16 @@ final class FrameCodecHandler: ChannelDuplexHandler {
     private var pendingPromise: EventLoopPromise<Void>?
 
     private let limits: FrameLimits
+    private let limitsBeforeSession: FrameLimits?
+    private let account: BufferAccount?
 
-    init(limits: FrameLimits, compressionLevel: Int32?) throws {
+    init(limits: FrameLimits, limitsBeforeSession: FrameLimits? = nil, compressionLevel: Int32?, account: BufferAccount? = nil) throws {
         self.limits = limits
+        self.limitsBeforeSession = limitsBeforeSession.map { $0.payloadBytesMax < limits.payloadBytesMax ? $0 : limits }
+        self.account = account
         encoder = try FrameEncoder(limits: limits, compressionLevel: compressionLevel)
         decoder = try FrameDecoder(limits: FrameLimits.admission.payloadBytesMax < limits.payloadBytesMax ? .admission : limits)
+        decoder.account = account
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -52,7 +63,13 @@ final class FrameCodecHandler: ChannelDuplexHandler {
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         if event is PeerAdmitted {
+            decoder.limits = limitsBeforeSession ?? limits
+            promise?.succeed()
+            return
+        }
+        if event is SessionOpened {
             decoder.limits = limits
+            account?.sessionOpened()
             promise?.succeed()
             return
         }
@@ -93,9 +110,18 @@ final class FrameCodecHandler: ChannelDuplexHandler {
 
     func flush(context: ChannelHandlerContext) {
         if let buffer = pending {
-            let promise = pendingPromise
+            var promise = pendingPromise
             pending = nil
             pendingPromise = nil
+            if let account {
+                // Counted (not refused: the frames were admitted to the outgoing queue already)
+                // until the socket has taken them.
+                let bytes = buffer.readableBytes
+                account.charge(bytes)
+                let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenComplete { _ in account.release(bytes) }
+                promise = written
+            }
             context.write(wrapOutboundOut(buffer), promise: promise)
         }
         context.flush()

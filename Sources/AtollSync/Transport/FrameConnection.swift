@@ -25,13 +25,32 @@ public final class FrameConnection: Sendable {
     public let limits: FrameLimits
     private let outbound: NIOAsyncChannelOutboundWriter<Frame>
     private let channel: any Channel
+    /// This connection's share of the transport's memory budget.
+    let account: BufferAccount
 
-    init(peer: PeerIdentity, limits: FrameLimits, inbound: NIOAsyncChannelInboundStream<Frame>, outbound: NIOAsyncChannelOutboundWriter<Frame>, channel: any Channel) {
+    init(peer: PeerIdentity, limits: FrameLimits, inbound: NIOAsyncChannelInboundStream<Frame>, outbound: NIOAsyncChannelOutboundWriter<Frame>,
+         channel: any Channel, account: BufferAccount)
+    {
         self.peer = peer
         self.limits = limits
-        self.inbound = InboundFrames(base: inbound)
+        self.inbound = InboundFrames(base: inbound, account: account)
         self.outbound = outbound
         self.channel = channel
+        self.account = account
+    }
+
+    /// Opens the session: from now on the peer may send frames up to `limits` (until now it was
+    /// held to the server's `limitsBeforeSession`, when one is configured). Call once the peer's
+    /// handshake is accepted and before answering it, so that whatever the peer sends after the
+    /// answer is read under the full limits. Does nothing on a client or without such limits.
+    public func beginSession() async {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.triggerUserOutboundEvent(SessionOpened(), promise: promise)
+        do {
+            try await promise.futureResult.get()
+        } catch {
+            // The channel closed meanwhile: sending the answer fails as well, and says so.
+        }
     }
 
     /// Queues `frame` for the peer, suspending while the connection's send buffer is full.
@@ -83,16 +102,27 @@ public final class FrameConnection: Sendable {
 }
 
 /// The frames a peer sends, as an async sequence. Iterate it from one task.
+///
+/// A frame's bytes count against the transport's memory budget until the iterator is asked for
+/// the next one: the consumer's work on a frame is covered by the budget.
 public struct InboundFrames: AsyncSequence, Sendable {
     public typealias Element = Frame
     let base: NIOAsyncChannelInboundStream<Frame>
+    let account: BufferAccount
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: NIOAsyncChannelInboundStream<Frame>.AsyncIterator
+        let account: BufferAccount
+        /// Bytes of the frame returned last, released on the next call.
+        var delivered = 0
 
         public mutating func next() async throws -> Frame? {
+            account.release(delivered)
+            delivered = 0
             do {
-                return try await base.next()
+                let frame = try await base.next()
+                delivered = frame?.payload.count ?? 0
+                return frame
             } catch let error as AtollError {
                 throw error
             } catch is CancellationError {
@@ -104,6 +134,6 @@ public struct InboundFrames: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator())
+        AsyncIterator(base: base.makeAsyncIterator(), account: account)
     }
 }

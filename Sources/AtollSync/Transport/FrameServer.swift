@@ -10,7 +10,8 @@ import Synchronization
 ///
 /// The listening socket sets `SO_REUSEADDR`, so a server restarted right after a crash binds the
 /// same port at once. Refused peers (bad certificate, no certificate, wrong token, handshake
-/// timeout, over `connectionsMax`) are logged and never reach `handler`.
+/// timeout, over `connectionsMax` or `connectionsPerIdentityMax`) are logged and never reach
+/// `handler`. All connections share one `MemoryBudget` of `bufferedBytesMax` bytes.
 ///
 /// ```swift
 /// let server = try await FrameServer.start(
@@ -30,13 +31,20 @@ public final class FrameServer: Sendable {
     private let serverChannel: any Channel
     private let runTask: Mutex<Task<Void, Never>?>
     private let connections: ConnectionCounter
+    /// What every connection of this server buffers, together (`bufferedBytesMax`).
+    public let memoryBudget: MemoryBudget
+    private let logger: Logger
 
-    private init(host: String, port: Int, group: MultiThreadedEventLoopGroup, serverChannel: any Channel, connections: ConnectionCounter) {
+    private init(host: String, port: Int, group: MultiThreadedEventLoopGroup, serverChannel: any Channel, connections: ConnectionCounter,
+                 memoryBudget: MemoryBudget, logger: Logger)
+    {
+        self.logger = logger
         self.host = host
         self.port = port
         self.group = group
         self.serverChannel = serverChannel
         self.connections = connections
+        self.memoryBudget = memoryBudget
         self.runTask = Mutex(nil)
     }
 
@@ -58,8 +66,14 @@ public final class FrameServer: Sendable {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads ?? System.coreCount))
         let counter = ConnectionCounter()
+        let budget = MemoryBudget(bytesMax: configuration.bufferedBytesMax)
+        // Peers that have not opened their session share a quarter of it, so they cannot take it
+        // from the sessions that are syncing.
+        let beforeSessionBudget = configuration.limitsBeforeSession == nil ? nil
+            : MemoryBudget(bytesMax: Int(Double(configuration.bufferedBytesMax) * MemoryBudget.beforeSessionShare))
         let logger = configuration.logger
-        let role = ConnectionControlHandler.Role.server(tokens: tlsContext.tokens)
+        let role = ConnectionControlHandler.Role.server(
+            tokens: tlsContext.tokens, identities: IdentityCounter(max: configuration.connectionsPerIdentityMax))
         let listener: NIOAsyncChannel<PendingConnection?, Never>
         do {
             listener = try await ServerBootstrap(group: group)
@@ -68,14 +82,15 @@ public final class FrameServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .bind(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard counter.admit(max: configuration.connectionsMax) else {
+                        guard counter.admit(channel, max: configuration.connectionsMax) else {
                             logger.warning("refused connection from \(ConnectionControlHandler.describe(channel.remoteAddress)): \(configuration.connectionsMax) connections already open (connectionsMax)")
                             channel.close(promise: nil)
                             return nil
                         }
-                        channel.closeFuture.whenComplete { _ in counter.release() }
+                        channel.closeFuture.whenComplete { _ in counter.release(channel) }
                         return try ConnectionPipeline.install(
-                            on: channel, tls: NIOSSLServerHandler(context: tlsContext.context), role: role, configuration: configuration)
+                            on: channel, tls: NIOSSLServerHandler(context: tlsContext.context), role: role, configuration: configuration,
+                            budget: budget, beforeSessionBudget: beforeSessionBudget)
                     }
                 }
         } catch {
@@ -83,7 +98,8 @@ public final class FrameServer: Sendable {
             throw AtollError(.ioError, "cannot listen on \(host):\(port): \(Self.describeBindError(error))")
         }
         let boundPort = listener.channel.localAddress?.port ?? port
-        let server = FrameServer(host: host, port: boundPort, group: group, serverChannel: listener.channel, connections: counter)
+        let server = FrameServer(host: host, port: boundPort, group: group, serverChannel: listener.channel, connections: counter,
+                                 memoryBudget: budget, logger: logger)
         let task = Task {
             await Self.acceptLoop(listener, limits: configuration.limits, logger: logger, handler: handler)
         }
@@ -120,7 +136,8 @@ public final class FrameServer: Sendable {
             return
         }
         _ = try? await pending.channel.executeThenClose { inbound, outbound in
-            await handler(FrameConnection(peer: peer, limits: limits, inbound: inbound, outbound: outbound, channel: pending.channel.channel))
+            await handler(FrameConnection(peer: peer, limits: limits, inbound: inbound, outbound: outbound, channel: pending.channel.channel,
+                                          account: pending.account))
         }
     }
 
@@ -128,7 +145,8 @@ public final class FrameServer: Sendable {
     public var connectionCount: Int { connections.count }
 
     /// Stops accepting, closes every connection (handlers see their `inbound` end and their task
-    /// cancelled), and shuts the event loop threads down. Idempotent.
+    /// cancelled), and shuts the event loop threads down once every connection is closed and
+    /// every handler has returned, so nothing is left to run on them. Idempotent.
     public func shutdown() async {
         let task = runTask.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
@@ -137,8 +155,22 @@ public final class FrameServer: Sendable {
         guard let task else { return }
         task.cancel()
         serverChannel.close(promise: nil)
+        // Connections still in their TLS handshake or waiting to be handed to a handler are
+        // closed now rather than at their handshake timeout.
+        for channel in connections.open { channel.close(promise: nil) }
         await task.value
-        try? await group.shutdownGracefully()
+        for channel in connections.open {
+            do {
+                try await channel.closeFuture.get()
+            } catch {
+                // A close future is never failed; nothing is left open either way.
+            }
+        }
+        do {
+            try await group.shutdownGracefully()
+        } catch {
+            logger.warning("the server's event loops did not shut down cleanly: \(error)")
+        }
     }
 
     private static func describeBindError(_ error: any Error) -> String {
@@ -155,21 +187,26 @@ public final class FrameServer: Sendable {
     }
 }
 
-/// Counts open connections across event loops.
+/// The open connections of a server, across event loops: counted against `connectionsMax`, and
+/// kept so that shutdown can close them all.
 final class ConnectionCounter: Sendable {
-    private let open = Atomic<Int>(0)
+    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
 
-    func admit(max: Int) -> Bool {
-        while true {
-            let current = open.load(ordering: .relaxed)
-            guard current < max else { return false }
-            if open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
+    func admit(_ channel: any Channel, max: Int) -> Bool {
+        channels.withLock { channels in
+            guard channels.count < max else { return false }
+            channels[ObjectIdentifier(channel)] = channel
+            return true
         }
     }
 
-    func release() { open.subtract(1, ordering: .relaxed) }
+    func release(_ channel: any Channel) {
+        _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
 
-    var count: Int { open.load(ordering: .relaxed) }
+    var count: Int { channels.withLock { $0.count } }
+
+    var open: [any Channel] { channels.withLock { Array($0.values) } }
 }
 
 #if canImport(Glibc)

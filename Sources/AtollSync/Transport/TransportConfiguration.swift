@@ -4,6 +4,10 @@ public import Logging
 public struct TransportConfiguration: Sendable {
     /// Frame size limits this end enforces on what it receives and sends.
     public var limits: FrameLimits = .default
+    /// Limits a server enforces on what an admitted peer sends until the application opens the
+    /// session (`FrameConnection.beginSession()`); nil: `limits` as soon as the peer is admitted.
+    /// The sync relay uses `FrameLimits.handshake` (1 MiB) until it accepts a node's `hello`.
+    public var limitsBeforeSession: FrameLimits? = nil
     /// Heartbeats and the dead-peer timeout.
     public var keepalive: KeepalivePolicy = KeepalivePolicy()
     /// Time allowed from TCP connect to an authenticated connection (TLS handshake plus token).
@@ -11,13 +15,30 @@ public struct TransportConfiguration: Sendable {
     /// Time allowed for the TCP connect (client only).
     public var connectTimeout: Duration = .seconds(10)
     /// Connections a server holds at once; more are closed on accept, and the refusal is logged.
-    public var connectionsMax: Int = 1024
+    public var connectionsMax: Int = TransportConfiguration.connectionsMaxDefault
+    /// Admitted connections a server holds at once for one peer identity (certificate common
+    /// name or token name); more are refused at admission with a goodbye, and logged.
+    public var connectionsPerIdentityMax: Int = TransportConfiguration.connectionsPerIdentityMaxDefault
+    /// The most bytes a server's connections together (a client: its connection) may hold in
+    /// unfinished frames, decompressed frames not yet consumed and frames queued for sending
+    /// (`MemoryBudget`). A connection that would take more is closed, and logged.
+    public var bufferedBytesMax: Int = TransportConfiguration.bufferedBytesMaxDefault
     /// zstd level for frame bodies; nil for the wire default.
     public var compressionLevel: Int32? = nil
     /// Where refusals, disconnections and protocol violations are logged.
     public var logger: Logger = Logger(label: "atoll.transport")
 
     public init() {}
+
+    /// 1,024 connections per server (each costs a socket, TLS state and a zstd context per
+    /// direction).
+    public static let connectionsMaxDefault = 1024
+    /// 16 connections per identity: a node needs one per realm it syncs; the rest of the slots
+    /// stay for other identities.
+    public static let connectionsPerIdentityMaxDefault = 16
+    /// 256 MiB: room for several transfers of the largest changesets (24 MiB each, in frames of
+    /// up to 32 MiB) at once, and for thousands of connections exchanging small ones.
+    public static let bufferedBytesMaxDefault = 256 << 20
 }
 
 /// Keepalive: each side sends a heartbeat when it has sent nothing for `interval`, and presumes

@@ -26,6 +26,12 @@ public final class FrameDecoder {
     private var pending: [UInt8] = []
     private var pendingHeader: FrameHeader?
     private var failure: (any Error)?
+    /// Where buffered bytes are charged (the transport's memory budget), or nil for none. Bytes of
+    /// an unfinished frame are charged before they are kept and released once the frame is
+    /// complete; a decompressed payload is charged before its buffer is allocated and stays
+    /// charged when the frame is returned: whoever consumes the frame releases
+    /// `frame.payload.count`. A refused charge fails the decoder like a malformed frame.
+    var account: BufferAccount?
 
     /// Capacity kept for `pending` between frames; larger buffers are released once used.
     static let pendingCapacityKept = 64 << 10
@@ -62,6 +68,7 @@ public final class FrameDecoder {
             try consume(chunk, onFrame)
         } catch {
             failure = error
+            account?.release(pending.count)
             pending = []
             throw error
         }
@@ -85,12 +92,14 @@ public final class FrameDecoder {
                     }
                     pendingHeader = header
                 }
+                try account?.reserve(available, for: "an unfinished frame")
                 pending.append(contentsOf: UnsafeRawBufferPointer(start: chunkBase + offset, count: available))
                 return
             }
             // Completing a frame that started in an earlier chunk.
             if pendingHeader == nil {
                 let take = min(FrameHeader.bytes - pending.count, end - offset)
+                try account?.reserve(take, for: "an unfinished frame")
                 pending.append(contentsOf: UnsafeRawBufferPointer(start: chunkBase + offset, count: take))
                 offset += take
                 guard pending.count == FrameHeader.bytes else { return }
@@ -101,6 +110,7 @@ public final class FrameDecoder {
             }
             guard let header = pendingHeader else { return }
             let take = min(header.frameBytes - pending.count, end - offset)
+            try account?.reserve(take, for: "an unfinished frame")
             pending.append(contentsOf: UnsafeRawBufferPointer(start: chunkBase + offset, count: take))
             offset += take
             guard pending.count == header.frameBytes else { return }
@@ -109,6 +119,7 @@ public final class FrameDecoder {
                 return try decodeFrame(base, header)
             }
             pendingHeader = nil
+            account?.release(pending.count)
             pending.removeAll(keepingCapacity: pending.capacity <= FrameDecoder.pendingCapacityKept)
             guard onFrame(frame) else { return }
         }
@@ -122,6 +133,8 @@ public final class FrameDecoder {
         }
         guard header.payloadBytes > 0 else { return Frame(kind: header.kind, payload: []) }
         let body = UnsafeRawBufferPointer(start: base + FrameHeader.bytes, count: header.frameBytes - FrameHeader.bytes)
+        // Charged before allocating; handed to the consumer with the frame, or given back here.
+        try account?.reserve(header.payloadBytes, for: "a decompressed frame of \(header.payloadBytes) bytes")
         var failure: (any Error)?
         // One byte of room past the declared size: filling it proves the body expands beyond its
         // declaration (a decompression bomb is stopped there).
@@ -138,8 +151,12 @@ public final class FrameDecoder {
                 failure = error
             }
         }
-        if let failure { throw failure }
+        if let failure {
+            account?.release(header.payloadBytes)
+            throw failure
+        }
         guard payload.count == header.payloadBytes else {
+            account?.release(header.payloadBytes)
             throw AtollError(.protocolViolation, "frame body decompresses to \(payload.count) bytes, but the frame declares \(header.payloadBytes)")
         }
         return Frame(kind: header.kind, payload: payload)

@@ -26,6 +26,16 @@ public struct FrameLimits: Sendable, Equatable {
     /// (a few KiB), nothing like a data frame.
     public static let admission = FrameLimits(uncheckedPayloadBytesMax: 8 << 10)
 
+    /// 1 MiB: what a server accepts from an admitted peer until the application opens its session
+    /// (`TransportConfiguration.limitsBeforeSession`; the sync relay's `hello`, which carries a
+    /// version vector of about 19 bytes per origin: room for some 50,000 origins).
+    public static let handshakePayloadBytesMax = 1 << 20
+
+    /// Limits for an admitted peer whose session is not open yet: room for a handshake, not for
+    /// data. A peer cannot make the server buffer a full-size frame before it has said who it is
+    /// at the protocol level.
+    public static let handshake = FrameLimits(uncheckedPayloadBytesMax: handshakePayloadBytesMax)
+
     /// Limits for payloads up to `payloadBytesMax`; `frameBytesMax` defaults to the largest frame
     /// such a payload can compress to (incompressible data grows slightly).
     public init(payloadBytesMax: Int = payloadBytesMaxDefault, frameBytesMax: Int? = nil) throws(AtollError) {

@@ -20,6 +20,8 @@ final class Cluster: @unchecked Sendable {
     private(set) var relayLogs: [ChildProcess] = []
     /// Extra `atoll-relay serve` arguments, kept for restarts.
     var relayArguments: [String] = []
+    /// Extra environment variables of the relay and node processes.
+    var environment: [String: String] = [:]
 
     static let schema = """
         [{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "node": "string", "n": "int", "note": "string?"}},
@@ -87,7 +89,7 @@ final class Cluster: @unchecked Sendable {
             "serve", "--db", directory.file("relay.atoll"), "--listen", listen,
             "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem", "--ca", "\(certs)/ca.pem",
             "--status", "127.0.0.1:\(statusPort)",
-        ] + relayArguments, name: "relay", in: directory)
+        ] + relayArguments, name: "relay", in: directory, environment: environment)
         relay = child
         relayLogs.append(child)
         guard let line = child.waitForLine(timeout: 30, { $0.hasPrefix("atoll-relay listening on ") }) else {
@@ -132,7 +134,7 @@ final class Cluster: @unchecked Sendable {
         let child = try ChildProcess(Executables.atoll, [
             "node", database(name), "--relay", "127.0.0.1:\(relayPort)",
             "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
-        ], name: "node-\(name)", in: directory)
+        ], name: "node-\(name)", in: directory, environment: environment)
         nodes[name] = child
         if waitConnected {
             guard child.waitForLine(timeout: 30, { $0 == "state: connected" }) != nil else {

@@ -39,7 +39,7 @@ final class ChildProcess: @unchecked Sendable {
     let stdoutPath: String
     let stderrPath: String
 
-    init(_ executable: URL, _ arguments: [String], name: String, in directory: TemporaryDirectory) throws {
+    init(_ executable: URL, _ arguments: [String], name: String, in directory: TemporaryDirectory, environment extra: [String: String] = [:]) throws {
         self.name = name
         let tag = "\(name)-\(UUID().uuidString.prefix(8))"
         stdoutPath = directory.file("\(tag).out")
@@ -54,6 +54,7 @@ final class ChildProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         // Crash backtraces of a killed child would only slow the test down.
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { $1 }
         process.environment = environment
         try process.run()
     }
@@ -119,8 +120,9 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs an executable to completion.
-    static func run(_ executable: URL, _ arguments: [String], in directory: TemporaryDirectory, timeout: Double = 60) throws -> RunResult {
-        let child = try ChildProcess(executable, arguments, name: executable.lastPathComponent, in: directory)
+    static func run(_ executable: URL, _ arguments: [String], in directory: TemporaryDirectory, timeout: Double = 60,
+                    environment: [String: String] = [:]) throws -> RunResult {
+        let child = try ChildProcess(executable, arguments, name: executable.lastPathComponent, in: directory, environment: environment)
         guard let status = child.wait(timeout: timeout) else {
             child.kill9()
             throw AtollError(.timeout, "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")

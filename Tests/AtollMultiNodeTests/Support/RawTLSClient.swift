@@ -22,8 +22,10 @@ enum RawTLSClient {
     }
 
     /// Connects with mutual TLS as `node`, waits for the relay's `accepted` frame, sends `bytes`
-    /// and reads until the relay closes (or `timeout` seconds pass).
-    static func send(_ bytes: [UInt8], port: Int, certificates dir: String, node: String, timeout: Duration = .seconds(20)) async throws -> Outcome {
+    /// and reads until the relay closes, until `done` holds for what it sent, or until `timeout`
+    /// passes (an error then).
+    static func send(_ bytes: [UInt8], port: Int, certificates dir: String, node: String, timeout: Duration = .seconds(20),
+                     until done: @escaping @Sendable ([Frame]) -> Bool = { _ in false }) async throws -> Outcome {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv13
         tls.certificateVerification = .noHostnameVerification
@@ -53,7 +55,7 @@ enum RawTLSClient {
                         }
                         try await outbound.write(ByteBuffer(bytes: bytes))
                         do {
-                            while let chunk = try await iterator.next() {
+                            while !done(frames), let chunk = try await iterator.next() {
                                 frames += try decoder.decode(Array(chunk.readableBytesView))
                             }
                             return Outcome(frames: frames, error: nil)
@@ -81,10 +83,12 @@ enum RawTLSClient {
 
     /// A well-formed frame of `kind` carrying `payload`, as the first frame of a connection.
     static func frame(kind: UInt8, payload: [UInt8]) throws -> [UInt8] {
-        let encoder = try FrameEncoder()
-        var bytes: [UInt8] = []
-        try encoder.encode(Frame(kind: kind, payload: payload), into: &bytes)
-        return bytes
+        try frames([Frame(kind: kind, payload: payload)])
+    }
+
+    /// Well-formed frames, back to back in one compressed stream, as the first of a connection.
+    static func frames(_ frames: [Frame]) throws -> [UInt8] {
+        try FrameEncoder().encode(frames)
     }
 
     /// Rewrites the declared payload size of an encoded frame and fixes its checksum, so the
