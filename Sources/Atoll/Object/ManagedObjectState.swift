@@ -224,6 +224,8 @@ final class ManagedObjectState {
         realm.performWrite("setting a property") { w in
             var writer = ObjectWriter(realm: realm, transaction: w, update: .all)
             try writer.setProperty(property, index: index, of: key, binding: binding, to: value)
+            // An unmanaged object assigned to a link is now managed, as in RealmSwift.
+            writer.finish()
         }
     }
 }
