@@ -46,16 +46,30 @@ enum KeyPathRecorder {
     }
 
     private static func record<Root: Object>(_ keyPath: PartialKeyPath<Root>, root: Root.Type) -> [String] {
+        record(String(describing: keyPath), root: Root.self) { _ = $0[keyPath: keyPath] }
+    }
+
+    /// The property names `keyPath` reads, where `keyPath` starts from something made from a
+    /// `Root` (a `Projection` of it): `read` gets the recording instance of `Root` and applies
+    /// the key path through it. Cached per key path, like `names(_:)`.
+    static func names<Root: Object>(_ keyPath: AnyKeyPath, from root: Root.Type, reading read: (Root) -> Void) -> [String] {
+        if let names = cache.names(keyPath) { return names }
+        let names = record(String(describing: keyPath), root: Root.self, read)
+        cache.store(keyPath, names)
+        return names
+    }
+
+    private static func record<Root: Object>(_ description: String, root: Root.Type, _ read: (Root) -> Void) -> [String] {
         let recording = KeyPathRecording()
         let instance = recording.makeInstance(Root.self)
         recording.expectNext(instance)
         defer { finish(recording) }
-        _ = instance[keyPath: keyPath]
+        read(instance)
         if let problem = recording.problem {
-            atollProgrammerError("key path \(keyPath) \(problem)")
+            atollProgrammerError("key path \(description) \(problem)")
         }
         guard !recording.names.isEmpty else {
-            atollProgrammerError("key path \(keyPath) does not read a @Persisted property of '\(Root.className())'")
+            atollProgrammerError("key path \(description) does not read a @Persisted property of '\(Root.className())'")
         }
         return recording.names
     }
