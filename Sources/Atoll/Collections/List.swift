@@ -174,8 +174,8 @@ extension List where Element: Object {
     /// The position of an object in the list, or nil.
     public func index(of object: Element) -> Int? {
         guard managed != nil else { return storage.firstIndex { $0 === object } }
-        guard let k = object._managed?.key else { return nil }
-        return stored().firstIndex(of: .link(k))
+        guard let m = managed, let state = object._managed, m.realm.owns(state) else { return nil }
+        return stored().firstIndex(of: .link(state.key))
     }
 
     private func results() -> Results<Element> {

@@ -110,7 +110,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The position of an object in the results, or nil.
     public func index(of object: Element) -> Int? {
         core.realm.verifyThread()
-        guard let m = object._managed, m.binding.tableKey == core.binding.tableKey else { return nil }
+        guard let m = object._managed, core.realm.owns(m), m.binding.tableKey == core.binding.tableKey else { return nil }
         return core.keys().firstIndex(of: m.key)
     }
 

@@ -30,12 +30,33 @@ open class Object: CustomStringConvertible {
         _indexBase = 0
         let context = InitContext.current
         if atoll_managed_creation_active() != 0 {
-            _indexBase = atoll_managed_creation_release_slots(context.propertyCount(of: self))
+            let count = context.propertyCount(of: self)
+            _indexBase = atoll_managed_creation_release_slots(count)
+            if atoll_managed_creation_is_target(InitContext.classPointer(type(of: self))) == 0 {
+                // Made by a property's default value while Atoll makes a managed object.
+                _values = typeDefaults(count: count)
+            }
             return
         }
         let count = min(context.propertyCount(of: self), context.count)
         _indexBase = context.count - count
         _values = context.pop(count)
+    }
+
+    /// Each property's type default, by property index (see InitContext: an unmanaged object
+    /// made while Atoll makes a managed one, whose declared defaults were not collected).
+    private func typeDefaults(count: Int) -> [any PersistableValue] {
+        var values = [(any PersistableValue)?](repeating: nil, count: count)
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let m = mirror {
+            for child in m.children {
+                guard let wrapper = child.value as? any PersistedProperty else { continue }
+                let i = Int(wrapper.rawIndex) - _indexBase
+                if i >= 0 && i < count { values[i] = wrapper.valueType._atollDefault() }
+            }
+            mirror = m.superclassMirror
+        }
+        return values.map { $0 ?? false }
     }
 
     // MARK: schema overrides (as in Realm)

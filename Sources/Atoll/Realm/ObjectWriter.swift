@@ -59,7 +59,7 @@ struct ObjectWriter {
     /// Adds an unmanaged object (and what it links to). Returns its key.
     mutating func add(_ object: Object) throws -> ObjectKey {
         if let m = object._managed {
-            guard m.realm.database === realm.database else {
+            guard realm.owns(m) else {
                 throw AtollError(.invalidArgument, "this '\(m.schema.className)' object is managed by another Realm; use create(_:value:) to copy it")
             }
             guard !m.isInvalidated else { throw AtollError(.invalidatedObject, "cannot add a deleted '\(m.schema.className)' object") }
@@ -201,7 +201,7 @@ struct ObjectWriter {
             pkValue = .some(Self.defaults(of: type)[i])
         }
         let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
-        if let source = instance(flattenOptional(value), of: Object.self)?._managed, source.realm.database !== realm.database {
+        if let source = instance(flattenOptional(value), of: Object.self)?._managed, !realm.owns(source) {
             // Registered before the properties are copied, so links back to it find the copy.
             copies[CopySource(database: ObjectIdentifier(source.realm.database), table: source.binding.tableKey, key: source.key)] = key
         }
@@ -302,7 +302,7 @@ struct ObjectWriter {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
             }
-            if let m = object._managed, m.realm.database !== realm.database, createDepth > 0 {
+            if let m = object._managed, !realm.owns(m), createDepth > 0 {
                 // An object of another realm: `create(_:value:)` copies it with what it links to.
                 let source = CopySource(database: ObjectIdentifier(m.realm.database), table: m.binding.tableKey, key: m.key)
                 if let copied = copies[source] { return .link(copied) }

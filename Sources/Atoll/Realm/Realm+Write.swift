@@ -138,25 +138,27 @@ extension Realm {
     /// Deletes a managed object. Links to it become nil and lists drop it.
     public func delete(_ object: Object) {
         performWrite("delete(_:)") { _ in
-            guard let m = object._managed else {
-                throw AtollError(.invalidArgument, "cannot delete an unmanaged object")
-            }
-            guard m.realm.database === database else { throw AtollError(.invalidArgument, "the object belongs to another Realm") }
+            let m = try ownedState(of: object, for: "delete")
             let t = try table(m.binding)
             guard try t.contains(m.key) else { throw AtollError(.invalidatedObject, "the object was already deleted") }
             try t.erase(m.key)
         }
     }
 
-    /// Deletes every object of a sequence (Results, List, LinkingObjects or an array).
+    /// Deletes every object of a sequence (Results, List, LinkingObjects or an array). An
+    /// unmanaged object or one of another realm fails the write, and nothing is deleted.
     public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
-        let targets = Array(objects).compactMap { o -> (ClassBinding, ObjectKey)? in
-            guard let m = o._managed else { return nil }
-            return (m.binding, m.key)
-        }
         performWrite("delete(_:)") { _ in
+            // Every object is checked before the first is deleted, and the keys are taken
+            // first: deleting changes live sequences (Results, a List) being read.
+            var targets: [(ClassBinding, ObjectKey)] = []
+            for object in objects {
+                let m = try ownedState(of: object, for: "delete")
+                targets.append((m.binding, m.key))
+            }
             for (b, key) in targets {
                 let t = try table(b)
+                // A sequence may hold an object twice (a List); the first deletes it.
                 if try t.contains(key) { try t.erase(key) }
             }
         }

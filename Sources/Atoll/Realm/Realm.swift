@@ -272,7 +272,7 @@ public final class Realm {
 
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table? = nil, row: RowHandle? = nil) -> T {
         // `type.init()`, not `T()`: callers may pass a subclass through an `Object.Type`.
-        let object = InitContext.managedCreation { type.init() }
+        let object = InitContext.managedCreation(of: type) { type.init() }
         let state = ManagedObjectState(realm: self, binding: b, key: key)
         if let table, let row { state.seed(table: table, row: row) }
         object._managed = state
@@ -282,7 +282,7 @@ public final class Realm {
     /// `makeObject` for a row of a snapshot page: the row is handed over as plain values (no
     /// optional row handle to copy, with the reference counting of its leaf).
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table, page: ClusterLeafPage, row: Int) -> T {
-        let object = InitContext.managedCreation { type.init() }
+        let object = InitContext.managedCreation(of: type) { type.init() }
         let state = ManagedObjectState(realm: self, binding: b, key: key)
         state.seed(table: table, page: page, row: row)
         object._managed = state
