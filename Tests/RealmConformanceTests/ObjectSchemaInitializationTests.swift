@@ -1,5 +1,17 @@
 // Port of realm-swift's RealmSwift/Tests/ObjectSchemaInitializationTests.swift: the tests about
-// behaviour, expected values kept. (First tests; the rest follow.)
+// behaviour, expected values kept. Property types are checked through what Atoll's
+// PropertyInfo exposes (`isList`, `isOptional`, `isIndexed`, `objectClassName`); RealmSwift's
+// `Property.type` (PropertyType) comes with the RealmSwift-shaped schema API.
+//
+// Not ported:
+// - testInvalidObjects, testNonRealmOptionalTypesDeclaredAsRealmOptional, testMultiplePrimaryKeys —
+//   check `RLMObjectSchema(forObjectClass:)` exceptions for Objective-C declarations
+//   (`@objc dynamic` properties of unsupported types, lazy properties, NSURL);
+// - testOptionalProperties — needs `Property.type`;
+// - testPropertyPopulation, testModernPropertyPopulation, testCustomPropertyPopulation,
+//   testCustomIndexableTypes, testCustomIndexed, testCustomPrimary, testModernIndexed,
+//   testModernPrimary — need `@testable import` internals (RLMProperty, SchemaDiscoverable) and
+//   custom persistable types.
 
 import Atoll
 import Foundation
@@ -45,6 +57,13 @@ import Testing
         #expect(SwiftPrimaryStringObject().objectSchema.primaryKeyProperty?.name == "stringCol")
     }
 
+    @Test func testIgnoredProperties() {
+        let schema = SwiftIgnoredPropertiesObject().objectSchema
+        #expect(schema["runtimeProperty"] == nil, "The object schema shouldn't contain ignored properties")
+        #expect(schema["runtimeDefaultProperty"] == nil, "The object schema shouldn't contain ignored properties")
+        #expect(schema["readOnlyProperty"] == nil, "The object schema shouldn't contain read-only properties")
+    }
+
     @Test func testIndexedProperties() {
         let schema = SwiftIndexedPropertiesObject().objectSchema
         for name in ["stringCol", "intCol", "int8Col", "int16Col", "int32Col", "int64Col", "boolCol", "dateCol"] {
@@ -76,5 +95,17 @@ import Testing
         for property in ModernAllIndexableButNotIndexedObject().objectSchema.properties {
             #expect(!property.isIndexed, "\(property.name)")
         }
+    }
+
+    /// realm-swift's SwiftGenericPropsOrderingObject: the superclass's properties come first,
+    /// then the class's in declaration order (used by testProperOrderingOfProperties).
+    @Test func superclassPropertiesComeFirst() {
+        #expect(SwiftGenericPropsOrderingObject().objectSchema.properties.map(\.name) ==
+                ["parentFirstList", "parentFirstNumber", "parentSecondNumber",
+                 "firstNumber", "firstArray", "secondNumber", "secondArray", "firstOptionalNumber",
+                 "firstLinking", "secondLinking", "thirdNumber", "secondOptionalNumber"])
+        #expect(SwiftArrayPropertySubclassObject().objectSchema.properties.map(\.name) ==
+                ["name", "array", "intArray", "swiftObjArray", "boolArray"])
+        #expect(SwiftOptionalPrimaryObject().objectSchema.properties.last?.name == "id")
     }
 }

@@ -107,6 +107,138 @@ import Testing
         #expect(realm.objects(SwiftBoolObject.self).count == 1, "the defaults made while reading are not stored")
         for object in realm.objects(SwiftOwnerObject.self) { #expect(object.name == "a") }
     }
+
+    /// realm-swift (ObjectTests/ListTests): `person.dog = Dog()` for a class without a primary
+    /// key creates the object; so do KVC, subscripts and updates of a graph holding one.
+    @Test func linkingAnUnmanagedObjectWithoutPrimaryKeyCreatesIt() throws {
+        let realm = try t.realm()
+        let owner = try realm.write { realm.create(SwiftOwnerObject.self, value: ["name": "a", "dog": NSNull()]) }
+        let rex = SwiftDogObject(value: ["dogName": "Rex"])
+        try realm.write { owner.dog = rex }
+        #expect(rex.realm === realm, "the linked object is managed now")
+        #expect(owner.dog?.dogName == "Rex")
+        try realm.write { owner.setValue(SwiftDogObject(value: ["dogName": "Fido"]), forKey: "dog") }
+        #expect(owner.dog?.dogName == "Fido")
+        try realm.write { owner["dog"] = SwiftDogObject(value: ["dogName": "Bo"]) }
+        #expect(owner.dog?.dogName == "Bo")
+        #expect(realm.objects(SwiftDogObject.self).count == 3)
+
+        let link = SwiftLinkToPrimaryStringObject(value: ["pk": "x", "object": ["p", 1]])
+        let company = SwiftCompanyObject(value: ["name": "co", "employees": [["name": "ann"]]])
+        try realm.write {
+            realm.add(link, update: .modified)
+            realm.create(SwiftLinkToPrimaryStringObject.self, value: ["pk": "y", "objects": [["q", 2]]], update: .all)
+            realm.add(company)
+        }
+        #expect(realm.objects(SwiftPrimaryStringObject.self).count == 2)
+        // The class added with update: must have a primary key (realm-swift raises).
+        assertWriteFails(realm, kind: .primaryKeyMissing) { realm.add(SwiftCompanyObject(), update: .all) }
+        assertWriteFails(realm, kind: .primaryKeyMissing) { realm.create(SwiftCompanyObject.self, value: ["name": "b"], update: .modified) }
+    }
+
+    /// realm-swift's array literals may be shorter than the properties: the rest take their
+    /// defaults; a longer one is an error.
+    @Test func createFromAShortArrayGivesTheRestTheirDefaults() throws {
+        let realm = try t.realm()
+        let object = try realm.write { realm.create(SwiftObject.self, value: [true, 7]) }
+        #expect(object.boolCol == true)
+        #expect(object.intCol == 7)
+        #expect(object.stringCol == "a")
+        #expect(object.objectCol?.boolCol == false)
+        let tooMany: [Any] = [true, 7, Int8(1), Int16(1), Int32(1), Int64(1), Float(1), 1.0, "s", Data(), Date(), ObjectId(),
+                              [false], UUID(), [[true]], "one too many"]
+        assertWriteFails(realm, kind: .invalidArgument) { realm.create(SwiftObject.self, value: tooMany) }
+        // An unmanaged object from a short array too.
+        #expect(SwiftObject(value: [true, 7]).stringCol == "a")
+    }
+
+    /// Any collection can be assigned to a list property: Results, LinkingObjects, List, array.
+    @Test func anyCollectionCanBeAssignedToAList() throws {
+        let realm = try t.realm()
+        let (owner, target) = try realm.write { () -> (SwiftObject, SwiftArrayPropertyObject) in
+            let owner = realm.create(SwiftObject.self, value: ["arrayCol": [[true], [false]]])
+            return (owner, realm.create(SwiftArrayPropertyObject.self))
+        }
+        try realm.write {
+            owner.arrayCol = owner.arrayCol
+            owner.setValue(realm.objects(SwiftBoolObject.self).filter("boolCol == true"), forKey: "arrayCol")
+        }
+        #expect(owner.arrayCol.map(\.boolCol) == [true])
+        let dog = try realm.write { () -> SwiftDogObject in
+            let dog = realm.create(SwiftDogObject.self, value: ["dogName": "d"])
+            realm.create(SwiftOwnerObject.self, value: ["name": "o1", "dog": dog])
+            realm.create(SwiftOwnerObject.self, value: ["name": "o2", "dog": dog])
+            return dog
+        }
+        let holder = try realm.write { realm.create(OwnerListHolder.self) }
+        try realm.write { holder.setValue(dog.owners, forKey: "owners") }
+        #expect(holder.owners.map(\.name).sorted() == ["o1", "o2"])
+        try realm.write { target.setValue(realm.objects(SwiftStringObject.self), forKey: "array") }
+        #expect(target.array.count == 0)
+        // Unmanaged: a List, Results and LinkingObjects fill the list.
+        let unmanaged = OwnerListHolder()
+        unmanaged.setValue(dog.owners, forKey: "owners")
+        #expect(unmanaged.owners.count == 2)
+        unmanaged.setValue(realm.objects(SwiftOwnerObject.self), forKey: "owners")
+        #expect(unmanaged.owners.count == 2)
+    }
+
+    /// realm-swift (RealmCollectionTypeTests): aggregates convert to the requested type.
+    @Test func aggregatesReturnTheRequestedType() throws {
+        let realm = try t.realm()
+        try realm.write {
+            for i in [1, 2, 3] { realm.create(SwiftAggregateObject.self, value: ["intCol": i, "doubleCol": Double(i) + 0.5, "floatCol": Float(i)]) }
+        }
+        let objects = realm.objects(SwiftAggregateObject.self)
+        #expect(objects.min(ofProperty: "intCol") as Int8? == 1)
+        #expect(objects.max(ofProperty: "intCol") as Int16? == 3)
+        #expect(objects.max(ofProperty: "intCol") as Int? == 3)
+        #expect(objects.min(ofProperty: "intCol") as Double? == 1)
+        #expect(objects.sum(ofProperty: "intCol") as Int32 == 6)
+        #expect(objects.sum(ofProperty: "intCol") as Double == 6)
+        #expect(objects.max(ofProperty: "doubleCol") as Double? == 3.5)
+        #expect(objects.min(ofProperty: "floatCol") as Double? == 1)
+        let filtered = objects.filter("intCol > 1")
+        #expect(filtered.min(ofProperty: "intCol") as Int8? == 2)
+        #expect(filtered.sum(ofProperty: "intCol") as Int64 == 5)
+    }
+
+    /// realm-swift (RealmCollectionTypeTests.testDistinct): objects whose link on the key path
+    /// is nil are left out.
+    @Test func distinctByALinkPathDropsNilLinks() throws {
+        let realm = try t.realm()
+        try realm.write {
+            realm.create(SwiftOwnerObject.self, value: ["a", ["dogName": "Rex"]])
+            realm.create(SwiftOwnerObject.self, value: ["b", ["dogName": "Rex"]])
+            realm.create(SwiftOwnerObject.self, value: ["c", ["dogName": "Fido"]])
+            realm.create(SwiftOwnerObject.self, value: ["d", NSNull()])
+        }
+        let distinct = realm.objects(SwiftOwnerObject.self).distinct(by: ["dog.dogName"])
+        #expect(distinct.map(\.name) == ["a", "c"])
+        #expect(realm.objects(SwiftOwnerObject.self).distinct(by: ["name"]).count == 4)
+    }
+
+    /// `value(forKey: "self")` of a collection is its elements.
+    @Test func valueForKeySelfOfACollectionIsItsElements() throws {
+        let realm = try t.realm()
+        let company = try realm.write { realm.create(SwiftCompanyObject.self, value: ["co", [["ann"], ["bob"]]]) }
+        let employees = company.employees.value(forKey: "self").compactMap { $0 as? SwiftEmployeeObject }
+        #expect(employees.map(\.name) == ["ann", "bob"])
+        let results = realm.objects(SwiftEmployeeObject.self).value(forKey: "self").compactMap { $0 as? SwiftEmployeeObject }
+        #expect(results.count == 2)
+        #expect(SwiftEmployeeObject().value(forKey: "self") is SwiftEmployeeObject)
+    }
+
+    /// realm-swift: ignored properties are not in objectSchema, but they keep their values.
+    @Test func ignoredPropertiesAreKeptButNotInTheSchema() throws {
+        let realm = try t.realm()
+        let object = SwiftIgnoredPropertiesObject(value: ["name": "n", "age": 3])
+        object.runtimeDefaultProperty = "kept"
+        try realm.write { realm.add(object) }
+        #expect(object.runtimeDefaultProperty == "kept")
+        #expect(object.objectSchema.properties.map(\.name) == ["name", "age"])
+        #expect(object.name == "n")
+    }
 }
 
 /// A list of owners (LinkingObjects and List as query arguments, collections assigned to lists).

@@ -255,7 +255,7 @@ extension List: _ListProtocol {
     /// Replaces the elements with those of an array (dynamic APIs); nil empties the list.
     public func replaceAll(with value: Any?, property: PropertyInfo) throws {
         guard let value = flattenOptional(value) else { removeAll(); return }
-        guard let items = ObjectWriter.array(value) else {
+        guard let items = ObjectWriter.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(property.name)'")
         }
         var converted: [Element] = []

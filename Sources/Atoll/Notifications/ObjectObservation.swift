@@ -19,6 +19,7 @@ extension Object {
     {
         guard let m = _managed, self is T else { atollProgrammerError("only managed objects can be observed; add the object to a realm first") }
         m.realm.verifyThread()
+        m.schema.requireObservable(keyPaths)
         if let queue {
             let type = Swift.type(of: self)
             return m.realm.observeOnQueue(queue, source: self, { realm, object in
@@ -37,8 +38,8 @@ extension Object {
         let realm = m.realm
         realm.requireNoWriteForObserving()
         let schema = m.schema
-        let watched: [Int] = schema.properties.indices.filter { i in
-            let p = schema.properties[i]
+        let watched: [Int] = schema.allProperties.indices.filter { i in
+            let p = schema.allProperties[i]
             guard p.isStored else { return false }
             guard let keyPaths else { return true }
             return keyPaths.contains { $0 == p.name || $0.hasPrefix(p.name + ".") }
@@ -85,8 +86,9 @@ extension Object {
                     changed = try summary.objectChanged(m.binding.tableKey, m.key, keyPaths: paths, in: realm.transaction)
                 }
                 guard changed else { continue }
-                let p = schema.properties[i]
-                changes.append(PropertyChange(name: p.name, oldValue: Self.swiftValues(last[i], p, realm), newValue: Self.swiftValues(now[i], p, realm)))
+                let p = schema.allProperties[i]
+                let oldValue = summary.isLocal ? nil : Self.swiftValues(last[i], p, realm)
+                changes.append(PropertyChange(name: p.name, oldValue: oldValue, newValue: Self.swiftValues(now[i], p, realm)))
             }
             last = now
             if notify, !changes.isEmpty { block(.change(me, changes)) }
@@ -108,7 +110,7 @@ extension Object {
         for i in indices {
             let column = m.binding.columns[i]
             guard column >= 0 else { continue }
-            if m.schema.properties[i].isList {
+            if m.schema.allProperties[i].isList {
                 result[i] = try table.list(row, column).values
             } else {
                 result[i] = [try table.value(row, column)]

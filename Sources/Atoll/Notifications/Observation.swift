@@ -49,6 +49,7 @@ extension Results {
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken
     {
         core.realm.verifyThread()
+        core.binding.schema.requireObservable(keyPaths)
         if let queue {
             return core.realm.observeOnQueue(queue, source: core, { realm, core in try core.rebased(on: realm) }, onError: { block(.error($0)) }) { core, flag in
                 Results(core: core).observe(keyPaths: keyPaths, flag: flag, block)

@@ -113,9 +113,9 @@ open class Object: CustomStringConvertible {
     public func _setValue<V: PersistableValue>(_ value: V, at index: Int) {
         if let managed = _managed {
             if managed.realm.isFrozen {
-                atollProgrammerError("cannot modify '\(managed.schema.className).\(managed.schema.properties[index].name)': the object is frozen (thaw() it first)")
+                atollProgrammerError("cannot modify '\(managed.schema.className).\(managed.schema.allProperties[index].name)': the object is frozen (thaw() it first)")
             }
-            if !managed.schema.properties[index].isIgnored {
+            if !managed.schema.allProperties[index].isIgnored {
                 managed.set(index, value, object: self)
                 return
             }
@@ -133,13 +133,27 @@ open class Object: CustomStringConvertible {
         index < _values.count ? _values[index] : nil
     }
 
+    /// Once the object is managed its stored properties are read from the realm: drops their
+    /// unmanaged values (keeping ignored properties'), so that the objects and lists they held
+    /// are not kept alive by it (an added cycle of objects is freed with its last reference).
+    func dropStoredValues(_ binding: ClassBinding) {
+        let reads = binding.readsFromStorage
+        if !reads.contains(false) {
+            _values = []
+            return
+        }
+        for i in _values.indices where i < reads.count && reads[i] { _values[i] = false }
+    }
+
     // MARK: key-value coding
 
     /// The value of the property `key`, or nil (KVC, as in Realm).
     open func value(forKey key: String) -> Any? {
-        guard let i = objectSchema.index(of: key) else { return nil }
+        guard let i = objectSchema.index(of: key) else { return key == "self" ? self : nil }
         if let managed = _managed { return managed.anyValue(i, object: self) }
-        return unmanagedValue(i)
+        guard let value = unmanagedValue(i) else { return nil }
+        if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
+        return value
     }
 
     /// Sets the property `key` from a value of a compatible type (KVC).
@@ -153,7 +167,7 @@ open class Object: CustomStringConvertible {
             return
         }
         do {
-            if let v = try objectSchema.properties[i].swiftValue(from: value, realm: nil) as? any PersistableValue { _values[i] = v }
+            if let v = try objectSchema.allProperties[i].swiftValue(from: value, realm: nil) as? any PersistableValue { _values[i] = v }
         } catch {
             // An unmanaged object has no transaction to fail; keep the old value.
         }
@@ -256,8 +270,13 @@ extension Object {
         if let dict = value as? [String: Any] {
             for (k, v) in dict { if schema.index(of: k) != nil { setValue(v, forKey: k) } }
         } else if let array = ObjectWriter.array(value) {
-            let stored = schema.properties.filter(\.isStored)
-            for (p, v) in zip(stored, array) { setValue(v, forKey: p.name) }
+            // In the order of `properties` (a superclass's first), as in RealmSwift.
+            for (slot, v) in zip(schema.storedSlotsInOrder, array) { setValue(v, forKey: schema.allProperties[slot].name) }
+        } else if let object = value as? Object {
+            // Another object: its values of the properties of the same names.
+            for p in schema.properties where p.isStored {
+                if object.objectSchema.index(of: p.name) != nil { setValue(object.value(forKey: p.name), forKey: p.name) }
+            }
         }
     }
 }

@@ -56,8 +56,15 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
 public final class ObjectSchema: Sendable, CustomStringConvertible {
     /// The class name (its table's name).
     public let className: String
-    /// Properties in declaration order; property i is the i-th @Persisted of the class.
+    /// The persisted properties as RealmSwift lists them: a superclass's before its
+    /// subclass's, each class's in declaration order. Ignored properties are not in the schema.
     public let properties: [PropertyInfo]
+    /// Every @Persisted property by slot, ignored ones included: the order Swift initializes
+    /// them (a subclass's before its superclass's), which accessors, bindings and writers index.
+    let allProperties: [PropertyInfo]
+    /// The slots of the stored properties (no ignored, no linking objects) in the order of
+    /// `properties`: the order of an array literal (`Dog(value: ["Rex", 3])`).
+    let storedSlotsInOrder: [Int]
     /// The primary key property, if the class has one.
     public let primaryKeyProperty: PropertyInfo?
     /// The model class.
@@ -70,32 +77,42 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
     /// The class and its properties.
     public var description: String { "\(className) { \(properties.map(\.description).joined(separator: "; ")) }" }
 
-    /// The position of a property in `properties`, or nil.
-    public func index(of name: String) -> Int? { indexByName[name] }
+    /// The slot of a property (its position in `allProperties`), ignored ones included, or nil.
+    func index(of name: String) -> Int? { indexByName[name] }
 
-    /// The property named `name`, or nil.
-    public subscript(name: String) -> PropertyInfo? { indexByName[name].map { properties[$0] } }
+    /// The persisted property named `name`, or nil (also for ignored properties, as in RealmSwift).
+    public subscript(name: String) -> PropertyInfo? {
+        guard let i = indexByName[name], !allProperties[i].isIgnored else { return nil }
+        return allProperties[i]
+    }
 
     private init(type: Object.Type) {
         objectType = type
         className = type.className()
         let probe = type.init()
-        var found: [(Int, String, any PersistedProperty)] = []
+        // (slot, name, wrapper, depth of the declaring class below `type`).
+        var found: [(Int, String, any PersistedProperty, Int)] = []
         var mirror: Mirror? = Mirror(reflecting: probe)
+        var depth = 0
         while let m = mirror {
             for child in m.children {
                 guard let label = child.label, label.hasPrefix("_"), let wrapper = child.value as? any PersistedProperty else { continue }
-                found.append((Int(wrapper.rawIndex) - probe._indexBase, String(label.dropFirst()), wrapper))
+                found.append((Int(wrapper.rawIndex) - probe._indexBase, String(label.dropFirst()), wrapper, depth))
             }
             mirror = m.superclassMirror
+            depth += 1
         }
         found.sort { $0.0 < $1.0 }
+        // RealmSwift's order: the base class's properties first.
+        let presentationSlots = found.indices.sorted { a, b in
+            found[a].3 != found[b].3 ? found[a].3 > found[b].3 : found[a].0 < found[b].0
+        }
         let ignored = Set(type.ignoredProperties())
         let indexedNames = Set(type.indexedProperties())
         let declaredPrimaryKey = type.primaryKey()
         var properties: [PropertyInfo] = []
         var problems: [String] = []
-        for (position, name, wrapper) in found {
+        for (position, name, wrapper, _) in found {
             if position != properties.count { problems.append("property '\(name)' was not initialized in declaration order") }
             let t = wrapper.valueType._atollType
             let isPK = wrapper.isPrimaryKey || declaredPrimaryKey == name
@@ -103,7 +120,9 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
                                            isIgnored: ignored.contains(name), originProperty: wrapper.originProperty,
                                            hasDeclaredDefault: wrapper.hasDeclaredDefault, valueType: wrapper.valueType))
         }
-        self.properties = properties
+        allProperties = properties
+        self.properties = presentationSlots.map { properties[$0] }.filter { !$0.isIgnored }
+        storedSlotsInOrder = presentationSlots.filter { properties[$0].isStored }
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         let pks = properties.filter(\.isPrimaryKey)
         primaryKeyProperty = pks.first
@@ -137,6 +156,25 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
             do { try tableSpec.validate() } catch let e as AtollError { error = e } catch {}
         }
         self.error = error
+    }
+
+    /// Stops the program when a key path to observe names no property (RealmSwift raises): a
+    /// path follows links and lists of objects (`"owner.name"`, `"dogs.age"`).
+    func requireObservable(_ keyPaths: [String]?) {
+        for path in keyPaths ?? [] {
+            var schema = self
+            let names = path.split(separator: ".").map(String.init)
+            for (i, name) in names.enumerated() {
+                guard let p = schema[name] else {
+                    atollProgrammerError("cannot observe '\(path)': property '\(name)' not found in object of type '\(schema.className)'")
+                }
+                guard i < names.count - 1 else { break }
+                guard let target = p.type.objectType else {
+                    atollProgrammerError("cannot observe '\(path)': property '\(schema.className).\(name)' is not a link to objects")
+                }
+                schema = ObjectSchema.of(target)
+            }
+        }
     }
 
     // MARK: caches

@@ -77,7 +77,7 @@ public struct _ManagedAccess {
     // Managed objects never lose their state (`_managed` is set once, when they become managed).
     var state: ManagedObjectState { unretainedObject.takeUnretainedValue()._managed.unsafelyUnwrapped }
     var realm: Realm { state.realm }
-    var property: PropertyInfo { state.schema.properties[propertyIndex] }
+    var property: PropertyInfo { state.schema.allProperties[propertyIndex] }
     var column: Int { state.binding.columns[propertyIndex] }
     var key: ObjectKey { state.key }
 

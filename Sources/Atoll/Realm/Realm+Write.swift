@@ -78,11 +78,18 @@ extension Realm {
         observers.deliver(realm: self, oldVersion: w.version, new: read, ownLog: log, skipping: tokens)
     }
 
-    /// Discards every change of the current write transaction.
+    /// Discards every change of the current write transaction. Calling it outside a write
+    /// transaction is a programming error (RealmSwift raises).
     public func cancelWrite() {
         verifyThread()
-        startupError = nil
-        guard let w = writeTransaction else { return }
+        if startupError != nil {
+            // beginWrite() failed: as far as the caller knows, a write is open.
+            startupError = nil
+            return
+        }
+        guard let w = writeTransaction else {
+            atollProgrammerError("cancelWrite() called outside a write transaction; call it only after beginWrite()")
+        }
         w.rollback()
         setWriteTransaction(nil)
         clearPendingError()
@@ -100,6 +107,7 @@ extension Realm {
     /// primary key is updated instead.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         performWrite("add(_:)") { w in
+            if object._managed == nil { try ObjectWriter.requireUpdatable(type(of: object), update) }
             var writer = ObjectWriter(realm: self, transaction: w, update: update, singleObject: true)
             _ = try writer.add(object)
             writer.finish()
@@ -110,7 +118,10 @@ extension Realm {
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
         performWrite("add(_:)") { w in
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
-            for o in objects { _ = try writer.add(o) }
+            for o in objects {
+                if o._managed == nil { try ObjectWriter.requireUpdatable(type(of: o), update) }
+                _ = try writer.add(o)
+            }
             writer.finish()
         }
     }
@@ -124,6 +135,7 @@ extension Realm {
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         var created: T?
         performWrite("create(_:value:)") { w in
+            try ObjectWriter.requireUpdatable(type, update)
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
             let key = try writer.create(type, value: value)
             writer.finish()

@@ -96,6 +96,7 @@ public final class Realm {
         database = source.database
         confinement = .unconfined
         isFrozen = true
+        hasRead = true
         transaction.isShared = true
         _transaction = transaction
         bindingsGeneration = transaction.rootRecord.schemaGeneration
@@ -131,8 +132,26 @@ public final class Realm {
     var transaction: Transaction {
         @inline(__always) get {
             if isIdle { reopenAfterInvalidate() }
+            // Frozen realms start with it set, so threads reading them only read it.
+            if !hasRead { hasRead = true }
             return _transaction
         }
+    }
+
+    /// Whether anything read through this realm since it was opened. Until then it is like a
+    /// RealmSwift realm without a read transaction: resolving a ThreadSafeReference starts it
+    /// at the reference's version (`startReading(atVersionOf:)`).
+    @exclusivity(unchecked) private(set) var hasRead = false
+
+    /// Reads the version of `pinned` (older than the realm's) instead of the newest, for a realm
+    /// that has read nothing yet. `refresh()` moves it on.
+    func startReading(atVersionOf pinned: ReadTransaction) throws {
+        guard !hasRead, !isFrozen, writeTransaction == nil, !isIdle, pinned.version < _transaction.version else { return }
+        let read = try database.beginRead(sameVersionAs: pinned)
+        (_transaction as? ReadTransaction)?.close()
+        _transaction = read
+        bumpStamp()
+        dropBindingsIfSchemaChanged(read)
     }
 
     private func reopenAfterInvalidate() {
@@ -201,6 +220,7 @@ public final class Realm {
             lastBinding = b
             return b
         }
+        guard type != Object.self else { throw Self.baseClassError }
         guard isInSubset(type) else {
             throw AtollError(.schemaMismatch, "class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes")
         }
@@ -221,11 +241,14 @@ public final class Realm {
     func requireBinding(for type: Object.Type) -> ClassBinding {
         do { return try binding(for: type) } catch {
             // Checked only on failure: the common path is one dictionary lookup.
+            if type == Object.self { atollProgrammerError(Self.baseClassError.message) }
             if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
             if !isInSubset(type) { atollProgrammerError("class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes") }
             return ClassBinding(unavailable: ObjectSchema.of(type))
         }
     }
+
+    private static let baseClassError = AtollError(.schemaMismatch, "'Object' itself is not a model class of any realm; use a subclass of Object")
 
     /// Whether the configuration's `objectTypes` (with the classes they link to) include `type`;
     /// every class is included without `objectTypes`.

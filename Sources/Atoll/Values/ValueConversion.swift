@@ -32,7 +32,12 @@ enum ValueConversion {
         switch type {
         case .bool:
             if let b = value as? Bool, Swift.type(of: value) == Bool.self { return .bool(b) }
-            if let n = value as? NSNumber { return .bool(n.boolValue) }
+            // As in RealmSwift, a number is a Bool only when it is an integer 0 or 1.
+            if let n = value as? NSNumber {
+                let type = String(cString: n.objCType)
+                guard type != "f", type != "d" else { return nil }
+                switch n.int64Value { case 0: return .bool(false); case 1: return .bool(true); default: return nil }
+            }
         case .int:
             if Swift.type(of: value) == Bool.self { return nil }
             if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .int($0) } }
@@ -68,6 +73,30 @@ enum ValueConversion {
             if let o = value as? ObjectId { return .objectId(o) }
         case .link:
             return nil
+        }
+        return nil
+    }
+
+    /// An aggregate (min, max, sum) as the type the caller asked for, as RealmSwift converts
+    /// it: an integer column's value as any integer width or floating-point type, a
+    /// floating-point one's as Float or Double, a date's as Date.
+    static func aggregate<T: PersistableValue>(_ v: StorageValue, as type: T.Type) -> T? {
+        if let direct = T._atollFromStorage(v, realm: nil) { return direct }
+        let integerType = T.self as? any _AtollInteger.Type
+        func integer<I: _AtollInteger>(_ type: I.Type, _ i: Int64) -> I { I(truncatingIfNeeded: i) }
+        switch v {
+        case .int(let i):
+            if let integerType { return integer(integerType, i) as? T }
+            if T.self == Double.self { return Double(i) as? T }
+            if T.self == Float.self { return Float(i) as? T }
+        case .float(let f):
+            if T.self == Double.self { return Double(f) as? T }
+            if let integerType, f.isFinite, abs(f) < 9.2e18 { return integer(integerType, Int64(f.rounded(.towardZero))) as? T }
+        case .double(let d):
+            if T.self == Float.self { return Float(d) as? T }
+            if let integerType, d.isFinite, abs(d) < 9.2e18 { return integer(integerType, Int64(d.rounded(.towardZero))) as? T }
+        default:
+            break
         }
         return nil
     }
