@@ -121,6 +121,10 @@ struct AtollObjectHelper {
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 let token = realm.objects(Note.self).observe(keyPaths: ["nonexistent"]) { _ in }
                 token.invalidate()
+            case "conformance-freeze-unmanaged":
+                _ = Note().freeze()
+            case "conformance-thaw-unmanaged":
+                _ = Note().thaw()
             case "conformance-observe-unmanaged":
                 let token = Note().observe { (_: ObjectChange<Note>) in }
                 token.invalidate()
