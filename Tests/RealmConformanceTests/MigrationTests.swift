@@ -13,9 +13,13 @@
 //   testObjectWithCustomColumnNames, testCustomColumn* — need `migration.oldSchema/newSchema`,
 //   RLMRealm custom schemas or `propertiesMapping()`;
 // - testAnyInEnumerate, the MutableSet and Map parts of testEnumerate — AnyRealmValue, MutableSet, Map;
-// - testBasicTypesInEnumerate, testOptionalsInEnumerate, testEnumerateObjectsAfterDeleteObjects,
-//   testMigrationObject, testCollectionAccess, testDeleteRealmIfMigrationNeeded, testBasic — not
-//   ported yet (time).
+// - testMigrationObject, testCollectionAccess — need the RealmSwift-shaped dynamic API
+//   (dynamic member lookup, `dynamicList`, MigrationObject lists as List<MigrationObject>) and
+//   AnyRealmValue/MutableSet/Map;
+// - testDeleteRealmIfMigrationNeeded — replaces RLMSchema's sharedSchema through the
+//   Objective-C runtime.
+// realm-swift reads migration objects by dynamic member (`oldObject!.boolCol`); the port uses
+// the subscript (`oldObject!["boolCol"]`), which gives the same values (every integer as Int).
 
 import Atoll
 import AtollTestSupport
@@ -217,6 +221,149 @@ import Testing
             }
         } validation: { realm in
             #expect(realm.objects(SwiftStringObject.self).count == 1)
+        }
+    }
+
+    @Test func testBasic() throws {
+        try createDefaultRealm()
+        do {
+            let realm = try t.realm()
+            _ = realm.objects(SwiftStringObject.self).count
+        }
+        try testMigration { _, _ in }
+    }
+
+    @Test func testBasicTypesInEnumerate() throws {
+        do {
+            let realm = try t.realm()
+            try realm.write { realm.add(SwiftObject()) }
+        }
+        try testMigration { migration, _ in
+            var count = 0
+            migration.enumerateObjects(ofType: "SwiftObject") { oldObject, newObject in
+                for object in [oldObject!, newObject!] {
+                    #expect(object["boolCol"] is Bool)
+                    #expect(object["intCol"] is Int)
+                    #expect(object["int8Col"] is Int)
+                    #expect(object["int16Col"] is Int)
+                    #expect(object["int32Col"] is Int)
+                    #expect(object["int64Col"] is Int)
+                    #expect(object["floatCol"] is Float)
+                    #expect(object["doubleCol"] is Double)
+                    #expect(object["stringCol"] is String)
+                    #expect(object["binaryCol"] is Data)
+                    #expect(object["dateCol"] is Date)
+                    #expect(object["objectIdCol"] is ObjectId)
+                    #expect(object["objectCol"] is DynamicObject)
+                    #expect(object["uuidCol"] is UUID)
+                }
+                count += 1
+            }
+            #expect(count == 1)
+        }
+    }
+
+    @Test func testOptionalsInEnumerate() throws {
+        do {
+            let realm = try t.realm()
+            try realm.write { realm.add(SwiftOptionalObject()) }
+        }
+        let names = ["optStringCol", "optBinaryCol", "optDateCol", "optIntCol", "optInt8Col", "optInt16Col", "optInt32Col",
+                     "optInt64Col", "optFloatCol", "optDoubleCol", "optBoolCol", "optObjectIdCol"]
+        try testMigration { migration, _ in
+            migration.enumerateObjects(ofType: "SwiftOptionalObject") { oldObject, newObject in
+                for object in [oldObject!, newObject!] {
+                    for name in names { #expect(object[name] == nil, "\(name)") }
+                }
+            }
+        }
+
+        do {
+            let realm = try t.realm()
+            try realm.write {
+                let soo = realm.objects(SwiftOptionalObject.self).first!
+                soo.optStringCol = "String"
+                soo.optBinaryCol = Data()
+                soo.optDateCol = Date()
+                soo.optIntCol = 1
+                soo.optInt8Col = 2
+                soo.optInt16Col = 3
+                soo.optInt32Col = 4
+                soo.optInt64Col = 5
+                soo.optFloatCol = 6.1
+                soo.optDoubleCol = 7.2
+                soo.optObjectIdCol = objectId("1234567890bc1234567890bc")
+                soo.optBoolCol = true
+            }
+        }
+        try testMigration(schemaVersion: 2) { migration, _ in
+            migration.enumerateObjects(ofType: "SwiftOptionalObject") { oldObject, newObject in
+                for object in [oldObject!, newObject!] {
+                    #expect(object["optStringCol"] is String)
+                    #expect(object["optBinaryCol"] is Data)
+                    #expect(object["optDateCol"] is Date)
+                    #expect(object["optIntCol"] is Int)
+                    #expect(object["optInt8Col"] is Int)
+                    #expect(object["optInt16Col"] is Int)
+                    #expect(object["optInt32Col"] is Int)
+                    #expect(object["optInt64Col"] is Int)
+                    #expect(object["optFloatCol"] is Float)
+                    #expect(object["optDoubleCol"] is Double)
+                    #expect(object["optBoolCol"] is Bool)
+                    #expect(object["optObjectIdCol"] is ObjectId)
+                }
+            }
+        }
+    }
+
+    @Test func testEnumerateObjectsAfterDeleteObjects() throws {
+        do {
+            let realm = try t.realm()
+            try realm.write {
+                for s in ["1", "2", "3"] { realm.create(SwiftStringObject.self, value: [s]) }
+                for i in 1...3 { realm.create(SwiftIntObject.self, value: [i]) }
+                for i in 1...3 { realm.create(SwiftInt8Object.self, value: [i]) }
+                for i in 1...3 { realm.create(SwiftInt16Object.self, value: [i]) }
+                for i in 1...3 { realm.create(SwiftInt32Object.self, value: [i]) }
+                for i in 1...3 { realm.create(SwiftInt64Object.self, value: [i]) }
+                realm.create(SwiftBoolObject.self, value: [true])
+                realm.create(SwiftBoolObject.self, value: [false])
+                realm.create(SwiftBoolObject.self, value: [true])
+            }
+        }
+        try testMigration(schemaVersion: 1) { migration, _ in
+            var count = 0
+            migration.enumerateObjects(ofType: "SwiftStringObject") { oldObj, newObj in
+                #expect(newObj!["stringCol"] as? String == oldObj!["stringCol"] as? String)
+                if oldObj!["stringCol"] as? String == "2" { migration.delete(newObj!) }
+            }
+            migration.enumerateObjects(ofType: "SwiftStringObject") { oldObj, newObj in
+                #expect(newObj!["stringCol"] as? String == oldObj!["stringCol"] as? String)
+                count += 1
+            }
+            #expect(count == 2)
+
+            for (className, column) in [("SwiftIntObject", "intCol"), ("SwiftInt8Object", "int8Col"), ("SwiftInt16Object", "int16Col"),
+                                        ("SwiftInt32Object", "int32Col"), ("SwiftInt64Object", "int64Col")] {
+                count = 0
+                migration.enumerateObjects(ofType: className) { oldObj, newObj in
+                    #expect(newObj![column] as? Int == oldObj![column] as? Int)
+                    if oldObj![column] as? Int == 1 { migration.delete(newObj!) }
+                }
+                migration.enumerateObjects(ofType: className) { oldObj, newObj in
+                    #expect(newObj![column] as? Int == oldObj![column] as? Int)
+                    count += 1
+                }
+                #expect(count == 2, "\(className)")
+            }
+
+            migration.enumerateObjects(ofType: "SwiftBoolObject") { oldObj, newObj in
+                #expect(newObj!["boolCol"] as? Bool == oldObj!["boolCol"] as? Bool)
+                migration.delete(newObj!)
+            }
+            migration.enumerateObjects(ofType: "SwiftBoolObject") { _, _ in
+                Issue.record("This line should not executed since all objects have been deleted.")
+            }
         }
     }
 }

@@ -25,8 +25,7 @@
 //   async transactions and `Realm.open`;
 // - testAutorefresh — needs a run loop on the test thread (Linux threads have none; Atoll
 //   autorefreshes queue-confined realms, covered by AtollTests);
-// - testWriteCopyToPath, testThaw, testSetDefaultLogLevel, testDefaultLogger — not ported yet
-//   (time) / logger API.
+// - testSetDefaultLogLevel, testDefaultLogger — the logger API.
 
 import Atoll
 import AtollTestSupport
@@ -82,9 +81,10 @@ private struct IntentionalError: Error, Equatable {}
 
     @Test func testWrite() throws {
         let realm = try t.realm()
+        // Opened before the write: opening may itself write (tables of classes used since).
+        let other = try t.realm()
         try realm.write {
             // realm-swift: assertThrows(try! Realm().beginWrite()), assertThrows(try! Realm().write { }).
-            let other = try t.realm()
             #expect(throws: AtollError.self) { try other.write {} }
             realm.create(SwiftStringObject.self, value: ["1"])
             #expect(realm.objects(SwiftStringObject.self).count == 1)
@@ -104,9 +104,9 @@ private struct IntentionalError: Error, Equatable {}
 
     @Test func testBeginWrite() throws {
         let realm = try t.realm()
+        let other = try t.realm()
         realm.beginWrite()
         // realm-swift: assertThrows(try! Realm().beginWrite()) — a second write of the thread.
-        let other = try t.realm()
         other.beginWrite()
         #expect(throws: AtollError.self) { try other.commitWrite() }
         realm.cancelWrite()
@@ -473,5 +473,38 @@ private struct IntentionalError: Error, Equatable {}
         try realm.write { realm.add(SwiftObject()) }
         #expect(realm.objects(SwiftObject.self).count == 2)
         #expect(object.isInvalidated == false)
+    }
+
+    @Test func testWriteCopyToPath() throws {
+        let realm = try t.realm()
+        try realm.write { realm.add(SwiftObject()) }
+        let fileURL = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("copy.realm")
+        try realm.writeCopy(toFile: fileURL)
+        do {
+            let copy = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+            #expect(copy.objects(SwiftObject.self).count == 1)
+            let frozenCopy = copy.freeze()
+            #expect(frozenCopy.objects(SwiftObject.self).count == 1)
+            #expect(frozenCopy.isFrozen)
+            #expect(frozenCopy.objects(SwiftObject.self).isFrozen)
+        }
+        try FileManager.default.removeItem(at: fileURL)
+    }
+
+    /// realm-swift checks the count through `try! Realm()`, its thread's cached instance; here it
+    /// is the one realm of the thread (`realm`).
+    @Test func testThaw() throws {
+        let realm = try t.realm()
+        #expect(realm.objects(SwiftBoolObject.self).count == 0)
+        let frozenRealm = Handoff(realm.freeze())
+        #expect(frozenRealm.value.isFrozen)
+        t.dispatchSyncNewThread {
+            let thawedRealm = try! frozenRealm.value.thaw()
+            #expect(!thawedRealm.isFrozen)
+            try! thawedRealm.write { thawedRealm.create(SwiftBoolObject.self, value: ["boolCol": true]) }
+        }
+        #expect(realm.objects(SwiftBoolObject.self).count == 0)
+        realm.refresh()
+        #expect(realm.objects(SwiftBoolObject.self).count == 1)
     }
 }
