@@ -8,8 +8,6 @@
 // - testSharedSchemaUnmanaged, testSharedSchemaManaged, testBaseClassesDoNotHaveSharedSchema —
 //   need `sharedSchema()` (Objective-C schema cache; Atoll has ObjectSchema.of);
 // - testDescription — needs RealmSwift's Objective-C description format (Atoll's is its own);
-// - testCannotUpdatePrimaryKey — needs the primary-key-change exception inside a write
-//   (to be ported with the Realm.Error API work);
 // - testValueForKeyMutableSet, testSettingUnmanagedObjectValuesWithBadSwiftDictionary (set half),
 //   testDynamicMutableSet, testMutableSetPropertyNotifications — need MutableSet;
 // - testSettingUnmanagedObjectValuesWithBadSwiftDictionary — an unmanaged setValue cannot throw
@@ -159,6 +157,64 @@ final class ObjectChangeLog<T: Object> {
         #expect(SwiftPrimaryStringObject().objectSchema.primaryKeyProperty?.name == "stringCol")
         #expect(SwiftPrimaryUUIDObject().objectSchema.primaryKeyProperty?.name == "uuidCol")
         #expect(SwiftPrimaryObjectIdObject().objectSchema.primaryKeyProperty?.name == "objectIdCol")
+    }
+
+    /// realm-swift raises for each assignment inside one write; each makes its own write throw
+    /// here (README: invalid operations inside a write throw).
+    @Test func testCannotUpdatePrimaryKey() throws {
+        let realm = try t.realmWithTestPath()
+        let primaryKeyReason = "cannot be changed"
+
+        let intObj = SwiftPrimaryIntObject()
+        intObj.intCol = 1
+        intObj.intCol = 0 // can change primary key unattached
+        #expect(intObj.intCol == 0)
+
+        let optionalIntObj = SwiftPrimaryOptionalIntObject()
+        optionalIntObj.intCol = 1
+        optionalIntObj.intCol = 0 // can change primary key unattached
+        #expect(optionalIntObj.intCol == 0)
+
+        let stringObj = SwiftPrimaryStringObject()
+        stringObj.stringCol = "a"
+        stringObj.stringCol = "b" // can change primary key unattached
+        #expect(stringObj.stringCol == "b")
+
+        let uuidObj = SwiftPrimaryUUIDObject()
+        uuidObj.uuidCol = UUID(uuidString: "8a12daba-8b23-11eb-8dcd-0242ac130003")!
+        uuidObj.uuidCol = UUID(uuidString: "85d4fbee-6ec6-47df-bfa1-615931903d7e")!
+        #expect(uuidObj.uuidCol == UUID(uuidString: "85d4fbee-6ec6-47df-bfa1-615931903d7e")!)
+
+        let objectIdObj = SwiftPrimaryObjectIdObject()
+        objectIdObj.objectIdCol = objectId("1234567890ab1234567890aa")
+        objectIdObj.objectIdCol = objectId("1234567890ab1234567890ab")
+        #expect(objectIdObj.objectIdCol == objectId("1234567890ab1234567890ab"))
+
+        try realm.write {
+            realm.add(intObj)
+            realm.add(optionalIntObj)
+            realm.add(stringObj)
+            realm.add(uuidObj)
+            realm.add(objectIdObj)
+        }
+        assertWriteFails(realm, reason: primaryKeyReason) { intObj.intCol = 2 }
+        assertWriteFails(realm, reason: primaryKeyReason) { intObj["intCol"] = 2 }
+        assertWriteFails(realm, reason: primaryKeyReason) { intObj.setValue(2, forKey: "intCol") }
+        assertWriteFails(realm, reason: primaryKeyReason) { optionalIntObj.intCol = 2 }
+        assertWriteFails(realm, reason: primaryKeyReason) { optionalIntObj["intCol"] = 2 }
+        assertWriteFails(realm, reason: primaryKeyReason) { optionalIntObj.setValue(2, forKey: "intCol") }
+        assertWriteFails(realm, reason: primaryKeyReason) { stringObj.stringCol = "c" }
+        assertWriteFails(realm, reason: primaryKeyReason) { stringObj["stringCol"] = "c" }
+        assertWriteFails(realm, reason: primaryKeyReason) { stringObj.setValue("c", forKey: "stringCol") }
+        let otherUUID = UUID(uuidString: "4ee1fa48-8b23-11eb-8dcd-0242ac130003")!
+        assertWriteFails(realm, reason: primaryKeyReason) { uuidObj.uuidCol = otherUUID }
+        assertWriteFails(realm, reason: primaryKeyReason) { uuidObj["uuidCol"] = otherUUID }
+        assertWriteFails(realm, reason: primaryKeyReason) { uuidObj.setValue(otherUUID, forKey: "uuidCol") }
+        let otherId = objectId("1234567890ab1234567890ac")
+        assertWriteFails(realm, reason: primaryKeyReason) { objectIdObj.objectIdCol = otherId }
+        assertWriteFails(realm, reason: primaryKeyReason) { objectIdObj["objectIdCol"] = otherId }
+        assertWriteFails(realm, reason: primaryKeyReason) { objectIdObj.setValue(otherId, forKey: "objectIdCol") }
+        #expect(intObj.intCol == 0 && stringObj.stringCol == "b" && objectIdObj.objectIdCol == objectId("1234567890ab1234567890ab"))
     }
 
     @Test func testIgnoredProperties() {
