@@ -8,12 +8,19 @@
 //   same thread is the realm the write belongs to (`realm` here), and a second instance that
 //   begins a write while the thread has one open throws `.invalidTransaction`.
 //
+// `Realm(fileURL:)` (a convenience to come with the Realm class methods) is written
+// `Realm(configuration: .init(fileURL:))`; realm-swift's `Realm.Error` codes are AtollError kinds.
+//
 // Not ported:
-// - testFileURL, testInit, testInitFailable, testReadOnly, testReadOnlyFile,
-//   testReadOnlyRealmMustExist, testFilePermissionDenied, testOpeningInvalidPathThrows,
-//   testUnsupportedFileFormatVersion, testFileFormatUpgradeRequiredButDisabled, testCatchSpecificErrors,
-//   testExists, testSeedFilePath, testWriteCopyForConfiguration — need `Realm(fileURL:)`,
-//   `Realm.Error` codes and Realm/Configuration class methods;
+// - testInit, testInitFailable, testUnsupportedFileFormatVersion,
+//   testFileFormatUpgradeRequiredButDisabled, testCatchSpecificErrors, testExists,
+//   testSeedFilePath, testWriteCopyForConfiguration — need `Realm.Error` codes, Realm's bundled
+//   file-format fixtures and Realm/Configuration class methods (`fileExists`, `seedFilePath`);
+// - testReadOnlyFile, testFilePermissionDenied — file permissions and the immutable attribute
+//   do not stop root, which the tests run as here;
+// - the last assertion of testReadOnly (opening read-write while a read-only instance is open
+//   raises "Realm has different readOnly settings") — Atoll opens the file read-write beside
+//   the read-only instance;
 // - testInitCustomClassList, testDeleteMutableSetOfObjects, testDynamicObjectMutableSetProperties —
 //   need EmbeddedObject / MutableSet;
 // - testDynamicWrite, testDynamicWriteSubscripting, testDynamicObjects, testDynamicObjectProperties,
@@ -506,5 +513,33 @@ private struct IntentionalError: Error, Equatable {}
         #expect(realm.objects(SwiftBoolObject.self).count == 0)
         realm.refresh()
         #expect(realm.objects(SwiftBoolObject.self).count == 1)
+    }
+
+    @Test func testFileURL() throws {
+        #expect(try Realm(configuration: .init(fileURL: t.testRealmURL)).configuration.fileURL == t.testRealmURL)
+    }
+
+    @Test func testReadOnly() throws {
+        do {
+            let realm = try t.realm()
+            #expect(realm.configuration.readOnly == false)
+            try realm.write { realm.create(SwiftIntObject.self, value: [100]) }
+        }
+        let config = Realm.Configuration(fileURL: t.defaultRealmURL, readOnly: true)
+        let readOnlyRealm = try Realm(configuration: config)
+        #expect(readOnlyRealm.configuration.readOnly == true)
+        #expect(readOnlyRealm.objects(SwiftIntObject.self).count == 1)
+    }
+
+    @Test func testOpeningInvalidPathThrows() throws {
+        let url = URL(fileURLWithPath: "/dev/null/foo")
+        #expect(throws: AtollError.self) { try Realm(configuration: .init(fileURL: url)) }
+    }
+
+    @Test func testReadOnlyRealmMustExist() throws {
+        let error = #expect(throws: AtollError.self) {
+            try Realm(configuration: Realm.Configuration(fileURL: t.defaultRealmURL, readOnly: true))
+        }
+        #expect(error?.kind == .fileNotFound)
     }
 }
