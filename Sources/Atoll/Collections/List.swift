@@ -46,7 +46,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard let t = try m.realm.tableIfPresent(m.owner), let row = try t.locate(m.key) else { return [] }
             return try t.list(row, m.column).values
         } catch {
-            let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.properties[$0].name } ?? "#\(m.column)"
+            let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.allProperties[$0].name } ?? "#\(m.column)"
             m.realm.readFailed(error, reading: "'\(m.owner.schema.className).\(property)'")
         }
     }

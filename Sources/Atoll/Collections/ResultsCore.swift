@@ -176,14 +176,14 @@ final class ResultsCore<Class: ResultsClass> {
 /// object of another realm is an invalid argument (RealmSwift raises).
 func queryArgument(_ a: Any, realm: Realm) throws -> Any {
     guard let value = flattenOptional(a) else { return a }
-    if let o = value as? Object { return try reference(to: o, in: realm) }
-    if let o = value as? DynamicObject {
+    if let o = instance(value, of: Object.self) { return try reference(to: o, in: realm) }
+    if let o = instance(value, of: DynamicObject.self) {
         guard o.context.transaction.database === realm.database else { throw foreignObjectArgument(o.className) }
         return ManagedReference(className: o.className, key: o.key.rawValue)
     }
-    if let collection = value as? any _ObjectCollection { return try collection._objects.map { try reference(to: $0, in: realm) } }
-    if let results = value as? DynamicResults { return try results.map { try queryArgument($0, realm: realm) } }
     if let array = value as? [Any] { return try array.map { try queryArgument($0, realm: realm) } }
+    if let results = value as? DynamicResults { return try results.map { try queryArgument($0, realm: realm) } }
+    if let collection = value as? any _ObjectCollection { return try collection._objects.map { try reference(to: $0, in: realm) } }
     return a
 }
 

@@ -272,7 +272,7 @@ extension Object {
         } else if let array = ObjectWriter.array(value) {
             // In the order of `properties` (a superclass's first), as in RealmSwift.
             for (slot, v) in zip(schema.storedSlotsInOrder, array) { setValue(v, forKey: schema.allProperties[slot].name) }
-        } else if let object = value as? Object {
+        } else if let object = instance(value, of: Object.self) {
             // Another object: its values of the properties of the same names.
             for p in schema.properties where p.isStored {
                 if object.objectSchema.index(of: p.name) != nil { setValue(object.value(forKey: p.name), forKey: p.name) }
