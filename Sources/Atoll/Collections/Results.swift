@@ -201,12 +201,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
         }
         let (p, values) = propertyValues(property)
-        if case .scalar(.int) = p.type.kind {
+        if case .scalar(.int) = p.atollType.kind {
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
             return ValueConversion.swiftValue(.int(total), property: p, realm: nil) as? T ?? .zero
         }
         let total = values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) }
-        if case .scalar(.float) = p.type.kind { return Float(total) as? T ?? .zero }
+        if case .scalar(.float) = p.atollType.kind { return Float(total) as? T ?? .zero }
         return total as? T ?? .zero
     }
 

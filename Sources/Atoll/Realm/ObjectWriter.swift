@@ -84,8 +84,8 @@ struct ObjectWriter {
         for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
             let value = object.unmanagedValue(i)
             // Scalars convert through their own type, without dynamic casts.
-            if case .scalar = p.type.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
-                if stored.isNull && !p.type.isOptional {
+            if case .scalar = p.atollType.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
+                if stored.isNull && !p.atollType.isOptional {
                     throw AtollError(.requiredValueMissing, "property '\(schema.className).\(p.name)' is required; nil is not allowed")
                 }
                 if onlyIfChanged, try table.value(key, binding.columns[i]) == stored { continue }
@@ -120,7 +120,7 @@ struct ObjectWriter {
         }
         for (i, column) in binding.columns.enumerated() where column >= 0 && i != primaryKeyIndex {
             guard let stored = object.unmanagedValue(i)?._atollStorageValue else { return nil }
-            if stored.isNull && !schema.properties[i].type.isOptional {
+            if stored.isNull && !schema.properties[i].atollType.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.properties[i].name)' is required; nil is not allowed")
             }
             values[column] = stored
@@ -266,7 +266,7 @@ struct ObjectWriter {
         let column = binding.columns[i]
         guard column >= 0 else { return }
         let table = try realm.table(binding)
-        switch p.type.kind {
+        switch p.atollType.kind {
         case .scalar:
             let stored = try p.storageValue(from: value, realm: realm)
             if onlyIfChanged, try table.value(key, column) == stored { return }
@@ -287,7 +287,7 @@ struct ObjectWriter {
     /// A link from an object, a dictionary or array (created), or nil.
     mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
-        guard let target = p.type.objectType else { return .null }
+        guard let target = p.atollType.objectType else { return .null }
         if let object = value as? Object {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
@@ -314,7 +314,7 @@ struct ObjectWriter {
         } else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(p.name)'")
         }
-        guard case .list(let elementType, let target) = p.type.kind else { return [] }
+        guard case .list(let elementType, let target) = p.atollType.kind else { return [] }
         var result: [StorageValue] = []
         result.reserveCapacity(items.count)
         for item in items {
@@ -327,7 +327,7 @@ struct ObjectWriter {
                 }
                 result.append(v)
             } else {
-                guard p.type.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
+                guard p.atollType.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
                 result.append(.null)
             }
         }

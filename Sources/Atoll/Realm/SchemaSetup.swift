@@ -30,7 +30,7 @@ enum SchemaSetup {
         while let t = queue.popLast() {
             guard seen.insert(ObjectIdentifier(t)).inserted else { continue }
             result.append(t)
-            for p in ObjectSchema.of(t).properties { if let o = p.type.objectType { queue.append(o) } }
+            for p in ObjectSchema.of(t).properties { if let o = p.atollType.objectType { queue.append(o) } }
         }
         return result
     }
