@@ -19,6 +19,9 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     public let hasDeclaredDefault: Bool
     /// The Swift type of the property (for dynamic conversions).
     let valueType: any PersistableValue.Type
+    /// The linked class's name when there is no model class for it (the old schema of a
+    /// migration, read from the file).
+    var fileLinkTarget: String? = nil
 
     /// Whether this is a `LinkingObjects` property (computed from links, not stored).
     public var isLinkingObjects: Bool { if case .linkingObjects = atollType.kind { true } else { false } }
@@ -27,7 +30,7 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     /// Whether the property may be nil (for lists: whether its elements may be).
     public var isOptional: Bool { atollType.isOptional }
     /// The linked class for links, lists of links and linking objects.
-    public var objectClassName: String? { atollType.objectType?.className() }
+    public var objectClassName: String? { atollType.objectType?.className() ?? fileLinkTarget }
     var isStored: Bool { !isIgnored && !isLinkingObjects }
 
     /// Whether a new object made from a dictionary, array or JSON must be given a value for
@@ -75,6 +78,18 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
 
     /// The property named `name`, or nil.
     public subscript(name: String) -> PropertyInfo? { indexByName[name].map { properties[$0] } }
+
+    /// The schema of a class as the file stores it, for a class that may have no model class
+    /// (`Migration.oldSchema`): `objectType` is `Object`.
+    init(fileSpec spec: TableSpec) {
+        objectType = Object.self
+        className = spec.name
+        properties = spec.columns.map { PropertyInfo(fileColumn: $0, isPrimaryKey: $0.name == spec.primaryKey) }
+        primaryKeyProperty = properties.first(where: \.isPrimaryKey)
+        tableSpec = spec
+        error = nil
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
 
     private init(type: Object.Type) {
         objectType = type

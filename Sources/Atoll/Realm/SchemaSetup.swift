@@ -92,6 +92,7 @@ enum RealmOpener {
         let storage = try configuration.storageConfiguration()
         if let path = storage.path {
             try prepareDirectory(path)
+            try configuration.copySeedFile(to: path)
             if let compact = configuration.shouldCompactOnLaunch, !Database.isOpen(path: path), FileManagerShim.exists(path) {
                 let (total, used): (Int, Int) = try {
                     let db = try Database.open(storage)
