@@ -35,6 +35,7 @@ open class Object: CustomStringConvertible {
         let count = min(context.propertyCount(of: self), context.count)
         _indexBase = context.count - count
         _values = context.pop(count)
+        if let layout = context.codableLayout(of: self) { layout.finishInit(of: self, context: context) }
     }
 
     // MARK: schema overrides (as in Realm)
