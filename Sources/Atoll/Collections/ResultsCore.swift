@@ -140,6 +140,7 @@ final class ResultsCore<Class: ResultsClass> {
 
 /// Objects are passed to queries as references; everything else as is.
 func queryArgument(_ a: Any) -> Any {
+    if let e = flattenOptional(a) as? any _AtollRawValued { return e._atollRawValue }
     if let o = flattenOptional(a) as? Object, let m = o._managed {
         return ManagedReference(className: m.schema.className, key: m.key.rawValue)
     }

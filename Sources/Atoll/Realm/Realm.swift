@@ -378,6 +378,7 @@ public final class Realm {
 
     func setWriteTransaction(_ w: WriteTransaction?) {
         writeTransaction = w
+        WritingRealms.note(self, writing: w != nil)
         if let w {
             _transaction = w
             isIdle = false

@@ -19,6 +19,7 @@ func flattenOptional(_ value: Any?) -> Any? {
 enum ValueConversion {
     /// A stored scalar value of `type` from a dynamic value, or nil when it cannot be one.
     static func scalar(_ value: Any, type: ColumnType) -> StorageValue? {
+        if let e = value as? any _AtollRawValued { return scalar(e._atollRawValue, type: type) }
         switch type {
         case .bool:
             if let b = value as? Bool, Swift.type(of: value) == Bool.self { return .bool(b) }
