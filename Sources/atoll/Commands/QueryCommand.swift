@@ -51,7 +51,7 @@ struct QueryCommand: ParsableCommand {
         let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: try encryption.key())
         var results = try query.results(in: realm)
         let descriptors = sort.compactMap(Self.sortDescriptor)
-        if !descriptors.isEmpty { results = try results.sorted(by: descriptors) }
+        if !descriptors.isEmpty { results = try results.sorted(throwing: descriptors) }
         let objects = results.prefix(limit ?? Int.max)
         if json {
             try out.write(objects.isEmpty ? "[]\n" : "[\n")
