@@ -506,7 +506,7 @@ private struct IntentionalError: Error, Equatable {}
         let frozenRealm = Handoff(realm.freeze())
         #expect(frozenRealm.value.isFrozen)
         t.dispatchSyncNewThread {
-            let thawedRealm = try! frozenRealm.value.thaw()
+            let thawedRealm = frozenRealm.value.thaw()
             #expect(!thawedRealm.isFrozen)
             try! thawedRealm.write { thawedRealm.create(SwiftBoolObject.self, value: ["boolCol": true]) }
         }

@@ -12,7 +12,7 @@ public protocol _ListProtocol: AnyObject {
 /// Unmanaged, it is an array in memory. Managed, every read and write goes to the realm, and
 /// it keeps order and allows duplicates. Deleting an object removes it from every list.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    private var storage: [Element] = []
+    var storage: [Element] = []
     struct Managed {
         let realm: Realm
         let owner: ClassBinding
@@ -39,7 +39,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// The stored elements; none once the list's object is deleted. Stops the program when
     /// they cannot be read (README, "Failed reads").
-    private func stored() -> [StorageValue] {
+    func stored() -> [StorageValue] {
         guard let m = managed else { return [] }
         m.realm.verifyThread()
         do {
@@ -51,7 +51,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    private func element(_ v: StorageValue) -> Element {
+    func element(_ v: StorageValue) -> Element {
         guard let m = managed else { return Element._atollDefault() }
         return Element._atollFromStorage(v, realm: m.realm) ?? Element._atollDefault()
     }
@@ -87,7 +87,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     // MARK: writing
 
-    private func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
+    func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
         guard let m = managed else { return }
         m.realm.verifyThread()
         if m.realm.isFrozen { atollProgrammerError("cannot \(what) on a frozen List (thaw() it first)") }
@@ -99,7 +99,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    private func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
+    func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
         if let o = e as? Object { return .link(try writer.add(o)) }
         if let v = e._atollStorageValue { return v }
         if let optional = e as? any OptionalProtocol, optional.isNone { return .null }
@@ -114,9 +114,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         write("append") { t, m, w in try t.listInsert(m.key, m.column, at: try t.listValues(m.key, m.column).count, try storageValue(element, &w)) }
     }
 
-    /// Appends every element of a sequence (for example `Results`), in order.
+    /// Appends every element of a sequence (for example `Results`), in order: one list write
+    /// when managed. O(n + k) for k elements appended to a list of n.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        insert(contentsOf: Array(elements), at: managed == nil ? storage.count : count)
     }
 
     /// RealmSwift's spelling of `append(contentsOf:)`.
@@ -134,13 +135,6 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func remove(at index: Int) {
         guard managed != nil else { storage.remove(at: index); return }
         write("remove") { t, m, _ in try t.listRemove(m.key, m.column, at: index) }
-    }
-
-    /// Removes the last element, if any.
-    public func removeLast() {
-        let n = count
-        guard n > 0 else { return }
-        remove(at: n - 1)
     }
 
     /// Removes every element (the objects themselves stay in the realm).

@@ -213,12 +213,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
         if let v = tableAggregate(property, .sum) { return ValueConversion.aggregate(v, as: T.self) ?? .zero }
         let (p, values) = propertyValues(property)
-        if case .scalar(.int) = p.type.kind {
+        if case .scalar(.int) = p.atollType.kind {
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
             return ValueConversion.aggregate(.int(total), as: T.self) ?? .zero
         }
         let total = values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) }
-        if case .scalar(.float) = p.type.kind { return ValueConversion.aggregate(.float(Float(total)), as: T.self) ?? .zero }
+        if case .scalar(.float) = p.atollType.kind { return ValueConversion.aggregate(.float(Float(total)), as: T.self) ?? .zero }
         return ValueConversion.aggregate(.double(total), as: T.self) ?? .zero
     }
 

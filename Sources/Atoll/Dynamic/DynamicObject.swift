@@ -58,7 +58,7 @@ final class DynamicContext {
 ///
 /// ```swift
 /// let realm = try Realm(configuration: config, dynamicSchema: schema)
-/// for dog in try realm.dynamicObjects("Dog").filter("age > 2") {
+/// for dog in realm.dynamicObjects("Dog").filter("age > 2") {
 ///     print(dog["name"] as? String ?? "", (dog["owner"] as? DynamicObject)?["name"] ?? "nil")
 /// }
 /// try realm.write { try realm.dynamicObjects("Dog").first?.setValue(4, forProperty: "age") }
@@ -72,6 +72,7 @@ final class DynamicContext {
 /// Objects of a realm follow its version, like managed `Object`s: reads see the realm's
 /// current version, and they must be used on the realm's thread. In migrations they are the
 /// objects of `Migration.enumerateObjects`.
+@dynamicMemberLookup
 public final class DynamicObject: CustomStringConvertible {
     let context: DynamicContext
     let tableKey: TableKey

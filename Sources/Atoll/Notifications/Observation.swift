@@ -91,7 +91,7 @@ extension Realm {
     /// observed thing is moved into it (`rebase`), and `register` observes it with the token's
     /// flag, so `invalidate()` (from any thread) stops delivery at once.
     func observeOnQueue<Source>(_ queue: DispatchQueue, source: Source, _ rebase: @escaping (Realm, Source) throws -> Source,
-                                onError: @escaping (any Error) -> Void,
+                                onError: @escaping (any Swift.Error) -> Void,
                                 register: @escaping (Source, ObservationFlag) -> NotificationToken) -> NotificationToken
     {
         let configuration = self.configuration

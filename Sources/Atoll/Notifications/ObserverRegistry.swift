@@ -107,7 +107,7 @@ extension Realm {
         flag: ObservationFlag = ObservationFlag(),
         onChange: @escaping (_ deletions: [Int], _ insertions: [Int], _ modifications: [Int]) -> Void,
         onInitial: @escaping () -> Void,
-        onError: @escaping (any Error) -> Void
+        onError: @escaping (any Swift.Error) -> Void
     ) -> NotificationToken {
         requireNoWriteForObserving()
         var previous: [ObjectKey]

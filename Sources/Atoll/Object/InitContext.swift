@@ -36,6 +36,12 @@ final class InitContext {
     @exclusivity(unchecked) private var counts: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
     @exclusivity(unchecked) private var lastCount = 0
+    /// Values decoded by `Persisted.init(from:)` for objects being decoded (Persisted+Codable).
+    @exclusivity(unchecked) var decoded: [any PersistableValue] = []
+    /// Per class: the wrapper layout of Codable models, nil for the others (Persisted+Codable).
+    @exclusivity(unchecked) var codableLayouts: [ObjectIdentifier: CodableLayout?] = [:]
+    @exclusivity(unchecked) var lastLayoutClass: ObjectIdentifier?
+    @exclusivity(unchecked) var lastLayout: CodableLayout?
 
     init() {
         stack = .allocate(capacity: capacity)

@@ -186,12 +186,12 @@ final class ManagedObjectState {
         guard let stored = value._atollStorageValue else { return setAny(index, value, object: object) }
         realm.verifyThread()
         let property = schema.allProperties[index]
-        guard case .scalar = property.type.kind else { return setAny(index, value, object: object) }
+        guard case .scalar = property.atollType.kind else { return setAny(index, value, object: object) }
         checkWritable(property)
         realm.performWrite("setting a property") { _ in
             let column = binding.columns[index]
             guard column >= 0 else { return }
-            if stored.isNull && !property.type.isOptional {
+            if stored.isNull && !property.atollType.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(property.name)' is required; nil is not allowed")
             }
             // The row this object last found, when still current, saves the table a lookup.

@@ -41,6 +41,7 @@ open class Object: CustomStringConvertible {
         let count = min(context.propertyCount(of: self), context.count)
         _indexBase = context.count - count
         _values = context.pop(count)
+        if let layout = context.codableLayout(of: self) { layout.finishInit(of: self, context: context) }
     }
 
     /// Each property's type default, by property index (see InitContext: an unmanaged object

@@ -5,8 +5,8 @@ import Synchronization
 public struct PropertyInfo: Sendable, CustomStringConvertible {
     /// The property's name (the stored column's name).
     public let name: String
-    /// What the property stores (an implementation detail).
-    public let type: _PropertyType
+    /// What the property stores, exactly (`type` is RealmSwift's coarser `PropertyType`).
+    let atollType: _PropertyType
     /// Whether this is the class's primary key.
     public let isPrimaryKey: Bool
     /// Whether the property has a search index (primary keys always do).
@@ -19,22 +19,25 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     public let hasDeclaredDefault: Bool
     /// The Swift type of the property (for dynamic conversions).
     let valueType: any PersistableValue.Type
+    /// The linked class's name when there is no model class for it (the old schema of a
+    /// migration, read from the file).
+    var fileLinkTarget: String? = nil
 
     /// Whether this is a `LinkingObjects` property (computed from links, not stored).
-    public var isLinkingObjects: Bool { if case .linkingObjects = type.kind { true } else { false } }
+    public var isLinkingObjects: Bool { if case .linkingObjects = atollType.kind { true } else { false } }
     /// Whether this is a `List` property.
-    public var isList: Bool { if case .list = type.kind { true } else { false } }
+    public var isList: Bool { if case .list = atollType.kind { true } else { false } }
     /// Whether the property may be nil (for lists: whether its elements may be).
-    public var isOptional: Bool { type.isOptional }
+    public var isOptional: Bool { atollType.isOptional }
     /// The linked class for links, lists of links and linking objects.
-    public var objectClassName: String? { type.objectType?.className() }
+    public var objectClassName: String? { atollType.objectType?.className() ?? fileLinkTarget }
     var isStored: Bool { !isIgnored && !isLinkingObjects }
 
     /// Whether a new object made from a dictionary, array or JSON must be given a value for
     /// this property: it is a required scalar whose declaration has no default. Identifiers
     /// (`ObjectId`, `UUID`) default to a new one instead.
     var needsValueOnCreate: Bool {
-        guard isStored, !type.isOptional, !hasDeclaredDefault, case .scalar(let t) = type.kind else { return false }
+        guard isStored, !atollType.isOptional, !hasDeclaredDefault, case .scalar(let t) = atollType.kind else { return false }
         return t != .objectId && t != .uuid
     }
 
@@ -43,12 +46,12 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
 
     /// The column this property is stored in.
     var columnSpec: ColumnSpec? {
-        guard isStored, let t = type.columnType else { return nil }
-        var nullable = type.isOptional
-        if case .link = type.kind { nullable = true }
-        if case .list(_, let target) = type.kind { nullable = target == nil && type.isOptional }
+        guard isStored, let t = atollType.columnType else { return nil }
+        var nullable = atollType.isOptional
+        if case .link = atollType.kind { nullable = true }
+        if case .list(_, let target) = atollType.kind { nullable = target == nil && atollType.isOptional }
         return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey,
-                          linkTarget: type.objectType?.className(), intBits: type.intBits)
+                          linkTarget: atollType.objectType?.className(), intBits: atollType.intBits)
     }
 }
 
@@ -86,6 +89,20 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
         return allProperties[i]
     }
 
+    /// The schema of a class as the file stores it, for a class that may have no model class
+    /// (`Migration.oldSchema`): `objectType` is `Object`.
+    init(fileSpec spec: TableSpec) {
+        objectType = Object.self
+        className = spec.name
+        properties = spec.columns.map { PropertyInfo(fileColumn: $0, isPrimaryKey: $0.name == spec.primaryKey) }
+        allProperties = properties
+        storedSlotsInOrder = Array(properties.indices)
+        primaryKeyProperty = properties.first(where: \.isPrimaryKey)
+        tableSpec = spec
+        error = nil
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
     private init(type: Object.Type) {
         objectType = type
         className = type.className()
@@ -116,7 +133,7 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
             if position != properties.count { problems.append("property '\(name)' was not initialized in declaration order") }
             let t = wrapper.valueType._atollType
             let isPK = wrapper.isPrimaryKey || declaredPrimaryKey == name
-            properties.append(PropertyInfo(name: name, type: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
+            properties.append(PropertyInfo(name: name, atollType: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
                                            isIgnored: ignored.contains(name), originProperty: wrapper.originProperty,
                                            hasDeclaredDefault: wrapper.hasDeclaredDefault, valueType: wrapper.valueType))
         }
@@ -129,8 +146,8 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
         if pks.count > 1 { problems.append("more than one primary key (\(pks.map(\.name).joined(separator: ", ")))") }
         if let name = declaredPrimaryKey, indexByName[name] == nil { problems.append("primaryKey() names '\(name)', which is not a @Persisted property") }
         for p in properties where p.isStored {
-            switch p.type.kind {
-            case .link where !p.type.isOptional:
+            switch p.atollType.kind {
+            case .link where !p.atollType.isOptional:
                 problems.append("link property '\(p.name)' must be optional (\(p.objectClassName ?? "Object")?)")
             case .scalar(let t) where p.isPrimaryKey && !t.canBePrimaryKey:
                 problems.append("property '\(p.name)' of type \(t) cannot be a primary key")
@@ -169,7 +186,7 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
                     atollProgrammerError("cannot observe '\(path)': property '\(name)' not found in object of type '\(schema.className)'")
                 }
                 guard i < names.count - 1 else { break }
-                guard let target = p.type.objectType else {
+                guard let target = p.atollType.objectType else {
                     atollProgrammerError("cannot observe '\(path)': property '\(schema.className).\(name)' is not a link to objects")
                 }
                 schema = ObjectSchema.of(target)

@@ -55,7 +55,9 @@ public protocol PersistableValue: SendableMetatype {
 }
 
 /// A persistable value that is not a collection: it may be a `List` element.
-public protocol RealmCollectionValue: PersistableValue {}
+/// Hashable as in RealmSwift: elements of lists compare and hash by value (objects as
+/// `Object.==` says).
+public protocol RealmCollectionValue: PersistableValue, Hashable {}
 
 /// Opaque handle passed to `PersistableValue._atollGet`: one property of one managed object.
 ///

@@ -97,7 +97,7 @@ final class ClassBinding: Sendable {
         }
         allStoredAreScalars = schema.allProperties.allSatisfy { p in
             guard p.isStored else { return true }
-            if case .scalar = p.type.kind { return true }
+            if case .scalar = p.atollType.kind { return true }
             return false
         }
     }

@@ -101,8 +101,8 @@ struct ObjectWriter {
         for (i, p) in schema.allProperties.enumerated() where p.isStored && !p.isPrimaryKey {
             let value = object.unmanagedValue(i)
             // Scalars convert through their own type, without dynamic casts.
-            if case .scalar = p.type.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
-                if stored.isNull && !p.type.isOptional {
+            if case .scalar = p.atollType.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
+                if stored.isNull && !p.atollType.isOptional {
                     throw AtollError(.requiredValueMissing, "property '\(schema.className).\(p.name)' is required; nil is not allowed")
                 }
                 if onlyIfChanged, try table.value(key, binding.columns[i]) == stored { continue }
@@ -137,7 +137,7 @@ struct ObjectWriter {
         }
         for (i, column) in binding.columns.enumerated() where column >= 0 && i != primaryKeyIndex {
             guard let stored = object.unmanagedValue(i)?._atollStorageValue else { return nil }
-            if stored.isNull && !schema.allProperties[i].type.isOptional {
+            if stored.isNull && !schema.allProperties[i].atollType.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.allProperties[i].name)' is required; nil is not allowed")
             }
             values[column] = stored
@@ -303,7 +303,7 @@ struct ObjectWriter {
         let column = binding.columns[i]
         guard column >= 0 else { return }
         let table = try realm.table(binding)
-        switch p.type.kind {
+        switch p.atollType.kind {
         case .scalar:
             let stored = try p.storageValue(from: value, realm: realm)
             if onlyIfChanged, try table.value(key, column) == stored { return }
@@ -324,7 +324,7 @@ struct ObjectWriter {
     /// A link from an object, a dictionary or array (created), or nil.
     mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
-        guard let target = p.type.objectType else { return .null }
+        guard let target = p.atollType.objectType else { return .null }
         if let object = instance(value, of: Object.self) {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
@@ -352,7 +352,7 @@ struct ObjectWriter {
         guard let items = Self.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(p.name)'")
         }
-        guard case .list(let elementType, let target) = p.type.kind else { return [] }
+        guard case .list(let elementType, let target) = p.atollType.kind else { return [] }
         var result: [StorageValue] = []
         result.reserveCapacity(items.count)
         for item in items {
@@ -365,7 +365,7 @@ struct ObjectWriter {
                 }
                 result.append(v)
             } else {
-                guard p.type.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
+                guard p.atollType.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
                 result.append(.null)
             }
         }

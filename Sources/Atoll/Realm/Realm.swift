@@ -187,10 +187,10 @@ public final class Realm {
     /// The schema of the realm's classes, by name: the configuration's `objectTypes` and the
     /// classes they link to, or without `objectTypes`, every class of the program used so far
     /// whose table the file has.
-    public var schema: [ObjectSchema] {
+    public var schema: Schema {
         let types = configuration.objectTypes.map { SchemaSetup.closure(of: $0) }
             ?? ObjectSchema.knownTypes.filter { transaction.tableKey(named: $0.className()) != nil }
-        return types.map { ObjectSchema.of($0) }.sorted { $0.className < $1.className }
+        return Schema(types.map { ObjectSchema.of($0) }.sorted { $0.className < $1.className })
     }
 
     func bumpStamp() { stamp &+= 1 }
@@ -420,7 +420,7 @@ public final class Realm {
         if pendingError == nil { pendingError = error }
     }
 
-    func recordError(_ error: any Error) {
+    func recordError(_ error: any Swift.Error) {
         recordError(error as? AtollError ?? AtollError(.invalidArgument, "\(error)"))
     }
 
@@ -438,6 +438,7 @@ public final class Realm {
 
     func setWriteTransaction(_ w: WriteTransaction?) {
         writeTransaction = w
+        WritingRealms.note(self, writing: w != nil)
         if let w {
             _transaction = w
             isIdle = false
@@ -478,10 +479,14 @@ public final class Realm {
         return frozen
     }
 
-    /// A live realm for this frozen one, on the calling thread.
-    public func thaw() throws -> Realm {
+    /// A live realm for this frozen one, on the calling thread (RealmSwift's non-throwing
+    /// signature: the frozen realm proves the file opens; a failure to open it again, such as
+    /// the file deleted meanwhile, stops the program).
+    public func thaw() -> Realm {
         guard isFrozen else { return self }
-        return try Realm(configuration: configuration)
+        do { return try Realm(configuration: configuration) } catch {
+            atollProgrammerError("cannot thaw: opening the realm again failed: \(error)")
+        }
     }
 
     // MARK: files

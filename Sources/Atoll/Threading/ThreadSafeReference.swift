@@ -134,9 +134,16 @@ extension Realm {
     /// when the object (or the list's object) was deleted, or the reference belongs to another
     /// file. This realm is refreshed first if it is older than the reference.
     public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
+        resolve(reference, atPinnedVersion: true)
+    }
+
+    /// `resolve(_:)`; with `atPinnedVersion` false a realm that has read nothing yet stays at the
+    /// newest version instead of starting at the reference's (`@ThreadSafe`, whose realm stands
+    /// for the reading thread's own, which RealmSwift keeps refreshed).
+    func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>, atPinnedVersion: Bool) -> Confined? {
         verifyThread()
         guard let payload = reference.payload, reference.identity == configuration.identity else { return nil }
-        if let pin = reference.pin, !hasRead {
+        if atPinnedVersion, let pin = reference.pin, !hasRead {
             do { try startReading(atVersionOf: pin.transaction) } catch {
                 // Could not pin that version again: resolve at the newest one.
             }
