@@ -117,6 +117,9 @@ struct AtollObjectHelper {
             case "conformance-objects-of-object":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 say("count \(realm.objects(Object.self).count)")
+            case "conformance-dynamic-objects-of-object":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                say("count \(realm.dynamicObjects("Object").count)")
             case "conformance-observe-unknown-key-path":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 let token = realm.objects(Note.self).observe(keyPaths: ["nonexistent"]) { _ in }

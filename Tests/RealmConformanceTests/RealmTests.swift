@@ -8,14 +8,9 @@
 //   same thread is the realm the write belongs to (`realm` here), and a second instance that
 //   begins a write while the thread has one open throws `.invalidTransaction`.
 //
-// `Realm(fileURL:)` (a convenience to come with the Realm class methods) is written
-// `Realm(configuration: .init(fileURL:))`; realm-swift's `Realm.Error` codes are AtollError kinds.
-//
 // Not ported:
-// - testInit, testInitFailable, testUnsupportedFileFormatVersion,
-//   testFileFormatUpgradeRequiredButDisabled, testCatchSpecificErrors, testExists,
-//   testSeedFilePath, testWriteCopyForConfiguration — need `Realm.Error` codes, Realm's bundled
-//   file-format fixtures and Realm/Configuration class methods (`fileExists`, `seedFilePath`);
+// - testUnsupportedFileFormatVersion, testFileFormatUpgradeRequiredButDisabled — need Realm's
+//   bundled file-format fixtures (Realm files of older formats);
 // - testReadOnlyFile, testFilePermissionDenied — file permissions and the immutable attribute
 //   do not stop root, which the tests run as here;
 // - the last assertion of testReadOnly (opening read-write while a read-only instance is open
@@ -23,11 +18,8 @@
 //   the read-only instance;
 // - testInitCustomClassList, testDeleteMutableSetOfObjects, testDynamicObjectMutableSetProperties —
 //   need EmbeddedObject / MutableSet;
-// - testDynamicWrite, testDynamicWriteSubscripting, testDynamicObjects, testDynamicObjectProperties,
-//   testDynamicObjectOptionalProperties, testIterateDynamicObjects, testDynamicObjectListProperties,
-//   testDynamicObjectForPrimaryKey, testDynamicObjectForPrimaryKeySubscripting — need the
-//   RealmSwift-shaped dynamic API (`dynamicCreate`, `dynamicObject(ofType:forPrimaryKey:)`);
-// - testEquals — needs Equatable Realm;
+// - testDynamicObjectListProperties — a `DynamicObject`'s list property reads as an array,
+//   not `List<DynamicObject>` (README, Differences);
 // - testAsyncTransaction*, testAsyncRefresh*, testAsyncWrite*, testOpenBehaviorForLocalRealm —
 //   async transactions and `Realm.open`;
 // - testAutorefresh — needs a run loop on the test thread (Linux threads have none; Atoll
@@ -541,5 +533,234 @@ private struct IntentionalError: Error, Equatable {}
             try Realm(configuration: Realm.Configuration(fileURL: t.defaultRealmURL, readOnly: true))
         }
         #expect(error?.kind == .fileNotFound)
+    }
+}
+
+// realm-swift tests that need the RealmSwift-shaped API (Realm(fileURL:), Realm.Error, the file
+// class methods, Equatable realms, the dynamic API without `try`).
+extension RealmTests {
+    @Test func testInit() throws {
+        #expect(try Realm(fileURL: t.testRealmURL).configuration.fileURL == t.testRealmURL)
+    }
+
+    /// realm-swift checks `.invalidDatabase` and Realm's message; Atoll's message is its own.
+    @Test func testInitFailable() throws {
+        try Data("a".utf8).write(to: t.defaultRealmURL)
+        do {
+            _ = try t.realm()
+            Issue.record("opening a one-byte file succeeded")
+        } catch Realm.Error.invalidDatabase {
+            // Success
+        } catch {
+            Issue.record("Unexpected error \(error)")
+        }
+    }
+
+    /// Atoll's `Realm(...)` instances inside the write are the realm the write belongs to (one
+    /// instance per `Realm(...)`, README); a second instance that begins a write throws.
+    @Test func testDynamicWrite() throws {
+        let realm = try t.realm()
+        let other = try t.realm()
+        try realm.write {
+            #expect(throws: AtollError.self) { try other.write {} }
+            try realm.dynamicCreate("SwiftStringObject", value: ["stringCol": "1"])
+            #expect(realm.objects(SwiftStringObject.self).count == 1)
+        }
+        #expect(realm.objects(SwiftStringObject.self).count == 1)
+    }
+
+    /// realm-swift's `dynamicCreate` takes an array (`["1"]`); Atoll's takes a dictionary.
+    @Test func testDynamicWriteSubscripting() throws {
+        let realm = try t.realm()
+        realm.beginWrite()
+        let object = try realm.dynamicCreate("SwiftStringObject", value: ["stringCol": "1"])
+        try realm.commitWrite()
+        let stringVal = object["stringCol"] as! String
+        #expect(stringVal == "1", "Object Subscripting Failed")
+    }
+
+    /// realm-swift's `assertThrows(dynamicObjects("Object"))` stops the program in Atoll.
+    @Test func testDynamicObjects() throws {
+        let realm = try t.realm()
+        try realm.write {
+            realm.create(SwiftIntObject.self, value: [100])
+            realm.create(SwiftIntObject.self, value: [200])
+            realm.create(SwiftIntObject.self, value: [300])
+        }
+        _ = realm.objects(SwiftStringObject.self).count
+        #expect(0 == realm.dynamicObjects("SwiftStringObject").count)
+        #expect(3 == realm.dynamicObjects("SwiftIntObject").count)
+        try MisuseStop.stops("conformance-dynamic-objects-of-object", with: "no class 'Object'")
+    }
+
+    /// A link reads as a `DynamicObject` in Atoll (realm-swift: the model class's accessor), so
+    /// `objectCol`'s `boolCol` is read through the subscript.
+    @Test func testDynamicObjectProperties() throws {
+        let realm = try t.realm()
+        try realm.write { realm.create(SwiftObject.self) }
+        let object = realm.dynamicObjects("SwiftObject")[0]
+        let dictionary = SwiftObject.defaultValues()
+        expectDefaultValues(of: object, dictionary)
+    }
+
+    private func expectDefaultValues(of object: DynamicObject, _ dictionary: [String: Any], sourceLocation: SourceLocation = #_sourceLocation) {
+        for name in ["boolCol", "intCol", "int8Col", "int16Col", "int32Col", "int64Col", "doubleCol"] {
+            #expect(object[name] as? NSNumber == dictionary[name] as! NSNumber?, "\(name)", sourceLocation: sourceLocation)
+        }
+        #expect(abs((object["floatCol"] as! Float) - (dictionary["floatCol"] as! Float)) <= 0.001, sourceLocation: sourceLocation)
+        #expect(object["stringCol"] as! String? == dictionary["stringCol"] as! String?, sourceLocation: sourceLocation)
+        #expect(object["binaryCol"] as! Data? == dictionary["binaryCol"] as! Data?, sourceLocation: sourceLocation)
+        #expect(object["dateCol"] as! Date? == dictionary["dateCol"] as! Date?, sourceLocation: sourceLocation)
+        #expect((object["objectCol"] as? DynamicObject)?["boolCol"] as? Bool == false, sourceLocation: sourceLocation)
+    }
+
+    /// Without `optNSStringCol` and `optDecimalCol` (Atoll's model has no NSString property and
+    /// no Decimal128).
+    @Test func testDynamicObjectOptionalProperties() throws {
+        let realm = try t.realm()
+        try realm.write { realm.create(SwiftOptionalDefaultValuesObject.self) }
+        let object = realm.dynamicObjects("SwiftOptionalDefaultValuesObject")[0]
+        let dictionary = SwiftOptionalDefaultValuesObject.defaultValues()
+        for name in ["optIntCol", "optInt8Col", "optInt16Col", "optInt32Col", "optInt64Col", "optFloatCol", "optDoubleCol"] {
+            #expect(object[name] as? NSNumber == dictionary[name] as! NSNumber?, "\(name)")
+        }
+        #expect(object["optStringCol"] as! String? == dictionary["optStringCol"] as! String?)
+        #expect(object["optBinaryCol"] as! Data? == dictionary["optBinaryCol"] as! Data?)
+        #expect(object["optDateCol"] as! Date? == dictionary["optDateCol"] as! Date?)
+        #expect(object["optObjectIdCol"] as! ObjectId? == dictionary["optObjectIdCol"] as! ObjectId?)
+        #expect((object["optObjectCol"] as? DynamicObject)?["boolCol"] as? Bool == true)
+        #expect(object["optUuidCol"] as! UUID == dictionary["optUuidCol"] as! UUID)
+    }
+
+    @Test func testIterateDynamicObjects() throws {
+        let realm = try t.realm()
+        try realm.write {
+            for _ in 1..<3 { realm.create(SwiftObject.self) }
+        }
+        let objects = realm.dynamicObjects("SwiftObject")
+        let dictionary = SwiftObject.defaultValues()
+        var count = 0
+        for object in objects {
+            expectDefaultValues(of: object, dictionary)
+            count += 1
+        }
+        #expect(count == 2)
+    }
+
+    @Test func testDynamicObjectForPrimaryKey() throws {
+        let realm = try t.realm()
+        try realm.write {
+            realm.create(SwiftPrimaryStringObject.self, value: ["a", 1])
+            realm.create(SwiftPrimaryStringObject.self, value: ["b", 2])
+        }
+        #expect(realm.dynamicObject(ofType: "SwiftPrimaryStringObject", forPrimaryKey: "a") != nil)
+        #expect(realm.dynamicObject(ofType: "SwiftPrimaryStringObject", forPrimaryKey: "z") == nil)
+    }
+
+    @Test func testDynamicObjectForPrimaryKeySubscripting() throws {
+        let realm = try t.realm()
+        try realm.write { realm.create(SwiftPrimaryStringObject.self, value: ["a", 1]) }
+        let object = realm.dynamicObject(ofType: "SwiftPrimaryStringObject", forPrimaryKey: "a")
+        let stringVal = object!["stringCol"] as! String
+        #expect(stringVal == "a", "Object Subscripting Failed!")
+    }
+
+    @Test func testWriteCopyForConfiguration() throws {
+        var localConfig = t.defaultConfiguration
+        localConfig.fileURL = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("original.realm")
+        let realm = try Realm(configuration: localConfig)
+        try realm.write { realm.add(SwiftBoolObject()) }
+        #expect(realm.objects(SwiftBoolObject.self).count == 1)
+
+        var destinationConfig = t.defaultConfiguration
+        destinationConfig.fileURL = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("destination.realm")
+        try realm.writeCopy(configuration: destinationConfig)
+
+        let destinationRealm = try Realm(configuration: destinationConfig)
+        #expect(destinationRealm.objects(SwiftBoolObject.self).count == 1)
+        try destinationRealm.write { destinationRealm.add(SwiftBoolObject()) }
+        #expect(destinationRealm.objects(SwiftBoolObject.self).count == 2)
+
+        let frozenRealm = destinationRealm.freeze()
+        #expect(frozenRealm.isFrozen)
+        #expect(frozenRealm.objects(SwiftBoolObject.self).isFrozen)
+    }
+
+    @Test func testSeedFilePath() throws {
+        var localConfig = t.defaultConfiguration
+        localConfig.fileURL = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("original.realm")
+        do {
+            let realm = try Realm(configuration: localConfig)
+            try realm.write { realm.add(SwiftBoolObject()) }
+            #expect(realm.objects(SwiftBoolObject.self).count == 1)
+        }
+
+        var destinationConfig = t.defaultConfiguration
+        destinationConfig.fileURL = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("destination.realm")
+        destinationConfig.seedFilePath = t.defaultRealmURL.deletingLastPathComponent().appendingPathComponent("original.realm")
+        do {
+            // Should copy the seed file over before opening
+            let destinationRealm = try Realm(configuration: destinationConfig)
+            #expect(destinationRealm.objects(SwiftBoolObject.self).count == 1)
+            try destinationRealm.write { destinationRealm.add(SwiftBoolObject()) }
+            #expect(destinationRealm.objects(SwiftBoolObject.self).count == 2)
+        }
+        do {
+            let realm = try Realm(configuration: localConfig)
+            try realm.write { realm.deleteAll() }
+            #expect(realm.objects(SwiftBoolObject.self).count == 0)
+        }
+        do {
+            // Should not have copied the seed file as the Realm already exists
+            let destinationRealm = try Realm(configuration: destinationConfig)
+            #expect(destinationRealm.objects(SwiftBoolObject.self).count == 2)
+        }
+    }
+
+    @Test func testEquals() throws {
+        let realm = try t.realm()
+        #expect(try realm == t.realm())
+
+        let testRealm = try t.realmWithTestPath()
+        #expect(!(realm == testRealm))
+
+        let sameOnOtherThread = LockedValue(true)
+        let config = t.defaultConfiguration
+        nonisolated(unsafe) let unsafeRealm = realm
+        t.dispatchSyncNewThread {
+            let otherThreadRealm = try! Realm(configuration: config)
+            sameOnOtherThread.value = unsafeRealm == otherThreadRealm
+        }
+        #expect(!sameOnOtherThread.value)
+    }
+
+    @Test func testCatchSpecificErrors() throws {
+        do {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: "/dev/null/foo")))
+            Issue.record("Error should be thrown")
+        } catch Realm.Error.fileOperationFailed {
+            // Success to catch the error
+        } catch {
+            Issue.record("Unexpected error \(error)")
+        }
+        do {
+            var config = t.defaultConfiguration
+            config.readOnly = true
+            _ = try Realm(configuration: config)
+            Issue.record("Error should be thrown")
+        } catch Realm.Error.fileNotFound {
+            // Success to catch the error
+        } catch {
+            Issue.record("Unexpected error \(error)")
+        }
+    }
+
+    @Test func testExists() throws {
+        let config = t.defaultConfiguration
+        #expect(!Realm.fileExists(for: config))
+        do { _ = try Realm(configuration: config) }
+        #expect(Realm.fileExists(for: config))
+        #expect(try Realm.deleteFiles(for: config))
+        #expect(!Realm.fileExists(for: config))
     }
 }

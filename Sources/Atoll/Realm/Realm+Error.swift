@@ -90,8 +90,12 @@ extension AtollError {
 }
 
 /// Matches an error thrown by Atoll against a RealmSwift code: `catch Realm.Error.fileNotFound`.
+/// An I/O error (`.ioError`, code `.fileAccess`) also matches `.fileOperationFailed`: RealmSwift
+/// reports a failed file operation with either code (a path through a file that is not a
+/// directory is `.fileOperationFailed`, a file that cannot be mapped `.fileAccess`), which the
+/// system error alone does not tell apart.
 public func ~= (pattern: Realm.Error.Code, error: any Error) -> Bool {
-    if let e = error as? AtollError { return e.code == pattern }
-    if let e = error as? Realm.Error { return e.code == pattern }
-    return false
+    let code: Realm.Error.Code
+    if let e = error as? AtollError { code = e.code } else if let e = error as? Realm.Error { code = e.code } else { return false }
+    return code == pattern || (code == .fileAccess && pattern == .fileOperationFailed)
 }
