@@ -1,25 +1,22 @@
 // Port of realm-swift's RealmSwift/Tests/MigrationTests.swift, expected values kept, for the
 // behaviour of `Migration` (enumerate, create, delete, deleteData). realm-swift's helper
-// `testMigration` copies the default realm's file to the test path and opens it with a higher
-// schema version and a migration block; the port does the same (without its performMigration
-// and asyncOpen variants, which Atoll does not have). `migration.create(_:value:)` takes a
-// dictionary in Atoll (array literals are part of the RealmSwift-shaped dynamic API still to
-// come), so `["A"]` is written `["stringCol": "A"]`.
+// `testMigration` copies the default realm's file to the test path and migrates it to a higher
+// schema version with a migration block, by opening it and by `Realm.performMigration(for:)`;
+// the port does the same (without the default-configuration and asyncOpen variants). The
+// older ports write `migration.create`'s values as dictionaries (`["stringCol": "A"]` for
+// `["A"]`); both forms work.
 //
 // Not ported:
-// - testSchemaVersionAtURL — needs `schemaVersionAtURL` and Realm.Error;
-// - testMigrationProperties, testMigrationObjectSchema, testDeleteData, testRenameProperty,
-//   testFailOnSchemaMismatch, testDeleteRealmIfMigrationNeededWithSetCustomSchema,
-//   testObjectWithCustomColumnNames, testCustomColumn* — need `migration.oldSchema/newSchema`,
-//   RLMRealm custom schemas or `propertiesMapping()`;
+// - testObjectWithCustomColumnNames, testCustomColumn* — need `propertiesMapping()` (custom
+//   column names);
 // - testAnyInEnumerate, the MutableSet and Map parts of testEnumerate — AnyRealmValue, MutableSet, Map;
-// - testMigrationObject, testCollectionAccess — need the RealmSwift-shaped dynamic API
-//   (dynamic member lookup, `dynamicList`, MigrationObject lists as List<MigrationObject>) and
+// - testMigrationObject, testCollectionAccess — need `dynamicList` and migration objects' lists
+//   as `List<MigrationObject>` (a list reads as an array in Atoll, README, Differences) and
 //   AnyRealmValue/MutableSet/Map;
 // - testDeleteRealmIfMigrationNeeded — replaces RLMSchema's sharedSchema through the
 //   Objective-C runtime.
-// realm-swift reads migration objects by dynamic member (`oldObject!.boolCol`); the port uses
-// the subscript (`oldObject!["boolCol"]`), which gives the same values (every integer as Int).
+// realm-swift reads migration objects by dynamic member (`oldObject!.boolCol`); the older ports
+// use the subscript (`oldObject!["boolCol"]`), which gives the same values (every integer as Int).
 
 import Atoll
 import AtollTestSupport
@@ -38,13 +35,17 @@ import Testing
             block(migration, old)
             didRun.value = true
         }, syncWrites: false)
-        try FileManager.default.copyItem(at: t.defaultRealmURL, to: t.testRealmURL)
-        do {
-            _ = try Realm(configuration: config)
+        func withTestFile(_ migrate: () throws -> Void) throws {
+            didRun.value = false
+            try FileManager.default.copyItem(at: t.defaultRealmURL, to: t.testRealmURL)
+            try migrate()
+            #expect(didRun.value, "the migration block ran", sourceLocation: sourceLocation)
+            #expect(try schemaVersionAtURL(t.testRealmURL) == schemaVersion, sourceLocation: sourceLocation)
+            if let validation { try validation(try Realm(configuration: config)) }
+            #expect(try Realm.deleteFiles(for: config), sourceLocation: sourceLocation)
         }
-        #expect(didRun.value, "the migration block ran", sourceLocation: sourceLocation)
-        if let validation { try validation(try Realm(configuration: config)) }
-        #expect(try Realm.deleteFiles(for: config), sourceLocation: sourceLocation)
+        try withTestFile { _ = try Realm(configuration: config) }
+        try withTestFile { try Realm.performMigration(for: config) }
     }
 
     private func createDefaultRealm() throws {
@@ -365,5 +366,156 @@ import Testing
                 Issue.record("This line should not executed since all objects have been deleted.")
             }
         }
+    }
+}
+
+// realm-swift tests that need `schemaVersionAtURL`, `Realm.Error`, `migration.oldSchema`/
+// `newSchema` and files made with a custom schema (realm-swift's `realmWithSingleClassProperties`
+// is a realm opened with a `DynamicSchema` here).
+extension MigrationTests {
+    /// A file at `url` whose only class is `className` with `properties`.
+    private func realmWithSingleClassProperties(_ url: URL, className: String, properties: [DynamicProperty]) throws -> Realm {
+        let schema = DynamicSchema(classes: [DynamicClassSchema(name: className, properties: properties)])
+        return try Realm(configuration: Realm.Configuration(fileURL: url, syncWrites: false), dynamicSchema: schema)
+    }
+
+    /// The classes of the migrated file as stored (realm-swift's dynamic realm's schema).
+    private func testFileSchema(schemaVersion: UInt64 = 1) throws -> DynamicSchema {
+        try Realm(configuration: Realm.Configuration(fileURL: t.testRealmURL, schemaVersion: schemaVersion, syncWrites: false),
+                  dynamicSchema: nil).dynamicSchema
+    }
+
+    /// Atoll's error for a file that is not there is `.fileNotFound` (realm-swift:
+    /// `.invalidDatabase`, "has not been initialized").
+    @Test func testSchemaVersionAtURL() throws {
+        do {
+            // Version should throw before Realm creation
+            _ = try schemaVersionAtURL(t.defaultRealmURL)
+            Issue.record("Expected an error")
+        } catch Realm.Error.fileNotFound {
+            // Success!
+        } catch {
+            Issue.record("Unexpected error \(error)")
+        }
+
+        _ = try t.realm()
+        #expect(0 == (try schemaVersionAtURL(t.defaultRealmURL)), "Initial version should be 0")
+
+        do {
+            _ = try schemaVersionAtURL(URL(fileURLWithPath: "/dev/null"))
+            Issue.record("Expected .filePermissionDenied or .fileAccess, but no error was raised")
+        } catch Realm.Error.filePermissionDenied {
+            // Success!
+        } catch Realm.Error.fileAccess {
+            // Success!
+        } catch {
+            Issue.record("Expected .filePermissionDenied or .fileAccess, got \(error)")
+        }
+    }
+
+    @Test func testMigrationProperties() throws {
+        _ = SwiftStringObject().objectSchema
+        _ = SwiftBoolObject().objectSchema
+        _ = try realmWithSingleClassProperties(t.defaultRealmURL, className: "SwiftStringObject",
+                                               properties: [DynamicProperty(name: "stringCol", type: .int)])
+        try testMigration { migration, _ in
+            #expect(migration.oldSchema.objectSchema.count == 1)
+            #expect(migration.newSchema.objectSchema.count > 1)
+            #expect(migration.oldSchema.objectSchema[0].properties.count == 1)
+            #expect(migration.newSchema["SwiftStringObject"]!.properties.count == 1)
+            #expect(migration.oldSchema["SwiftStringObject"]!.properties[0].type == PropertyType.int)
+            #expect(migration.newSchema["SwiftStringObject"]!["stringCol"]!.type == PropertyType.string)
+        }
+    }
+
+    @Test func testMigrationObjectSchema() throws {
+        let properties: [Property] = try {
+            let realm = try t.realm()
+            return try realm.write {
+                let obj = SwiftObject()
+                realm.add(obj)
+                return obj.objectSchema.properties
+            }
+        }()
+
+        try testMigration { migration, _ in
+            #expect(migration.oldSchema["SwiftObject"]!.properties == properties)
+            #expect(migration.newSchema["SwiftObject"]!.properties == properties)
+            var enumerated = false
+            migration.enumerateObjects(ofType: "SwiftObject") { oldObj, newObj in
+                guard let oldObj, let newObj else {
+                    Issue.record("did not get objects in enumerate")
+                    return
+                }
+                enumerated = true
+                #expect(oldObj.objectSchema.properties == properties)
+                #expect(newObj.objectSchema.properties == properties)
+            }
+            #expect(enumerated)
+        }
+    }
+
+    @Test func testDeleteData() throws {
+        do {
+            let realm = try realmWithSingleClassProperties(t.defaultRealmURL, className: "DeletedClass",
+                                                           properties: [DynamicProperty(name: "id", type: .int)])
+            try realm.write { try realm.dynamicCreate("DeletedClass", value: ["id": 0]) }
+        }
+        _ = SwiftStringObject().objectSchema
+        try testMigration { migration, oldSchemaVersion in
+            #expect(oldSchemaVersion == 0, "Initial schema version should be 0")
+
+            #expect(migration.deleteData(forType: "DeletedClass"))
+            #expect(!migration.deleteData(forType: "NoSuchClass"))
+
+            migration.create(SwiftStringObject.className(), value: ["migration"])
+            #expect(migration.deleteData(forType: SwiftStringObject.className()))
+        } validation: { realm in
+            let schema = try testFileSchema()
+            #expect(schema[className: "DeletedClass"] == nil)
+            #expect(0 == realm.objects(SwiftStringObject.self).count)
+        }
+    }
+
+    @Test func testRenameProperty() throws {
+        do {
+            let realm = try realmWithSingleClassProperties(t.defaultRealmURL, className: "SwiftStringObject",
+                                                           properties: [DynamicProperty(name: "before_stringCol", type: .string)])
+            try realm.write { try realm.dynamicCreate("SwiftStringObject", value: ["before_stringCol": "a"]) }
+        }
+        _ = SwiftStringObject().objectSchema
+        try testMigration { migration, _ in
+            #expect(migration.oldSchema.objectSchema[0].properties.count == 1)
+            migration.renameProperty(onType: "SwiftStringObject", from: "before_stringCol", to: "stringCol")
+        } validation: { realm in
+            let schema = try testFileSchema()
+            #expect(schema[className: "SwiftStringObject"]!.properties.count == 1)
+            #expect(1 == realm.objects(SwiftStringObject.self).count)
+            #expect("a" == realm.objects(SwiftStringObject.self).first!.stringCol)
+        }
+    }
+
+    /// realm-swift's `.schemaMismatch` is Atoll's `.migrationRequired` (the same RealmSwift code).
+    @Test func testFailOnSchemaMismatch() throws {
+        _ = try realmWithSingleClassProperties(t.defaultRealmURL, className: "SwiftEmployeeObject",
+                                               properties: [DynamicProperty(name: "name", type: .string)])
+        let config = Realm.Configuration(fileURL: t.defaultRealmURL, objectTypes: [SwiftEmployeeObject.self])
+        do {
+            _ = try Realm(configuration: config)
+            Issue.record("opening with a changed schema succeeded")
+        } catch Realm.Error.schemaMismatch {
+            // Success
+        } catch {
+            Issue.record("Unexpected error \(error)")
+        }
+    }
+
+    @Test func testDeleteRealmIfMigrationNeededWithSetCustomSchema() throws {
+        _ = try realmWithSingleClassProperties(t.defaultRealmURL, className: "SwiftEmployeeObject",
+                                               properties: [DynamicProperty(name: "name", type: .string)])
+        var config = Realm.Configuration(fileURL: t.defaultRealmURL, objectTypes: [SwiftEmployeeObject.self])
+        config.migrationBlock = { _, _ in Issue.record("Migration block should not be called") }
+        config.deleteRealmIfMigrationNeeded = true
+        _ = try Realm(configuration: config)
     }
 }

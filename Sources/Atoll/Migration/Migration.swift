@@ -40,9 +40,11 @@ public final class Migration {
             guard let t = try transaction.table(named: typeName), let before = try oldSnapshot.table(named: typeName) else { return }
             let old = oldColumns[typeName]
             let new = newSpecs[typeName].map { Set($0.columns.map(\.name)) }
+            let oldClass = old == nil ? nil : oldSchema[typeName]
+            let newClass = new == nil ? nil : newSchema[typeName]
             for key in try before.objectKeys() where try transaction.table(t.key).contains(key) {
-                let oldObject = old.map { map in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { map[$0] }) }
-                let newObject = new.map { names in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { names.contains($0) ? $0 : nil }) }
+                let oldObject = old.map { map in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { map[$0] }, schema: oldClass) }
+                let newObject = new.map { names in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { names.contains($0) ? $0 : nil }, schema: newClass) }
                 block(oldObject, newObject)
             }
         } catch { record(error) }

@@ -76,9 +76,12 @@ extension PropertyInfo: Equatable {
     /// The stored column's name (Atoll stores every property under its own name).
     public var columnName: String { name }
 
-    /// Same name, type, optionality, index, primary key and target class.
+    /// Same name, type, optionality, list or not, integer width, index, primary key and target
+    /// class (by name: a property read from the file, as in `Migration.oldSchema`, equals the
+    /// model's).
     public static func == (lhs: PropertyInfo, rhs: PropertyInfo) -> Bool {
-        lhs.name == rhs.name && lhs.atollType == rhs.atollType && lhs.isIndexed == rhs.isIndexed
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isList == rhs.isList && lhs.isOptional == rhs.isOptional
+            && lhs.atollType.intBits == rhs.atollType.intBits && lhs.isIndexed == rhs.isIndexed
             && lhs.isPrimaryKey == rhs.isPrimaryKey && lhs.objectClassName == rhs.objectClassName && lhs.originProperty == rhs.originProperty
     }
 }
