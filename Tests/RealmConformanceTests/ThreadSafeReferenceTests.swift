@@ -8,12 +8,9 @@
 // Not ported:
 // - testInvalidThreadSafeReferenceConstruction — Atoll makes a reference to an unmanaged or
 //   invalidated value that resolves to nil instead of raising (documented on `init(to:)`);
-// - testPassThreadSafeReferenceToMutableSet, testThreadSafeWrapperToMutableSet,
-//   testThreadSafeWrapperToMap — need MutableSet / Map;
-// - testPassThreadSafeReferenceToAnyRealmCollection, testThreadSafeWrapperToAnyRealmCollection —
-//   need AnyRealmCollection;
-// - testThreadSafeWrapper* (the other eleven) and testThreadSafeFunctionArgument,
-//   testThreadSafeUnmanagedArgument, testThreadSafeMultipleDispatch — need `@ThreadSafe`.
+// - testPassThreadSafeReferenceToMutableSet and the MutableSet part of
+//   testPassThreadSafeReferenceToAnyRealmCollection — need MutableSet;
+// - testThreadSafeWrapper* — ported in ThreadSafeWrapperTests.swift.
 
 import Atoll
 import AtollTestSupport
@@ -212,5 +209,37 @@ import Testing
         #expect(dogA.owners[0].name == "Mike")
         #expect(unaccessedDogB.owners.count == 1)
         #expect(unaccessedDogB.owners[0].name == "Andrea")
+    }
+
+    @Test func testPassThreadSafeReferenceToAnyRealmCollection() throws {
+        let realm = try t.realm()
+        let company = SwiftCompanyObject()
+        try realm.write {
+            realm.add(company)
+            for name in ["A", "B", "C", "D"] { company.employees.append(SwiftEmployeeObject(value: ["name": name])) }
+        }
+        let results = AnyRealmCollection(realm.objects(SwiftEmployeeObject.self)
+            .filter("name != 'C'")
+            .sorted(byKeyPath: "name", ascending: false))
+        let list = AnyRealmCollection(company.employees)
+        // realm-swift also adds four employees to a set: 6 of its 8 are not 'C'; here 3 of 4.
+        #expect(3 == results.count)
+        #expect("D" == results[0].name)
+        #expect("B" == results[1].name)
+        #expect(4 == list.count)
+        #expect(["A", "B", "C", "D"] == list.map(\.name))
+        let resultsRef = ThreadSafeReference(to: results)
+        let listRef = ThreadSafeReference(to: list)
+        let configuration = t.defaultConfiguration
+        t.dispatchSyncNewThread {
+            let realm = try! Realm(configuration: configuration)
+            let results = Self.assertResolve(realm, resultsRef)!
+            let list = Self.assertResolve(realm, listRef)!
+            #expect(3 == results.count)
+            #expect("D" == results[0].name)
+            #expect("B" == results[1].name)
+            #expect(4 == list.count)
+            #expect(["A", "B", "C", "D"] == list.map(\.name))
+        }
     }
 }
