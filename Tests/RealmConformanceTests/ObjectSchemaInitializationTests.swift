@@ -7,7 +7,6 @@
 // - testInvalidObjects, testNonRealmOptionalTypesDeclaredAsRealmOptional, testMultiplePrimaryKeys —
 //   check `RLMObjectSchema(forObjectClass:)` exceptions for Objective-C declarations
 //   (`@objc dynamic` properties of unsupported types, lazy properties, NSURL);
-// - testOptionalProperties — needs `Property.type`;
 // - testPropertyPopulation, testModernPropertyPopulation, testCustomPropertyPopulation,
 //   testCustomIndexableTypes, testCustomIndexed, testCustomPrimary, testModernIndexed,
 //   testModernPrimary — need `@testable import` internals (RLMProperty, SchemaDiscoverable) and
@@ -50,6 +49,16 @@ import Testing
         #expect(dynamicArrayCol?.isIndexed == false)
         #expect(dynamicArrayCol?.isOptional == false)
         #expect(dynamicArrayCol?.objectClassName == "SwiftEmployeeObject")
+    }
+
+    /// Without `.decimal128` (Atoll has no Decimal128).
+    @Test func testOptionalProperties() {
+        let schema = ObjectSchema.of(SwiftOptionalObject.self)
+        for prop in schema.properties {
+            #expect(prop.isOptional, "\(prop.name)")
+        }
+        let types = Set(schema.properties.map { $0.type })
+        #expect(types == Set([.string, .string, .data, .date, .object, .int, .float, .double, .bool, .objectId, .UUID]))
     }
 
     @Test func testPrimaryKey() {

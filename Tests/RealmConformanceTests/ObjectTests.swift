@@ -21,7 +21,6 @@
 // - testObserveOnDifferentQueue, testObserveKeyPathOnDifferentQueue,
 //   testInvalidateObserverOnDifferentQueueBeforeRegistration, testObserveOnActor,
 //   testAsyncSequenceObserve*, testObserveOnAlreadyCancelledTask — actor/async observation API;
-// - testEqualityFor* — need Equatable objects;
 // - testFreezeDynamicObject — needs `dynamicObjects` and `dynamicList` (RealmSwift-shaped
 //   dynamic API); testFreezeAllPropertyTypes — its model has Decimal128, AnyRealmValue,
 //   MutableSet and Map properties.
@@ -915,4 +914,62 @@ extension ObjectTests {
 struct Handoff<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+// realm-swift's equality tests (Equatable and Hashable objects).
+extension ObjectTests {
+    @Test func testEqualityForObjectTypeWithPrimaryKey() throws {
+        let realm = try t.realm()
+        let pk = "123456"
+
+        let testObject = SwiftPrimaryStringObject()
+        testObject.stringCol = pk
+        testObject.intCol = 12345
+
+        let unmanaged = SwiftPrimaryStringObject()
+        unmanaged.stringCol = pk
+        unmanaged.intCol = 12345
+
+        let otherObject = SwiftPrimaryStringObject()
+        otherObject.stringCol = "not" + pk
+        otherObject.intCol = 12345
+
+        try realm.write { realm.add([testObject, otherObject]) }
+
+        // Should not match an object that's not equal.
+        #expect(testObject != otherObject)
+        // Should not match an object whose fields are equal if it's not the same row in the database.
+        #expect(testObject != unmanaged)
+        // Should match an object that represents the same row.
+        let retrievedObject = realm.object(ofType: SwiftPrimaryStringObject.self, forPrimaryKey: pk)!
+        #expect(testObject == retrievedObject)
+        #expect(testObject.hash == retrievedObject.hash)
+        #expect(testObject.isSameObject(as: retrievedObject))
+    }
+
+    @Test func testEqualityForObjectTypeWithoutPrimaryKey() throws {
+        let realm = try t.realm()
+        let pk = "123456"
+        #expect(SwiftStringObject.primaryKey() == nil)
+
+        let testObject = SwiftStringObject()
+        testObject.stringCol = pk
+        let alias = testObject
+        try realm.write { realm.add(testObject) }
+        #expect(testObject == alias)
+
+        // Should not match an object even if it represents the same row.
+        let retrievedObject = realm.objects(SwiftStringObject.self).first!
+        #expect(testObject != retrievedObject)
+        // Should be able to use `isSameObject(as:)` to check if same row in the database.
+        #expect(testObject.isSameObject(as: retrievedObject))
+    }
+
+    @Test func testEqualityForFrozenObjectTypeWithoutPrimaryKey() throws {
+        let realm = try t.realm()
+        let testObject = try realm.write { realm.create(SwiftStringObject.self) }
+        let frozen = testObject.freeze()
+        let retrievedObject = realm.objects(SwiftStringObject.self).first!.freeze()
+        #expect(frozen == retrievedObject)
+    }
 }
