@@ -479,7 +479,7 @@ final class MultipleProjectionsFromOneProperty: Projection<SimpleObject> {
 
         let data = Data("c".utf8)
         let date = Date(timeIntervalSince1970: 7)
-        let objectId = ObjectId()  // realm-swift: ObjectId.generate()
+        let objectId = ObjectId.generate()
         let uuid = UUID()
 
         observeKeyPathChange(obs, \.boolCol, \.boolCol, "boolCol", false)
