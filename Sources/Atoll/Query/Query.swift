@@ -324,6 +324,29 @@ extension Query where T: _QueryCollection, T.Element: _QueryNumeric {
     public var sum: Query<T.Element> { .init(withoutAny(appending: "@sum")) }
 }
 
+// MARK: - Enums
+
+extension Query where T: PersistableEnum {
+    /// The stored raw value, for the operators of its type: `$0.size.rawValue > 1`,
+    /// `$0.color.rawValue.starts(with: "r")` (`==`, `!=` and `in` take the enum itself).
+    public var rawValue: Query<T.RawValue> { Query<T.RawValue>(node) }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: PersistableEnum {
+    /// The stored raw value of an optional enum, nil when it is nil.
+    public var rawValue: Query<T.Wrapped.RawValue?> { Query<T.Wrapped.RawValue?>(node) }
+}
+
+extension Query where T: _QueryCollection, T.Element: PersistableEnum {
+    /// The raw values of a list of enums: `$0.sizes.rawValue.max > 2`.
+    public var rawValue: Query<List<T.Element.RawValue>> { Query<List<T.Element.RawValue>>(node) }
+}
+
+extension Query where T: _QueryCollection, T.Element: _QueryOptional, T.Element.Wrapped: PersistableEnum {
+    /// The raw values of a list of optional enums.
+    public var rawValue: Query<List<T.Element.Wrapped.RawValue?>> { Query<List<T.Element.Wrapped.RawValue?>>(node) }
+}
+
 // MARK: - Marker protocols
 
 /// Numbers and dates: what `<`, `>`, `.min`... accept in a `Query`.
