@@ -43,13 +43,10 @@ public final class DynamicList: RandomAccessCollection, CustomStringConvertible 
         return (t, c, target)
     }
 
-    /// Stops the program for a read that cannot answer: a deleted object or unknown property
-    /// (misuse, RealmSwift raises) or a failed read.
+    /// Stops the program for a read that cannot answer: a failed read (README, "Failed reads"),
+    /// or misuse (a deleted object, another thread; RealmSwift raises).
     private func readStop(_ error: any Error) -> Never {
-        if let e = error as? AtollError, e.kind == .invalidArgument || e.kind == .invalidatedObject {
-            atollProgrammerError("cannot read the list '\(object.className).\(property)': \(e.message)")
-        }
-        object.readFailed(error, reading: "the list '\(property)'")
+        object.stop(error, reading: "the list '\(property)'")
     }
 
     /// The keys of the list's objects, in order.
@@ -198,12 +195,20 @@ extension DynamicObject {
             guard col.isList, col.type == .link else {
                 atollProgrammerError("'\(t.name).\(propertyName)' is not a list of objects; read a list of values with the subscript")
             }
-        } catch let e as AtollError where e.kind == .invalidArgument || e.kind == .invalidatedObject {
-            atollProgrammerError("dynamicList(\"\(propertyName)\"): \(e.message)")
         } catch {
-            readFailed(error, reading: "the list '\(propertyName)'")
+            stop(error, reading: "the list '\(propertyName)'")
         }
         return list
+    }
+
+    /// Stops the program for an error of an API that cannot throw: a read that failed as
+    /// every such accessor does (README, "Failed reads"), anything else (an unknown property, a
+    /// deleted object, another thread) as the misuse RealmSwift raises for.
+    func stop(_ error: any Error, reading what: String) -> Never {
+        switch (error as? AtollError)?.kind {
+        case .fileCorrupted?, .ioError?: readFailed(error, reading: what)
+        default: atollProgrammerError("cannot read \(what) of '\(className)': \((error as? AtollError)?.message ?? "\(error)")")
+        }
     }
 }
 
