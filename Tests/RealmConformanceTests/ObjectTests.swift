@@ -12,9 +12,9 @@
 //   testDynamicMutableSet, testMutableSetPropertyNotifications — need MutableSet;
 // - testSettingUnmanagedObjectValuesWithBadSwiftDictionary — an unmanaged setValue cannot throw
 //   and has no write to fail; Atoll keeps the old value (documented on setValue(_:forKey:));
-// - testDynamicMemberSubscript (its `anyCol` needs AnyRealmValue) and the migration-object
-//   halves of testSetValueForKey and testSubscript — they pass a MigrationObject where an
-//   `Object` is expected; a `DynamicObject` is no `Object` in Atoll (README, Differences);
+// - testDynamicMemberSubscript's `anyCol` lines — AnyRealmValue; the migration-object halves of
+//   testSetValueForKey and testSubscript — they pass a MigrationObject where an `Object` is
+//   expected; a `DynamicObject` is no `Object` in Atoll (README, Differences);
 // - testObjectiveCTypeProperties — NSString/NSDate/NSData properties;
 // - testModifyMultipleObservedPartialKeyPathLocally, testModifyUnobservedPartialKeyPathLocally —
 //   need `observe(keyPaths:)` with Swift key paths;
@@ -1028,5 +1028,37 @@ extension ObjectTests {
         try realm.write { list.removeAll() }
         #expect(list.isEmpty)
         #expect(realm.objects(SwiftStringObject.self).count == 4, "removing from the list keeps the objects")
+    }
+}
+
+// realm-swift's testDynamicMemberSubscript without its `anyCol` lines (AnyRealmValue), with
+// realm-swift's `withMigrationObject`: a migration of the test file's SwiftObject hands its new
+// object to the block.
+extension ObjectTests {
+    private func withMigrationObject(block: @escaping @Sendable (MigrationObject, Migration) -> Void) throws {
+        do {
+            let realm = try t.realmWithTestPath()
+            try realm.write { _ = realm.create(SwiftObject.self) }
+        }
+        let enumerated = LockedValue(false)
+        let configuration = Realm.Configuration(schemaVersion: 1, migrationBlock: { migration, _ in
+            migration.enumerateObjects(ofType: SwiftObject.className()) { _, newObject in
+                if let newObject {
+                    block(newObject, migration)
+                    enumerated.value = true
+                }
+            }
+        })
+        _ = try t.realmWithTestPath(configuration: configuration)
+        #expect(enumerated.value)
+    }
+
+    @Test func testDynamicMemberSubscript() throws {
+        try withMigrationObject { migrationObject, migration in
+            let boolObject = migration.create("SwiftBoolObject", value: [true])
+            migrationObject.objectCol = boolObject
+            #expect(migrationObject.objectCol as? DynamicObject == boolObject)
+            #expect((migrationObject.objectCol as? DynamicObject)?.boolCol as? Bool == true)
+        }
     }
 }
