@@ -490,3 +490,102 @@ final class CollectionFixture {
         #expect(listB == listB)
     }
 }
+
+// realm-swift's filters on integer properties of each width (RealmCollectionTests, run once: they
+// query the realm, not the collection under test), without their `where { }` halves (the
+// type-safe query API), and ResultsDistinctTests.testDistinctResultsUsingKeyPaths.
+@Suite struct IntegerFilterAndDistinctTests {
+    private func aggregateResults() throws -> (Realm, Results<CTTAggregateObject>) {
+        let f = try CollectionFixture(.resultsFromTable)
+        _ = try f.aggregateableCollection()
+        return (f.realm, f.realm.objects(CTTAggregateObject.self))
+    }
+
+    @Test func testFilterWithInt8Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int8Col = %d", Int8(0)).count == 0)
+        #expect(objects.filter("int8Col = %d", Int8(1)).count == 1)
+        #expect(objects.filter("int8Col = %d", Int8(2)).count == 1)
+        #expect(objects.filter("int8Col = %d", Int8(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt16Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int16Col = %d", Int16(0)).count == 0)
+        #expect(objects.filter("int16Col = %d", Int16(1)).count == 1)
+        #expect(objects.filter("int16Col = %d", Int16(2)).count == 1)
+        #expect(objects.filter("int16Col = %d", Int16(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt32Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int32Col = %d", Int32(0)).count == 0)
+        #expect(objects.filter("int32Col = %d", Int32(1)).count == 1)
+        #expect(objects.filter("int32Col = %d", Int32(2)).count == 1)
+        #expect(objects.filter("int32Col = %d", Int32(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt64Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int64Col = %d", Int64(0)).count == 0)
+        #expect(objects.filter("int64Col = %d", Int64(1)).count == 1)
+        #expect(objects.filter("int64Col = %d", Int64(2)).count == 1)
+        #expect(objects.filter("int64Col = %d", Int64(3)).count == 1)
+    }
+
+    /// Without realm-swift's `assertThrows` for key paths `distinct` cannot use (a link, an
+    /// aggregate, a list): a programming error that stops the program in Atoll (README).
+    /// realm-swift's `assertEqual` of two arrays of objects: the same objects, in order.
+    private func sameObjects(_ a: [CTTAggregateObject], _ b: [CTTAggregateObject]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.isSameObject(as: $1) }
+    }
+
+    @Test func testDistinctResultsUsingKeyPaths() throws {
+        let t = RealmTestCase()
+        let realm = try t.realmWithTestPath()
+
+        let obj1 = CTTAggregateObject()
+        obj1.intCol = 1
+        obj1.trueCol = true
+        let obj2 = CTTAggregateObject()
+        obj2.intCol = 1
+        obj2.trueCol = true
+        let obj3 = CTTAggregateObject()
+        obj3.intCol = 1
+        obj3.trueCol = false
+        let obj4 = CTTAggregateObject()
+        obj4.intCol = 2
+        obj4.trueCol = false
+
+        let childObj1 = CTTIntegerObject()
+        childObj1.intCol = 1
+        obj1.childIntCol = childObj1
+        let childObj2 = CTTIntegerObject()
+        childObj2.intCol = 1
+        obj2.childIntCol = childObj2
+        let childObj3 = CTTIntegerObject()
+        childObj3.intCol = 2
+        obj3.childIntCol = childObj3
+
+        try realm.write {
+            realm.add(obj1)
+            realm.add(obj2)
+            realm.add(obj3)
+            realm.add(obj4)
+        }
+
+        let collection = realm.objects(CTTAggregateObject.self)
+        var distinctResults = collection.distinct(by: ["intCol"])
+        #expect(Array(distinctResults.map { ["int": $0.intCol] }) == [["int": 1], ["int": 2]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+
+        distinctResults = collection.distinct(by: ["intCol", "trueCol"])
+        #expect(distinctResults.map { ["int": $0.intCol, "true": $0.trueCol ? 1 : 0] }
+            == [["int": 1, "true": 1], ["int": 1, "true": 0], ["int": 2, "true": 0]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+
+        distinctResults = collection.distinct(by: ["childIntCol.intCol"])
+        #expect(distinctResults.map { ["int": $0.childIntCol!.intCol] } == [["int": 1], ["int": 2]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+    }
+}
