@@ -13,6 +13,10 @@
 // - testFilterFormat's AnyRealmValue and StringWrapper arguments: need AnyRealmValue and
 //   CustomPersistable.
 // - testAssignSetProperty and every MutableSet*RealmCollectionTests: need MutableSet.
+// - testNotificationBlockUpdating, testNotificationBlockChangeIndices (Results' run-loop
+//   notifications) and testCancelTaskForObservationInit (async observation): covered for
+//   Atoll's notifications by AtollTests.
+// - testFreeze of ListUnmanagedRealmCollectionTests and the MutableSet suites: see below.
 // - testObserve*, testObserveOnActor*, testObserveKeyPath*, testObservePartialKeyPath*: covered
 //   for Atoll's notifications by AtollTests; the key-path and actor variants need Swift key
 //   paths and actor-isolated realms.
@@ -587,5 +591,63 @@ final class CollectionFixture {
         distinctResults = collection.distinct(by: ["childIntCol.intCol"])
         #expect(distinctResults.map { ["int": $0.childIntCol!.intCol] } == [["int": 1], ["int": 2]])
         #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+    }
+}
+
+// More of realm-swift's RealmCollectionTests (without the `where { }` halves: the type-safe
+// query API).
+extension RealmCollectionTypeTests {
+    @Test(arguments: CollectionKind.allCases) func testFilterList(_ kind: CollectionKind) throws {
+        let realm = try CollectionFixture(kind).realm
+        let outerArray = SwiftDoubleListOfSwiftObject()
+        let innerArray = SwiftListOfSwiftObject()
+        innerArray.array.append(SwiftObject())
+        outerArray.array.append(innerArray)
+        try realm.write { realm.add(outerArray) }
+        #expect(1 == outerArray.array.filter("ANY array IN %@", realm.objects(SwiftObject.self)).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testFilterResults(_ kind: CollectionKind) throws {
+        let realm = try CollectionFixture(kind).realm
+        let array = SwiftListOfSwiftObject()
+        array.array.append(SwiftObject())
+        try realm.write { realm.add(array) }
+        #expect(1 == realm.objects(SwiftListOfSwiftObject.self).filter("ANY array IN %@", realm.objects(SwiftObject.self)).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testAssignListProperty(_ kind: CollectionKind) throws {
+        let f = try CollectionFixture(kind)
+        let realm = f.realm
+        let collection = f.collection!
+        try realm.write {
+            let array = CTTStringList()
+            realm.add(array)
+            array["array"] = collection
+        }
+        let lists = realm.objects(CTTStringList.self)
+        #expect(lists.last!.array.map(\.stringCol) == ["1", "2"])
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testArrayAggregateWithSwiftObjectDoesntThrow(_ kind: CollectionKind) throws {
+        let collection = try CollectionFixture(kind).aggregateableCollection()
+        // Should not throw a type error.
+        #expect(0 == collection.filter("ANY stringListCol == %@", CTTNullableStringObjectWithLink()).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testThawPreviousVersion(_ kind: CollectionKind) throws {
+        let f = try CollectionFixture(kind)
+        let collection = f.collection!
+        let frozen = collection.freeze()
+        #expect(frozen.isFrozen)
+        #expect(collection.count == frozen.count)
+
+        let realm = collection.realm!
+        try realm.write { realm.delete(collection) }
+        #expect(frozen.count != collection.count, "Frozen collections should not change")
+
+        let live = frozen.thaw()
+        #expect(live!.isEmpty, "Thawed collection should reflect transactions since the original reference was frozen")
+        #expect(!frozen.isEmpty)
+        #expect(live!.count == collection.count)
     }
 }
