@@ -46,10 +46,18 @@ enum BTreeNode {
     @inline(__always) static func garbage(_ p: UnsafeRawPointer) -> Int { Int(p.u16(10)) }
     @inline(__always) static func rightChild(_ p: UnsafeRawPointer) -> PageNumber { p.u32(12) }
 
+    /// The most cells a page can index: their slots and 4-byte cells fill it.
+    static let cellCountMax = (pageBytes - headerBytes) / 6
+
     @inline(__always)
     static func cellOffset(_ p: UnsafeRawPointer, _ i: Int) throws -> Int {
+        // The count comes from the file: the slot must lie inside the page before it is read.
+        let n = count(p)
+        guard i >= 0, i < n, n <= cellCountMax else {
+            throw AtollError.corrupted("B+tree cell \(i) of a node claiming \(n) cells (at most \(cellCountMax) fit in a page)")
+        }
         let o = Int(p.u16(headerBytes + 2 * i))
-        guard o >= headerBytes + 2 * count(p), o + 4 <= pageBytes else {
+        guard o >= headerBytes + 2 * n, o + 4 <= pageBytes else {
             throw AtollError.corrupted("B+tree cell offset \(o) out of range")
         }
         return o
