@@ -141,16 +141,19 @@ private func readHistoryAndTrees(_ read: ReadTransaction) {
     }
 }
 
-/// Recomputes the checksums the format defines (docs/FORMAT.md), wherever the bytes allow:
-/// the file header and root slots (CRC32C of bytes 0..<124 at 124), tree pages (CRC32C of
-/// bytes 4..<4096 at 0) and blob runs (CRC32C of bytes 4..<16+length across the run, at 0).
+/// Recomputes the checksums the format defines (docs/FORMAT.md, Checksums), wherever the bytes
+/// allow: the file header and root slots (CRC32C of bytes 0..<124 at 124), tree pages and blob
+/// runs (`PageChecksum`, of the format and file id the header names).
 enum PageChecksums {
-    static let pageSize = 4096
+    static let pageSize = FileFormat.pageSize
 
     static func repair(_ file: inout [UInt8]) {
         let pages = file.count / pageSize
+        guard pages > 0 else { return }
         file.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
+            let header = UnsafeRawPointer(base)
+            let checksum = PageChecksum(formatVersion: header.u32(8), fileId: Array(UnsafeRawBufferPointer(start: header + 24, count: 16)))
             for page in 0..<min(pages, 3) {
                 let p = base + page * pageSize
                 p.storeBytes(of: CRC32C.checksum(UnsafeRawPointer(p), count: 124).littleEndian, toByteOffset: 124, as: UInt32.self)
@@ -159,16 +162,16 @@ enum PageChecksums {
             while page < pages {
                 let p = base + page * pageSize
                 var run = 1
-                var covered = pageSize - 4
-                if p.load(fromByteOffset: 4, as: UInt8.self) == 5 {
-                    let count = Int(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-                    let length = Int(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+                var crc = checksum.page(UnsafeRawPointer(p), number: PageNumber(page))
+                if p.load(fromByteOffset: 4, as: UInt8.self) == PageType.blob.rawValue {
+                    let count = Int(UnsafeRawPointer(p).u32(8))
+                    let length = Int(UnsafeRawPointer(p).u32(12))
                     if count >= 1, page + count <= pages, 16 + length <= count * pageSize {
                         run = count
-                        covered = 12 + length
+                        crc = checksum.blob(UnsafeRawPointer(p), number: PageNumber(page), length: length)
                     }
                 }
-                p.storeBytes(of: CRC32C.checksum(UnsafeRawPointer(p) + 4, count: covered).littleEndian, as: UInt32.self)
+                p.storeBytes(of: crc.littleEndian, as: UInt32.self)
                 page += run
             }
         }

@@ -101,6 +101,11 @@ enum FileSeeds {
             for i in stride(from: 0, to: 500, by: 3) { try t2.erase(ObjectKey(primaryKey: Int64(i))) }
             _ = try w2.commit()
         }
+        // A file of format 1 (page checksums without page number and file id), which Atoll
+        // still reads: `tools/fuzz/run --seeds` runs from the repository root.
+        if let golden = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: "Fixtures/format-v1/golden.atoll"))) {
+            seeds.append((name: "golden-v1", bytes: Array(golden.prefix(usedBytes(golden)))))
+        }
         return seeds
     }
 
