@@ -3,7 +3,8 @@
 // use, whatever this process checked before; in format 2 they bind page number and file id, so
 // pages swapped or copied from elsewhere fail), in an encrypted file every page's HMAC, node
 // invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts, and that every page
-// below the page count is used exactly once or free. The pages that the free list *names* are
+// below the page count is used exactly once or free, and (format 3) that the version's commit page
+// list matches its pages. The pages that the free list *names* are
 // free: their bytes mean nothing and are not checked; the free list's own pages are.
 
 /// What `verify` found in a healthy file.
@@ -49,6 +50,16 @@ extension Transaction {
             throw AtollError.corrupted("'\(database.displayName)' is truncated: version \(version) needs \(needed) bytes, the file has \(size)")
         }
         let checksum = database.store.checksum
+        // Format 3: the version's commit page list, if its slot still holds it (a newer commit
+        // may have reused the slot; the pages it lists are pinned by this transaction).
+        let fileBase = try database.file.mapping(covering: size)
+        for slotPage in FileFormat.firstSlotPage..<FileFormat.firstDataPage {
+            let slot = UnsafeRawPointer(fileBase + Int(slotPage) * FileFormat.pageSize)
+            guard RootRecord.read(from: slot, cipher: database.cipher) == root else { continue }
+            if let problem = try CommitPageList.problem(with: root, slot: slot, fileBase: fileBase, fileBytes: size, store: database.store) {
+                throw AtollError.corrupted("'\(database.displayName)': \(problem)")
+            }
+        }
 
         final class Marks {
             var owner: [UInt8]

@@ -185,6 +185,10 @@ extension Database {
             throw AtollError.posix("replacing", path: path, errno: e)
         }
         DurabilitySeam.observer(for: path)?.didRename(from: temporary, to: path)
+        // The lock file described the old file's commits: the copy's are complete (it was synced
+        // whole) and its newest version is not yet known durable under this name.
+        db.lock.setRootsChecked(rejecting: nil)
+        db.lock.setDurable(version: 0)
         // Until the directory is synced, a power failure may bring the old file back, and with it
         // lose every commit made to the compacted one.
         try DirectorySync.syncDirectory(containing: path)
