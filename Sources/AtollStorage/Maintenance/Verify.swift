@@ -15,10 +15,16 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var pagesChecked: Int
     public var tables: [(name: String, objects: Int)]
     public var historyEntries: Int
+    /// The version of a newer root record that open left out because the pages of its commit
+    /// did not all hold what its page list says (format 3, docs/FORMAT.md "Commit and
+    /// recovery"): a commit a power failure interrupted, or, indistinguishably, damage to a page
+    /// of the newest commit. The file holds the version verified. Nil: nothing was left out.
+    public var incompleteCommitLeftOut: UInt64?
 
     public var description: String {
         let t = tables.map { "\($0.name): \($0.objects)" }.joined(separator: ", ")
-        return "version \(version): \(pageCount) pages (\(freePages) free), \(pagesChecked) checked; tables: \(t.isEmpty ? "none" : t); history: \(historyEntries) entries"
+        let leftOut = incompleteCommitLeftOut.map { "; the newer record of version \($0) was left out: its commit is incomplete (interrupted by a power failure, or its pages damaged)" } ?? ""
+        return "version \(version): \(pageCount) pages (\(freePages) free), \(pagesChecked) checked; tables: \(t.isEmpty ? "none" : t); history: \(historyEntries) entries\(leftOut)"
     }
 }
 
@@ -145,7 +151,8 @@ extension Transaction {
             throw AtollError.corrupted("page \(n) is neither in use nor free (leaked)")
         }
         return VerifyReport(version: version, pageCount: Int(root.pageCount), freePages: free, pagesChecked: marks.checked,
-                            tables: tables, historyEntries: history.entries)
+                            tables: tables, historyEntries: history.entries,
+                            incompleteCommitLeftOut: database.lock.rejectedRecord.map(\.version))
     }
 
     private static func countPostings(root: PageNumber, space: PageSpace) throws -> Int {

@@ -44,6 +44,9 @@ extension Transaction {
                 try w.copySyncHistory(from: self)
             }
             w.discardsLog = true
+            // The copy is synced whole before it is renamed into place: its record needs no
+            // page list, and without one every damaged page of it is reported as damage.
+            w.listsPages = false
             try w.commit()
             // A copy has no free space: drop the growth reserve at its end.
             try target.store.trim(to: try target.newestRoot().pageCount)

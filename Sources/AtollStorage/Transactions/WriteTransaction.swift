@@ -41,6 +41,10 @@ public final class WriteTransaction: Transaction {
     var changedInternalTrees: Set<String> = []
     /// When set, commit stores no transaction log (copies of a file are not user changes).
     var discardsLog = false
+    /// When cleared, commit writes no page list (two-sync protocol, or no sync at all with
+    /// `unsafe`): for copies that are synced whole before their name is (WriteCopy.swift), so
+    /// that damage to any of their pages is reported, never taken for an interrupted commit.
+    var listsPages = true
     /// Incremented by every change; object accessors cache row positions per value.
     @exclusivity(unchecked) package private(set) var mutationCount: UInt64 = 0
     /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
@@ -385,7 +389,7 @@ public final class WriteTransaction: Transaction {
         next.commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
         // One sync when the file's format allows it and the commit's pages fit a page list
         // (CommitPageList.swift); else two. See the header comment for the argument.
-        let list = allocator.checksumFreshPages(listing: database.oneSyncCommits)
+        let list = allocator.checksumFreshPages(listing: database.oneSyncCommits && listsPages)
         if let cache = database.store.cache {
             try allocator.sealFreshPages { try reserveCounters($0, cache: cache) }
             next.ivEpoch = max(next.ivEpoch, cache.epoch)
@@ -394,7 +398,7 @@ public final class WriteTransaction: Transaction {
         lastCommitPagesWritten = allocator.pagesAllocatedCount
 
         let durable = database.configuration.durability == .full
-        let oneSync = database.oneSyncCommits && !list.overflowed
+        let oneSync = database.oneSyncCommits && listsPages && !list.overflowed
         next.commitListCount = oneSync ? UInt32(list.count) : 0
         next.commitListChecksum = oneSync ? list.checksum : 0
         if durable && !oneSync { try database.file.sync() }
