@@ -11,7 +11,15 @@
 //     24   u32  commit sequence: incremented after every commit; the futex word waiters sleep on
 //     28   u32  writer pid, while a write transaction is open (diagnostics only)
 //     32   u32  slot high-water mark: slots at or above it have never been claimed
-//     36   ...  reserved up to 4096
+//     36   u32  reserved
+//     40   u64  "ROOTSOK!" once a process checked the data file's newest commit since this
+//               lock file was initialized (Database+Roots.swift); 0 before
+//     48   u64  version of the root record found incomplete by that check (0: none)
+//     56   u32  CRC32C field of that record (with the version: which record to leave out)
+//     60   u32  reserved
+//     64   u64  durable version: the newest version known to be on stable storage (a commit
+//               with full durability sets it after its sync; 0: unknown)
+//     72   ...  reserved up to 4096
 //     4096 N reader slots of 32 bytes each:
 //              0  u32 pid owning the slot (0: free), claimed by compare-and-swap
 //              4  u32 reserved
@@ -235,6 +243,46 @@ final class LockFile: @unchecked Sendable {
     }
 
     var commitSequence: UInt32 { atoll_atomic_load_u32(commitSequencePointer) }
+
+    // MARK: the data file's newest commit (Database+Roots.swift)
+
+    static let rootsCheckedMarker: UInt64 = 0x214B_4F53_544F_4F52 // "ROOTSOK!" little-endian
+
+    private func u64Pointer(_ offset: Int) -> UnsafeMutablePointer<UInt64> {
+        (base + offset).assumingMemoryBound(to: UInt64.self)
+    }
+
+    /// Whether a process has checked the data file's newest commit since this lock file was
+    /// initialized (by a process that found no other process using the database).
+    var rootsChecked: Bool { atoll_atomic_load_u64(u64Pointer(40)) == Self.rootsCheckedMarker }
+
+    /// Records the outcome of the check (under the writer lock): the record to leave out, if the
+    /// newest commit was incomplete.
+    func setRootsChecked(rejecting rejected: RootRecord.Identity?) {
+        setRejectedRecord(rejected)
+        atoll_atomic_store_u64(u64Pointer(40), Self.rootsCheckedMarker)
+    }
+
+    /// The root record that open found incomplete and every reader and writer leaves out until
+    /// a commit overwrites it (nil: none).
+    var rejectedRecord: RootRecord.Identity? {
+        let version = atoll_atomic_load_u64(u64Pointer(48))
+        guard version != 0 else { return nil }
+        return RootRecord.Identity(version: version, checksum: atoll_atomic_load_u32((base + 56).assumingMemoryBound(to: UInt32.self)))
+    }
+
+    /// Sets or clears the rejected record (under the writer lock).
+    func setRejectedRecord(_ rejected: RootRecord.Identity?) {
+        atoll_atomic_store_u32((base + 56).assumingMemoryBound(to: UInt32.self), rejected?.checksum ?? 0)
+        atoll_atomic_store_u64(u64Pointer(48), rejected?.version ?? 0)
+    }
+
+    /// The newest version known to be on stable storage (0: unknown). A writer that finds the
+    /// newest version is not known durable (its committer was killed before its sync returned,
+    /// or committed without syncing) syncs before it reuses any page (WriteTransaction.swift).
+    var durableVersion: UInt64 { atoll_atomic_load_u64(u64Pointer(64)) }
+
+    func setDurable(version: UInt64) { atoll_atomic_store_u64(u64Pointer(64), version) }
 
     /// Wakes every process and thread waiting for a commit.
     func notifyCommit() {

@@ -4,27 +4,37 @@
 //
 //   page 0      file header: magic, format version, page size, flags, file id, checksum.
 //               Written once when the file is created; never rewritten, so a file keeps its
-//               format version (1 or 2) for life. Format 2 differs from 1 only in what the
+//               format version (1, 2 or 3) for life. Format 2 differs from 1 only in what the
 //               checksum of a tree page or blob run covers: it binds the page number and this
 //               header's file id (PageChecksum.swift), so a page found at the wrong place or
-//               copied from another file fails its check.
+//               copied from another file fails its check. Format 3 differs from 2 only in the
+//               commit protocol: a root record may carry the list of the pages its commit wrote
+//               (CommitPageList.swift), which lets a commit become durable with one sync.
 //   page 1, 2   the two root slots. A commit writes the slot that does not hold the newest
 //               valid record (normally: version V goes to slot 1 + (V % 2)), so the slot of the
-//               previous version is never touched by a commit.
+//               previous version is never touched by a commit. In format 3 the rest of a slot
+//               page after its 128-byte record holds the record's commit page list.
 //   page 3...   tree pages (B+tree nodes, cluster nodes) and blob runs, reached only from the
 //               roots recorded in a root slot. In an encrypted file (header flag bit 0) these
 //               are logical page numbers: PageCipher.swift describes where their ciphertext and
 //               metadata live; pages 0-2 stay in the clear at the same offsets.
 //
-// Commit protocol (WriteTransaction.commit):
-//   1. every new page is written into a page no snapshot can see (copy-on-write);
-//   2. fdatasync: the new pages are durable;
-//   3. the new root record is written into the *inactive* slot (the one not holding the
-//      newest valid record), with its checksum;
-//   4. fdatasync: the new version is durable.
-// Open reads both slots and takes the valid one with the highest version. A crash before 4
-// leaves the previous slot, and every page it reaches, untouched: no recovery pass exists or is
-// needed. A torn slot write fails its checksum and is ignored.
+// Commit protocols (WriteTransaction.commit). Both start by writing every new page into a page
+// no snapshot can see and no durable version reaches (copy-on-write), then:
+//   one sync (format 3, commits of at most CommitPageList.entriesMax pages):
+//     2. the new root record, with the list of (page, checksum) of every page the commit wrote
+//        and a CRC32C of that list, goes into the *inactive* slot;
+//     3. fdatasync: pages, list and record become durable together.
+//     Open checks the newest record's list against the pages (CommitPageList.validate): a
+//     record whose pages did not all reach the disk, or whose list was torn, is not a version,
+//     and the previous record (whose slot and pages the commit never touched) is used.
+//   two syncs (formats 1 and 2, and larger commits of format 3):
+//     2. fdatasync: the new pages are durable;
+//     3. the new root record (no list) goes into the inactive slot;
+//     4. fdatasync of the slot: the new version is durable.
+// Either way a crash at any instant leaves the last durable commit intact: no log replay, no
+// recovery pass beyond checking at most one commit's pages. A torn slot write fails its
+// checksum and is ignored.
 
 enum FileFormat {
     static let pageSize = 4096
@@ -34,12 +44,18 @@ enum FileFormat {
     /// The format version of files this version of Atoll creates; it reads this one and every
     /// older one. Bumped on every incompatible change of the on-disk format:
     ///   1  the first format;
-    ///   2  page and blob checksums bind the page number and the file id (PageChecksum.swift).
+    ///   2  page and blob checksums bind the page number and the file id (PageChecksum.swift);
+    ///   3  one-sync commits: a root record may carry its commit's page list (CommitPageList).
     /// A file keeps the version it was created with (its header is never rewritten); a copy
     /// made by writeCopy or compact is a new file of the current version.
-    static let formatVersion: UInt32 = 2
+    static let formatVersion: UInt32 = 3
     /// The first format version whose page checksums bind page number and file id.
     static let placeBoundChecksumsVersion: UInt32 = 2
+    /// The first format version whose commits may become durable with one sync (a root record
+    /// carrying its commit's page list). Older files are committed with two syncs, so that the
+    /// versions of Atoll that read them, which do not check page lists, never take a commit
+    /// whose pages did not reach the disk.
+    static let oneSyncCommitsVersion: UInt32 = 3
     static let headerPage: PageNumber = 0
     static let firstSlotPage: PageNumber = 1
     static let firstDataPage: PageNumber = 3
@@ -58,7 +74,8 @@ public typealias PageNumber = UInt32
 /// Page 0 of the data file.
 ///
 ///     0   [8]  magic "ATOLLDB\0"
-///     8   u32  format version: 2 (page checksums bind page number and file id), or 1
+///     8   u32  format version: 3 (one-sync commits), 2 (page checksums bind page number and
+///              file id), or 1
 ///     12  u32  page size
 ///     16  u32  flags (bit 0: pages are encrypted)
 ///     20  u32  reserved, 0
@@ -140,15 +157,18 @@ struct FileHeader: Equatable {
 ///     24  u32  catalog root page (0: empty)
 ///     28  u32  free-list root page (0: empty)
 ///     32  u32  history root page (0: empty)
-///     36  u32  reserved, 0
+///     36  u32  commit page list entries (format 3; 0: the commit's pages were synced before
+///              this record was written, or the version has no pages of its own)
 ///     40  u64  next free-list chunk serial
 ///     48  u64  schema generation: bumped by every schema change
 ///     56  u64  commit time, nanoseconds since 1970
 ///     64  u64  history floor: the history holds logs of versions > floor only
 ///     72  u64  oldest version whose log sync still needs (0: none)
 ///     80  u64  IV epoch: the highest epoch any writer has reserved (encrypted files; else 0)
-///     88  [32] HMAC-SHA256 of "atoll root slot" || bytes 0..<88 (encrypted files; else 0)
-///     120 u32  reserved, 0
+///     88  [32] HMAC-SHA256 of "atoll root slot" || bytes 0..<88, followed by bytes 120..<124
+///              when the record has a commit page list (encrypted files; else 0)
+///     120 u32  CRC32C of the commit page list (bytes 128..<128 + 8 x entries of the slot
+///              page, CommitPageList.swift); 0 without a list
 ///     124 u32  CRC32C of bytes 0..<124
 public struct RootRecord: Equatable, Sendable {
     static let byteCount = 128
@@ -167,9 +187,14 @@ public struct RootRecord: Equatable, Sendable {
     public var syncHistoryRetainedFrom: UInt64 = 0
     /// Encrypted files: the highest IV epoch reserved so far (PageCipher.swift).
     var ivEpoch: UInt64 = 0
+    /// Entries of the commit page list that follows the record in its slot page (0: none).
+    var commitListCount: UInt32 = 0
+    /// CRC32C of the commit page list's bytes.
+    var commitListChecksum: UInt32 = 0
 
     /// Bytes of the slot its HMAC covers (encrypted files).
     static let authenticatedBytes = 88
+    static let commitListChecksumOffset = 120
 
     /// Writes the record; with a cipher (encrypted file) it carries an HMAC.
     func write(to p: UnsafeMutableRawPointer, cipher: PageCipher? = nil) {
@@ -181,12 +206,14 @@ public struct RootRecord: Equatable, Sendable {
         p.setU32(24, catalogRoot)
         p.setU32(28, freeListRoot)
         p.setU32(32, historyRoot)
+        p.setU32(36, commitListCount)
         p.setU64(40, freeListSerial)
         p.setU64(48, schemaGeneration)
         p.setU64(56, commitTimeNanos)
         p.setU64(64, historyFloor)
         p.setU64(72, syncHistoryRetainedFrom)
         p.setU64(80, ivEpoch)
+        p.setU32(120, commitListChecksum)
         if let cipher {
             for (i, b) in cipher.slotMAC(UnsafeRawPointer(p)).enumerated() { p.setU8(88 + i, b) }
         }
@@ -194,7 +221,8 @@ public struct RootRecord: Equatable, Sendable {
     }
 
     /// Reads a slot; nil when it is empty, torn or otherwise invalid (for an encrypted file,
-    /// given its cipher: also when its HMAC does not match).
+    /// given its cipher: also when its HMAC does not match). A record that passes may still
+    /// name a commit whose pages did not all reach the disk: CommitPageList.validate decides.
     static func read(from p: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
         guard p.u64(0) == slotMagic, CRC32C.checksum(p, count: 124) == p.u32(124) else { return nil }
         if let cipher {
@@ -209,32 +237,51 @@ public struct RootRecord: Equatable, Sendable {
         r.catalogRoot = p.u32(24)
         r.freeListRoot = p.u32(28)
         r.historyRoot = p.u32(32)
+        r.commitListCount = p.u32(36)
         r.freeListSerial = p.u64(40)
         r.schemaGeneration = p.u64(48)
         r.commitTimeNanos = p.u64(56)
         r.historyFloor = p.u64(64)
         r.syncHistoryRetainedFrom = p.u64(72)
         r.ivEpoch = p.u64(80)
+        r.commitListChecksum = p.u32(120)
         let roots = [r.catalogRoot, r.freeListRoot, r.historyRoot]
         guard r.pageCount >= FileFormat.firstDataPage, r.freePageCount <= r.pageCount,
-              roots.allSatisfy({ $0 == 0 || ($0 >= FileFormat.firstDataPage && $0 < r.pageCount) })
+              roots.allSatisfy({ $0 == 0 || ($0 >= FileFormat.firstDataPage && $0 < r.pageCount) }),
+              Int(r.commitListCount) <= CommitPageList.entriesMax
         else { return nil }
         return r
     }
 
-    /// The newest valid root record of the two slots, given the base of the mapped file. Both
-    /// slots hold the same version after a writer reserved an IV epoch; the higher epoch wins.
-    static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil) -> RootRecord? {
-        newestSlotPage(in: base, cipher: cipher).flatMap { read(from: base + Int($0) * FileFormat.pageSize, cipher: cipher) }
+    /// Which record a slot holds: its version and the CRC32C it carries (two records of one
+    /// version differ in it, unless they are the same record).
+    struct Identity: Equatable, Sendable {
+        var version: UInt64
+        var checksum: UInt32
     }
 
-    /// The slot page holding the newest valid record, if any.
-    private static func newestSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?) -> PageNumber? {
+    static func identity(at p: UnsafeRawPointer) -> Identity {
+        Identity(version: p.u64(8), checksum: p.u32(124))
+    }
+
+    /// The newest valid root record of the two slots, given the base of the mapped file,
+    /// leaving out `excluded` (a record whose commit was found incomplete at open,
+    /// Database+Roots.swift). Both slots hold the same version after a writer reserved an IV
+    /// epoch; the higher epoch wins.
+    static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil, excluding excluded: Identity? = nil) -> RootRecord? {
+        newestSlotPage(in: base, cipher: cipher, excluding: excluded).flatMap { read(from: base + Int($0) * FileFormat.pageSize, cipher: cipher) }
+    }
+
+    /// The slot page holding the record `newest` returns, if any.
+    static func newestSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> PageNumber? {
         let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
-        guard let a = read(from: base + Int(first) * FileFormat.pageSize, cipher: cipher) else {
-            return read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher) == nil ? nil : second
+        func valid(_ page: PageNumber) -> RootRecord? {
+            let p = base + Int(page) * FileFormat.pageSize
+            if let excluded, identity(at: p) == excluded { return nil }
+            return read(from: p, cipher: cipher)
         }
-        guard let b = read(from: base + Int(second) * FileFormat.pageSize, cipher: cipher) else { return first }
+        guard let a = valid(first) else { return valid(second) == nil ? nil : second }
+        guard let b = valid(second) else { return first }
         if a.version != b.version { return a.version > b.version ? first : second }
         if a.ivEpoch != b.ivEpoch { return a.ivEpoch > b.ivEpoch ? first : second }
         // Both hold one version (an IV epoch reservation): call the slot its version usually
@@ -244,17 +291,20 @@ public struct RootRecord: Equatable, Sendable {
 
     /// The slot page the next root record goes to: the one not holding the newest valid
     /// record. Normally that is the slot of version V + 1 (V % 2 parity); after a crash in
-    /// the middle of an IV epoch reservation, version V may live in the other slot only.
-    static func inactiveSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?) -> PageNumber {
-        guard let page = newestSlotPage(in: base, cipher: cipher) else { return FileFormat.firstSlotPage }
+    /// the middle of an IV epoch reservation, version V may live in the other slot only, and
+    /// after a power failure the other slot may hold an incomplete commit (`excluded`).
+    static func inactiveSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> PageNumber {
+        guard let page = newestSlotPage(in: base, cipher: cipher, excluding: excluded) else { return FileFormat.firstSlotPage }
         return page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage
     }
 
     /// The record of `version` if a slot holds it (normally slot 1 + version % 2).
-    static func read(version: UInt64, in base: UnsafeRawPointer, cipher: PageCipher?) -> RootRecord? {
+    static func read(version: UInt64, in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> RootRecord? {
         let usual = FileFormat.slotPage(forVersion: version)
         for page in [usual, usual == FileFormat.firstSlotPage ? usual + 1 : FileFormat.firstSlotPage] {
-            if let r = read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher), r.version == version { return r }
+            let p = base + Int(page) * FileFormat.pageSize
+            if let excluded, identity(at: p) == excluded { continue }
+            if let r = read(from: p, cipher: cipher), r.version == version { return r }
         }
         return nil
     }

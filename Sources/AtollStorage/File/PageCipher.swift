@@ -152,11 +152,16 @@ struct PageCipher: Sendable {
         return h.finalize().withUnsafeBytes { PageMAC($0) }
     }
 
-    /// The root slot's HMAC: HMAC-SHA256(Kmac, "atoll root slot" || slot bytes 0..<88).
+    /// The root slot's HMAC: HMAC-SHA256(Kmac, "atoll root slot" || slot bytes 0..<88), and
+    /// when the record has a commit page list (entry count at 36 not 0, format 3) followed by
+    /// the list's CRC32C (bytes 120..<124), so the list is authenticated with the record.
     func slotMAC(_ slot: UnsafeRawPointer) -> [UInt8] {
         var h = keyedMAC
         h.update(data: Self.slotLabel)
         h.update(data: UnsafeRawBufferPointer(start: slot, count: RootRecord.authenticatedBytes))
+        if slot.u32(36) != 0 {
+            h.update(data: UnsafeRawBufferPointer(start: slot + RootRecord.commitListChecksumOffset, count: 4))
+        }
         return Array(h.finalize())
     }
 

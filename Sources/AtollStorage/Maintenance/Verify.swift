@@ -3,7 +3,8 @@
 // use, whatever this process checked before; in format 2 they bind page number and file id, so
 // pages swapped or copied from elsewhere fail), in an encrypted file every page's HMAC, node
 // invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts, and that every page
-// below the page count is used exactly once or free. The pages that the free list *names* are
+// below the page count is used exactly once or free, and (format 3) that the version's commit page
+// list matches its pages. The pages that the free list *names* are
 // free: their bytes mean nothing and are not checked; the free list's own pages are.
 
 /// What `verify` found in a healthy file.
@@ -14,10 +15,16 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var pagesChecked: Int
     public var tables: [(name: String, objects: Int)]
     public var historyEntries: Int
+    /// The version of a newer root record that open left out because the pages of its commit
+    /// did not all hold what its page list says (format 3, docs/FORMAT.md "Commit and
+    /// recovery"): a commit a power failure interrupted, or, indistinguishably, damage to a page
+    /// of the newest commit. The file holds the version verified. Nil: nothing was left out.
+    public var incompleteCommitLeftOut: UInt64?
 
     public var description: String {
         let t = tables.map { "\($0.name): \($0.objects)" }.joined(separator: ", ")
-        return "version \(version): \(pageCount) pages (\(freePages) free), \(pagesChecked) checked; tables: \(t.isEmpty ? "none" : t); history: \(historyEntries) entries"
+        let leftOut = incompleteCommitLeftOut.map { "; the newer record of version \($0) was left out: its commit is incomplete (interrupted by a power failure, or its pages damaged)" } ?? ""
+        return "version \(version): \(pageCount) pages (\(freePages) free), \(pagesChecked) checked; tables: \(t.isEmpty ? "none" : t); history: \(historyEntries) entries\(leftOut)"
     }
 }
 
@@ -49,6 +56,16 @@ extension Transaction {
             throw AtollError.corrupted("'\(database.displayName)' is truncated: version \(version) needs \(needed) bytes, the file has \(size)")
         }
         let checksum = database.store.checksum
+        // Format 3: the version's commit page list, if its slot still holds it (a newer commit
+        // may have reused the slot; the pages it lists are pinned by this transaction).
+        let fileBase = try database.file.mapping(covering: size)
+        for slotPage in FileFormat.firstSlotPage..<FileFormat.firstDataPage {
+            let slot = UnsafeRawPointer(fileBase + Int(slotPage) * FileFormat.pageSize)
+            guard RootRecord.read(from: slot, cipher: database.cipher) == root else { continue }
+            if let problem = try CommitPageList.problem(with: root, slot: slot, fileBase: fileBase, fileBytes: size, store: database.store) {
+                throw AtollError.corrupted("'\(database.displayName)': \(problem)")
+            }
+        }
 
         final class Marks {
             var owner: [UInt8]
@@ -134,7 +151,8 @@ extension Transaction {
             throw AtollError.corrupted("page \(n) is neither in use nor free (leaked)")
         }
         return VerifyReport(version: version, pageCount: Int(root.pageCount), freePages: free, pagesChecked: marks.checked,
-                            tables: tables, historyEntries: history.entries)
+                            tables: tables, historyEntries: history.entries,
+                            incompleteCommitLeftOut: database.lock.rejectedRecord.map(\.version))
     }
 
     private static func countPostings(root: PageNumber, space: PageSpace) throws -> Int {

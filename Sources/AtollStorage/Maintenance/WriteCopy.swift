@@ -44,6 +44,9 @@ extension Transaction {
                 try w.copySyncHistory(from: self)
             }
             w.discardsLog = true
+            // The copy is synced whole before it is renamed into place: its record needs no
+            // page list, and without one every damaged page of it is reported as damage.
+            w.listsPages = false
             try w.commit()
             // A copy has no free space: drop the growth reserve at its end.
             try target.store.trim(to: try target.newestRoot().pageCount)
@@ -185,6 +188,10 @@ extension Database {
             throw AtollError.posix("replacing", path: path, errno: e)
         }
         DurabilitySeam.observer(for: path)?.didRename(from: temporary, to: path)
+        // The lock file described the old file's commits: the copy's are complete (it was synced
+        // whole) and its newest version is not yet known durable under this name.
+        db.lock.setRootsChecked(rejecting: nil)
+        db.lock.setDurable(version: 0)
         // Until the directory is synced, a power failure may bring the old file back, and with it
         // lose every commit made to the compacted one.
         try DirectorySync.syncDirectory(containing: path)

@@ -90,6 +90,40 @@ final class DecryptedPageCache: Sendable {
         _ = try matchingCounter(n, entry: entry, ciphertext: ciphertext, acceptPrevious: false)
     }
 
+    /// The checksum of page `n` as committed (CommitPageList.problem): its ciphertext must pass
+    /// the HMAC of its *current* counter (a commit's pages are sealed with a new counter each),
+    /// and the plaintext, decrypted into scratch memory (the mirror and the page states are
+    /// left alone), must pass its own checksum, which is returned. For a blob, the whole run is
+    /// authenticated and decrypted. Nil when the page is not what the commit wrote.
+    func committedChecksum(_ n: PageNumber, pageCount: UInt32, fileBase: UnsafeRawPointer, checksum: PageChecksum) throws -> UInt32? {
+        var scratch = UnsafeMutableRawPointer.allocate(byteCount: FileFormat.pageSize, alignment: 64)
+        defer { scratch.deallocate() }
+        func decrypt(_ page: PageNumber, into p: UnsafeMutableRawPointer) throws -> Bool {
+            let entry = fileBase + EncryptedLayout.entryOffset(page)
+            let counter = entry.u64(0)
+            let ciphertext = fileBase + (EncryptedLayout.physicalPage(page) << FileFormat.pageShift)
+            guard counter != 0, cipher.mac(page: page, counter: counter, ciphertext: ciphertext) == PageMAC(at: entry + 8) else { return false }
+            try cipher.open(page: page, counter: counter, ciphertext: ciphertext, into: p)
+            return true
+        }
+        guard try decrypt(n, into: scratch) else { return nil }
+        guard VerifiedPages.runFits(scratch, number: n, pageCount: pageCount) else { return nil }
+        if scratch.u8(PageHeader.typeOffset) == PageType.blob.rawValue {
+            let pages = Int(scratch.u32(Blob.pageCountOffset))
+            if pages > 1 {
+                let run = UnsafeMutableRawPointer.allocate(byteCount: pages << FileFormat.pageShift, alignment: 64)
+                run.copyMemory(from: scratch, byteCount: FileFormat.pageSize)
+                scratch.deallocate()
+                scratch = run
+                for i in 1..<pages {
+                    guard try decrypt(n + PageNumber(i), into: run + (i << FileFormat.pageShift)) else { return nil }
+                }
+            }
+        }
+        let stored = scratch.u32(PageHeader.checksumOffset)
+        return checksum.any(scratch, number: n) == stored ? stored : nil
+    }
+
     private func matchingCounter(_ n: PageNumber, entry: UnsafeRawPointer, ciphertext: UnsafeRawPointer, acceptPrevious: Bool) throws -> UInt64 {
         let current = entry.u64(0)
         if cipher.mac(page: n, counter: current, ciphertext: ciphertext) == PageMAC(at: entry + 8) { return current }

@@ -378,21 +378,27 @@ final class PageAllocator {
     /// Computes and stores the checksum of every page this transaction wrote (PageChecksum:
     /// bound to the page number and file in format 2), and records it as checked for this
     /// process's readers (VerifiedPages). Pages inside blob runs and pages trimmed off the end
-    /// have no checksum of their own: their state returns to "unknown".
-    func checksumFreshPages() {
+    /// have no checksum of their own: their state returns to "unknown". With `listing`, returns
+    /// the commit page list of the pages checksummed (CommitPageList.swift).
+    @discardableResult
+    func checksumFreshPages(listing: Bool = false) -> CommitPageList {
         let checksum = store.checksum
         let verified = space.verified
+        var list = CommitPageList()
         fresh.forEach { n in
             guard !blobContinuation.contains(n), n < pageCount else {
                 if let verified { VerifiedPages.forget(n, states: verified) }
                 return
             }
             let p = space.writablePage(n)
-            let c = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue
+            let isBlob = p.u8(PageHeader.typeOffset) == PageType.blob.rawValue
+            let c = isBlob
                 ? checksum.blob(UnsafeRawPointer(p), number: n, length: Int(p.u32(Blob.lengthOffset)))
                 : checksum.page(UnsafeRawPointer(p), number: n)
             p.setU32(PageHeader.checksumOffset, c)
             if let verified { VerifiedPages.record(n, checksum: c, states: verified) }
+            if listing { list.append(n, checksum: c, pages: isBlob ? Int(p.u32(Blob.pageCountOffset)) : 1) }
         }
+        return list
     }
 }

@@ -84,11 +84,16 @@ final class VerifiedPages: Sendable {
 
     /// A blob header must describe a run that fits the snapshot before its CRC reads the run.
     static func checkRun(_ p: UnsafeRawPointer, number n: PageNumber, pageCount: UInt32) throws {
-        guard p.u8(PageHeader.typeOffset) == PageType.blob.rawValue else { return }
+        guard !runFits(p, number: n, pageCount: pageCount) else { return }
         let pages = Int(p.u32(Blob.pageCountOffset)), length = Int(p.u32(Blob.lengthOffset))
-        guard length <= Blob.lengthMax, Blob.pagesNeeded(forLength: length) == pages, Int(n) + pages <= Int(pageCount) else {
-            throw AtollError.corrupted("page \(n) is marked as a blob of \(length) bytes in \(pages) pages, which does not fit the file: the file was damaged or modified outside Atoll; run `atoll verify` on it and restore a backup")
-        }
+        throw AtollError.corrupted("page \(n) is marked as a blob of \(length) bytes in \(pages) pages, which does not fit the file: the file was damaged or modified outside Atoll; run `atoll verify` on it and restore a backup")
+    }
+
+    /// Whether page `n` at `p` is not a blob, or a blob whose run fits pages 0..<pageCount.
+    static func runFits(_ p: UnsafeRawPointer, number n: PageNumber, pageCount: UInt32) -> Bool {
+        guard p.u8(PageHeader.typeOffset) == PageType.blob.rawValue else { return true }
+        let pages = Int(p.u32(Blob.pageCountOffset)), length = Int(p.u32(Blob.lengthOffset))
+        return length <= Blob.lengthMax && Blob.pagesNeeded(forLength: length) == pages && Int(n) + pages <= Int(pageCount)
     }
 
     /// The message of a failed page check (also used by verify).

@@ -44,6 +44,8 @@ public final class Database: Sendable {
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
+    /// Whether commits to this file may become durable with one sync (format 3 and later).
+    let oneSyncCommits: Bool
     /// The version an uncoordinated read-only open reads (see "Reading without a lock file"); nil
     /// when the lock file coordinates this database.
     private let uncoordinatedRoot: RootRecord?
@@ -161,23 +163,29 @@ public final class Database: Sendable {
         var root: RootRecord
         let cipher: PageCipher?
         do {
-            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
+            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey, excluding: lock.rejectedRecord)
         } catch let error as AtollError where error.kind == .notAnAtollFile || error.kind == .fileCorrupted {
             // Another process may be creating this file right now: it grows the file, then writes
             // the header and the first root record, all under the writer lock. Wait for that
             // lock (bounded: this thread may hold it through another instance) and look again.
             guard lock.waitForWriterToFinish(timeoutMilliseconds: 2_000) else { throw error }
             try file.refreshSize()
-            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey)
+            (header, root, cipher) = try Self.readHeaderAndRoot(file: file, path: displayName, key: configuration.encryptionKey, excluding: lock.rejectedRecord)
         }
-        if uncoordinated { root = try Self.pinUncoordinated(root, file: file, cipher: cipher, path: displayName) }
-        uncoordinatedRoot = uncoordinated ? root : nil
         self.header = header
         self.cipher = cipher
         fileId = header.fileId
+        oneSyncCommits = header.formatVersion >= FileFormat.oneSyncCommitsVersion
         store = try PageStore(file: file, checksum: PageChecksum(formatVersion: header.formatVersion, fileId: header.fileId), cache: try cipher.map {
             try DecryptedPageCache(cipher: $0, name: "atoll-decrypted", reservationBytesMin: configuration.mappingReservationBytesMin)
         }, reservationBytesMin: configuration.mappingReservationBytesMin)
+        // The newest record may name a commit a power failure interrupted (Database+Roots.swift).
+        if uncoordinated {
+            root = try Self.pinUncoordinated(root, file: file, store: store, lock: lock, cipher: cipher, path: displayName)
+        } else {
+            root = try Self.checkedNewestRoot(file: file, store: store, cipher: cipher, lock: lock, path: displayName)
+        }
+        uncoordinatedRoot = uncoordinated ? root : nil
         guard store.physicalBytes(pageCount: root.pageCount) <= file.fileSizeBytes else {
             throw AtollError.corrupted("'\(displayName)' is truncated: its newest version needs \(store.physicalBytes(pageCount: root.pageCount)) bytes, the file has \(file.fileSizeBytes)")
         }
@@ -193,19 +201,36 @@ public final class Database: Sendable {
     /// Pins `newest` (the newest root record read) for a reader without a lock file, following
     /// the reader table's protocol: lock its version on the data file, re-read the newest root
     /// record, and move to it while it changed. Returns the record pinned.
-    private static func pinUncoordinated(_ newest: RootRecord, file: MappedFile, cipher: PageCipher?, path: String) throws -> RootRecord {
+    /// The version pinned is checked like a first open's (Database+Roots.swift), with `lock`,
+    /// this reader's private lock state, remembering a record found incomplete.
+    private static func pinUncoordinated(_ newest: RootRecord, file: MappedFile, store: PageStore, lock: LockFile,
+                                         cipher: PageCipher?, path: String) throws -> RootRecord {
         var root = newest
         for _ in 0..<10_000 {
             let rc = atoll_ofd_lock(file.fd, 0, 0, uncoordinatedPinOffset + Int64(root.version), 1)
             guard rc == 0 else { throw AtollError.posix("pinning a version of", path: path, errno: rc) }
-            let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-            guard let now = RootRecord.newest(in: base, cipher: cipher) else {
+            let size = try file.refreshSize()
+            let base = try file.mapping(covering: size)
+            guard let page = RootRecord.newestSlotPage(in: base, cipher: cipher, excluding: lock.rejectedRecord),
+                  let now = RootRecord.read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher) else {
                 throw AtollError.corrupted("neither root slot of '\(path)' is valid")
             }
-            if now.version == root.version { return root }
+            if now.version == root.version {
+                // Pinned: no writer reuses its pages from now on, so the check cannot race one.
+                let slot = UnsafeRawPointer(base + Int(page) * FileFormat.pageSize)
+                guard let problem = try CommitPageList.problem(with: now, slot: slot, fileBase: base, fileBytes: size, store: store) else {
+                    return now
+                }
+                guard lock.rejectedRecord == nil else {
+                    throw AtollError.corrupted("neither root slot of '\(path)' holds a complete commit (\(problem)); restore it from a backup")
+                }
+                lock.setRejectedRecord(RootRecord.identity(at: slot))
+            }
             _ = atoll_ofd_unlock(file.fd, uncoordinatedPinOffset + Int64(root.version), 1)
-            try file.refreshSize()
-            root = now
+            guard let next = RootRecord.newest(in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
+                throw AtollError.corrupted("neither root slot of '\(path)' is valid")
+            }
+            root = next
         }
         throw AtollError(.ioError, "could not pin a version of '\(path)': it keeps changing while being opened read-only")
     }
@@ -222,7 +247,7 @@ public final class Database: Sendable {
 
     /// The header (after checking the key against it, see `checkEncryption`), the newest root
     /// record, and for an encrypted file the cipher of its pages.
-    private static func readHeaderAndRoot(file: MappedFile, path: String, key: EncryptionKey?) throws -> (FileHeader, RootRecord, PageCipher?) {
+    private static func readHeaderAndRoot(file: MappedFile, path: String, key: EncryptionKey?, excluding excluded: RootRecord.Identity?) throws -> (FileHeader, RootRecord, PageCipher?) {
         guard file.fileSizeBytes >= FileHeader.byteCount else {
             // Not one of Atoll's (needsInitialization): too short for a header.
             throw AtollError(.notAnAtollFile, "'\(path)' is not an Atoll database: it is only \(file.fileSizeBytes) bytes long")
@@ -231,7 +256,7 @@ public final class Database: Sendable {
         let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: path)
         try checkEncryption(header: header, key: key, name: path)
         let cipher = key.map { PageCipher(key: $0, fileId: header.fileId) }
-        guard let root = RootRecord.newest(in: base, cipher: cipher) else {
+        guard let root = RootRecord.newest(in: base, cipher: cipher, excluding: excluded) else {
             throw AtollError.corrupted("neither root slot of '\(path)' is valid")
         }
         return (header, root, cipher)
@@ -349,10 +374,11 @@ public final class Database: Sendable {
     /// The newest committed version.
     public var latestVersion: UInt64 { lock.publishedVersion }
 
-    /// Reads the newest valid root record from the file (used by writers, which hold the lock).
+    /// Reads the newest valid root record from the file (used by writers, which hold the lock),
+    /// leaving out a record found incomplete at open (Database+Roots.swift).
     func newestRoot() throws -> RootRecord {
         let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-        guard let root = RootRecord.newest(in: base, cipher: cipher) else { throw AtollError.corrupted("neither root slot of '\(displayName)' is valid") }
+        guard let root = RootRecord.newest(in: base, cipher: cipher, excluding: lock.rejectedRecord) else { throw AtollError.corrupted("neither root slot of '\(displayName)' is valid") }
         return root
     }
 
@@ -380,7 +406,7 @@ public final class Database: Sendable {
                 let v = lock.pinPublished(slot: slot)
                 let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
                 // Without a lock file the one pinned version is read, whatever the slots hold now.
-                guard let root = uncoordinatedRoot ?? RootRecord.read(version: v, in: base, cipher: cipher) else {
+                guard let root = uncoordinatedRoot ?? RootRecord.read(version: v, in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
                     // A newer commit reused the slot: pin the newest version instead.
                     continue
                 }
@@ -425,6 +451,14 @@ public final class Database: Sendable {
             lock.setWriterPid(lock.pid)
             try file.refreshSize()
             let root = try newestRoot()
+            if configuration.durability == .full, lock.durableVersion != root.version {
+                // The newest version may not be on stable storage (its committer was killed
+                // before its sync returned, or committed without syncing, or this is the first
+                // writer since the lock file was initialized): this transaction may reuse pages
+                // that the version before it reaches, so the newest must be durable first.
+                try file.sync()
+                lock.setDurable(version: root.version)
+            }
             let pinned = lock.pinnedVersions()
             if let max = configuration.maximumActiveVersions {
                 var live = pinned.distinct

@@ -2,10 +2,15 @@
 public struct DatabaseConfiguration: Sendable, Hashable {
     /// When a commit is durable.
     public enum Durability: Sendable, Hashable {
-        /// Every commit is on stable storage when `commit()` returns (two fdatasync calls).
+        /// Every commit is on stable storage when `commit()` returns: one fdatasync for a
+        /// commit of a format-3 file that wrote at most 496 pages (4 MiB), two otherwise
+        /// (docs/FORMAT.md, "Commit and recovery"). A crash or power failure loses nothing that
+        /// returned.
         case full
         /// No sync: a commit survives a process crash, but not a power failure or kernel crash.
-        /// For tests and bulk loads.
+        /// After one, the file may open at an older version, or, when the disk kept the newest
+        /// commits only in part and the older ones' pages were reused, not at all
+        /// (`.fileCorrupted`). For tests, bulk loads and files that can be rebuilt.
         case unsafe
         /// In-memory database: nothing is written to disk.
         case memoryOnly

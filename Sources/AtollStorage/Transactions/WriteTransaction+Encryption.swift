@@ -24,19 +24,24 @@ extension WriteTransaction {
 
     private func reserveEpoch(_ cache: DecryptedPageCache) throws {
         guard let allocator else { throw AtollError(.invalidTransaction, "reserving IV counters needs a write transaction") }
-        var record = try database.newestRoot()
+        let lock = database.lock
+        let rejected = lock.rejectedRecord
+        let fileBase = allocator.space.fileBase
+        guard let active = RootRecord.newestSlotPage(in: fileBase, cipher: database.cipher, excluding: rejected),
+              var record = RootRecord.read(from: fileBase + Int(active) * FileFormat.pageSize, cipher: database.cipher)
+        else { throw AtollError.corrupted("neither root slot of '\(database.displayName)' is valid") }
         guard record.ivEpoch + 1 < 1 << 32 else {
             throw AtollError(.limitExceeded, "'\(database.displayName)' has used all 2^32 IV epochs; write a copy with writeCopy(to:encryptionKey:) to continue")
         }
         record.ivEpoch += 1
+        // The record keeps its commit page list (format 3): copied along, it still matches.
+        let list = CommitPageList.bytes(of: record, slot: fileBase + Int(active) * FileFormat.pageSize)
         let durable = database.configuration.durability == .full
-        let inactive = RootRecord.inactiveSlotPage(in: allocator.space.fileBase, cipher: database.cipher)
-        let active = inactive == FileFormat.firstSlotPage ? inactive + 1 : FileFormat.firstSlotPage
+        let inactive = active == FileFormat.firstSlotPage ? active + 1 : FileFormat.firstSlotPage
         for slotPage in [inactive, active] {
             let offset = Int(slotPage) * FileFormat.pageSize
-            let slot = allocator.space.fileBase + offset
-            slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-            record.write(to: slot, cipher: database.cipher)
+            list.withUnsafeBytes { CommitPageList.writeSlot(record, list: $0, to: fileBase + offset, cipher: database.cipher) }
+            if slotPage == inactive, rejected != nil { lock.setRejectedRecord(nil) }
             if durable { try database.file.sync(offset: offset, length: FileFormat.pageSize) }
         }
         cache.begin(epoch: record.ivEpoch)

@@ -1,9 +1,26 @@
 // WriteTransaction: builds version N+1 from version N while holding the writer lock.
 //
-// Durability argument (see also FileFormat.swift): every page this transaction writes was free
-// in every version a reader can see (PageAllocator); `commit` writes them, syncs, writes the root
-// record of N+1 into the slot that held N-1, and syncs again. Until that slot write lands, N is
-// the newest valid version on disk; after it, N+1 is. A crash at any point leaves one of them.
+// Durability argument (see also FileFormat.swift, CommitPageList.swift, docs/FORMAT.md "Power
+// loss"). Every page this transaction writes was free in every version a reader can see and in
+// version N (PageAllocator reuses only pages freed at versions <= min(oldest pinned, N)).
+// Before it reuses any, the writer makes sure N is on stable storage: a commit with full
+// durability records its version in the lock file as durable once its sync returns, and a
+// writer that finds the newest version not recorded so (its committer was killed between its
+// record and its sync, or committed without syncing) syncs first (`Database.beginWrite`).
+// So N and the pages it reaches are durable and untouched by this transaction, and:
+// - one-sync commit (format 3, at most CommitPageList.entriesMax entries and pagesMax pages):
+//   `commit` writes its pages, then the root record of N+1 with the list of the pages and
+//   their checksums into the slot that held N-1, then syncs once. Until the sync returns, any
+//   part of that may be on disk; open accepts N+1 only if every listed page holds what it
+//   lists (CommitPageList.problem), else it takes N, in the other slot.
+// - two-sync commit (formats 1 and 2, larger commits): `commit` writes its pages, syncs, writes
+//   the root record of N+1 (no list) into the slot that held N-1, and syncs again. Until that
+//   slot write lands, N is the newest valid version on disk; after it, N+1 is.
+// A crash at any point leaves N or N+1. The one-sync commit is the default wherever the format
+// allows: it halves the syncs of small commits, and the check it costs at open is bounded. The
+// two-sync commit remains for files of older formats (whose readers do not check lists) and for
+// commits too large to list, where one more sync is small beside the pages written and keeps
+// the check at open bounded.
 //
 // Checksums: the pages this transaction builds have none until commit (VerifiedPages marks
 // them as the writer's own, so reads inside the transaction do not check them); commit computes
@@ -24,6 +41,10 @@ public final class WriteTransaction: Transaction {
     var changedInternalTrees: Set<String> = []
     /// When set, commit stores no transaction log (copies of a file are not user changes).
     var discardsLog = false
+    /// When cleared, commit writes no page list (two-sync protocol, or no sync at all with
+    /// `unsafe`): for copies that are synced whole before their name is (WriteCopy.swift), so
+    /// that damage to any of their pages is reported, never taken for an interrupted commit.
+    var listsPages = true
     /// Incremented by every change; object accessors cache row positions per value.
     @exclusivity(unchecked) package private(set) var mutationCount: UInt64 = 0
     /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
@@ -273,6 +294,8 @@ public final class WriteTransaction: Transaction {
 
         var next = root
         next.version = newVersion
+        next.commitListCount = 0
+        next.commitListChecksum = 0
 
         // Tables, then the catalog.
         var catalog = root.catalogRoot
@@ -364,7 +387,9 @@ public final class WriteTransaction: Transaction {
         next.freeListRoot = allocator.freeListRoot
         next.freeListSerial = allocator.freeListSerial
         next.commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
-        allocator.checksumFreshPages()
+        // One sync when the file's format allows it and the commit's pages fit a page list
+        // (CommitPageList.swift); else two. See the header comment for the argument.
+        let list = allocator.checksumFreshPages(listing: database.oneSyncCommits && listsPages)
         if let cache = database.store.cache {
             try allocator.sealFreshPages { try reserveCounters($0, cache: cache) }
             next.ivEpoch = max(next.ivEpoch, cache.epoch)
@@ -373,12 +398,30 @@ public final class WriteTransaction: Transaction {
         lastCommitPagesWritten = allocator.pagesAllocatedCount
 
         let durable = database.configuration.durability == .full
-        if durable { try database.file.sync() }
-        let slotOffset = Int(RootRecord.inactiveSlotPage(in: allocator.space.fileBase, cipher: database.cipher)) * FileFormat.pageSize
+        let oneSync = database.oneSyncCommits && listsPages && !list.overflowed
+        next.commitListCount = oneSync ? UInt32(list.count) : 0
+        next.commitListChecksum = oneSync ? list.checksum : 0
+        if durable && !oneSync { try database.file.sync() }
+        let lock = database.lock
+        let rejected = lock.rejectedRecord
+        let slotPage = RootRecord.inactiveSlotPage(in: allocator.space.fileBase, cipher: database.cipher, excluding: rejected)
+        let slotOffset = Int(slotPage) * FileFormat.pageSize
         let slot = allocator.space.fileBase + slotOffset
-        slot.initializeMemory(as: UInt8.self, repeating: 0, count: FileFormat.pageSize)
-        next.write(to: slot, cipher: database.cipher)
-        if durable { try database.file.sync(offset: slotOffset, length: FileFormat.pageSize) }
+        if oneSync {
+            list.bytes.withUnsafeBytes { CommitPageList.writeSlot(next, list: $0, to: slot, cipher: database.cipher) }
+        } else {
+            CommitPageList.writeSlot(next, list: UnsafeRawBufferPointer(start: nil, count: 0), to: slot, cipher: database.cipher)
+        }
+        // The slot written held the record found incomplete at open, if there was one.
+        if rejected != nil { lock.setRejectedRecord(nil) }
+        if durable {
+            if oneSync {
+                try database.file.sync()
+            } else {
+                try database.file.sync(offset: slotOffset, length: FileFormat.pageSize)
+            }
+            lock.setDurable(version: newVersion)
+        }
         root = next
         database.lock.setPublished(version: newVersion)
         database.lock.notifyCommit()

@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// The machine's raw durable-write rate: overwrite one 4 KiB page and `fdatasync`, repeatedly,
-/// in the scratch directory. No engine commits durably faster than this; an Atoll commit needs
-/// two syncs (pages, then root slot), a SQLite WAL commit one.
+/// in the scratch directory. No engine commits durably faster than this; a small Atoll commit
+/// (format 3) needs one sync of its pages and root slot together, a SQLite WAL commit one sync of
+/// its WAL frames.
 enum FsyncProbe {
     static func syncsPerSecond(directory: String, count: Int) throws -> Double {
         let path = directory + "/fsync-probe"

@@ -15,6 +15,7 @@ struct Unit: Sendable, Equatable {
     static let commitsPerSecond = Unit(symbol: "commits/s", better: .higher)
     static let syncsPerSecond = Unit(symbol: "syncs/s", better: .higher)
     static let objects = Unit(symbol: "objects", better: .higher)
+    static let percent = Unit(symbol: "%", better: .higher)
 }
 
 /// The goal a figure is held to (from the issues), shown in the table's target column.
