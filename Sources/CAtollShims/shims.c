@@ -192,9 +192,19 @@ void atoll_thread_slot_set(void *value) { atoll_thread_slot = value; }
 
 static __thread long atoll_managed_depth = 0;
 static __thread long atoll_managed_slots = 0;
-void atoll_managed_creation_enter(void) { atoll_managed_depth += 1; }
-void atoll_managed_creation_leave(void) { atoll_managed_depth -= 1; }
+static __thread const void *atoll_managed_class = 0;
+const void *atoll_managed_creation_enter(const void *cls) {
+    const void *previous = atoll_managed_class;
+    atoll_managed_depth += 1;
+    atoll_managed_class = cls;
+    return previous;
+}
+void atoll_managed_creation_leave(const void *previous) {
+    atoll_managed_depth -= 1;
+    atoll_managed_class = previous;
+}
 int atoll_managed_creation_active(void) { return atoll_managed_depth > 0; }
+int atoll_managed_creation_is_target(const void *cls) { return cls == atoll_managed_class; }
 long atoll_managed_creation_claim_slot(void) { return atoll_managed_depth > 0 ? atoll_managed_slots++ : -1; }
 long atoll_managed_creation_release_slots(long count) {
     if (count > atoll_managed_slots) count = atoll_managed_slots;

@@ -48,7 +48,7 @@ import Testing
             try queue.sync {
                 let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: []),
                                       dynamicSchema: nil, queue: queue)
-                let results = try realm.dynamicObjects("Item").sorted(byKeyPath: "id")
+                let results = try realm.dynamicObjects(throwing: "Item").sorted(throwingByKeyPath: "id")
                 token = results.observe { change in
                     guard case .update(let r, let d, let i, let m) = change else { return }
                     recorder.record(Recorder.Change(at: .now, deletions: d, insertions: i, modifications: m,

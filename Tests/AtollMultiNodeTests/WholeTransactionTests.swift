@@ -44,8 +44,8 @@ import Testing
             try queue.sync {
                 let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: []),
                                       dynamicSchema: nil, queue: queue)
-                let all = try realm.dynamicObjects("Item")
-                let updated = try all.filter("node == 'pre' AND note == 'after'")
+                let all = realm.dynamicObjects("Item")
+                let updated = all.filter("node == 'pre' AND note == 'after'")
                 token = all.observe { [log] change in
                     guard case .update(let r, let d, let i, _) = change else { return }
                     log.append(Seen(count: r.count, updated: updated.count, insertions: i.count, deletions: d.count, at: .now))

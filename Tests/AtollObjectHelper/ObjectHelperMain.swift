@@ -13,6 +13,15 @@ final class Note: Object {
     @Persisted var rank = 0
 }
 
+/// Models of the conformance misuse cases.
+final class NoteTag: Object {
+    @Persisted var label = ""
+}
+
+final class TaggedNote: Object {
+    @Persisted var tags: List<NoteTag>
+}
+
 @main
 struct AtollObjectHelper {
     static func say(_ line: String) {
@@ -98,6 +107,40 @@ struct AtollObjectHelper {
                 case "list-filter": say("read \(realm.object(ofType: Keeper.self, forPrimaryKey: "k")?.hounds.filter("age > 1").count ?? -1)")
                 default: say("unknown read \(args[2])")
                 }
+            // Misuse that RealmSwift raises for (Tests/RealmConformanceTests).
+            case "conformance-create-outside-write":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                realm.create(Note.self, value: ["id": 1])
+            case "conformance-cancel-write-outside-write":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                realm.cancelWrite()
+            case "conformance-objects-of-object":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                say("count \(realm.objects(Object.self).count)")
+            case "conformance-dynamic-objects-of-object":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                say("count \(realm.dynamicObjects("Object").count)")
+            case "conformance-observe-unknown-key-path":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                let token = realm.objects(Note.self).observe(keyPaths: ["nonexistent"]) { _ in }
+                token.invalidate()
+            case "conformance-freeze-unmanaged":
+                _ = Note().freeze()
+            case "conformance-thaw-unmanaged":
+                _ = Note().thaw()
+            case "conformance-observe-unmanaged":
+                let token = Note().observe { (_: ObjectChange<Note>) in }
+                token.invalidate()
+            case "conformance-observe-unknown-key-path-through-list":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [TaggedNote.self, NoteTag.self]))
+                let note = try realm.write { realm.create(TaggedNote.self) }
+                let token = note.observe(keyPaths: ["tags.alsoNotAProperty"]) { (_: ObjectChange<TaggedNote>) in }
+                token.invalidate()
+            case "conformance-observe-object-unknown-key-path":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
+                let note = try realm.write { realm.create(Note.self, value: ["id": 1]) }
+                let token = note.observe(keyPaths: ["nonexistent"]) { (_: ObjectChange<Note>) in }
+                token.invalidate()
             default:
                 FileHandle.standardError.write(Data("unknown command \(args[1])\n".utf8))
                 exit(2)

@@ -133,6 +133,19 @@ import AtollTestSupport
         #expect(throws: AtollError.self) { _ = try Database.open(DatabaseConfiguration(path: foreign)) }
         do { _ = try Database.open(DatabaseConfiguration(path: foreign)) } catch let e as AtollError { #expect(e.kind == .notAnAtollFile) }
 
+        // A file shorter than a page that holds anything is not overwritten by a writable open.
+        let tiny = dir.file("tiny.atoll")
+        try Data("a".utf8).write(to: URL(fileURLWithPath: tiny))
+        for readOnly in [false, true] {
+            do {
+                _ = try Database.open(DatabaseConfiguration(path: tiny, readOnly: readOnly))
+                Issue.record("a one-byte file opened (readOnly: \(readOnly))")
+            } catch let e as AtollError {
+                #expect(e.kind == .notAnAtollFile, "\(e)")
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tiny)) == Data("a".utf8))
+
         let original = try Data(contentsOf: URL(fileURLWithPath: Self.fixture))
         let truncated = dir.file("truncated.atoll")
         try original.prefix(9000).write(to: URL(fileURLWithPath: truncated))

@@ -26,27 +26,27 @@ import AtollTestSupport
             try realm.dynamicCreate("Dog", value: ["id": 2, "name": "Fido", "owner": "Ali"])
             try realm.dynamicCreate("Dog", value: ["id": 3, "name": "Bolt", "age": 1])
         }
-        let dogs = try realm.dynamicObjects("Dog")
+        let dogs = try realm.dynamicObjects(throwing: "Dog")
         #expect(dogs.count == 3)
-        let rex = try #require(try realm.dynamicObject(ofType: "Dog", forPrimaryKey: 1))
+        let rex = try #require(try realm.dynamicObject(throwingOfType: "Dog", forPrimaryKey: 1))
         #expect(rex["name"] as? String == "Rex")
         #expect(rex["tags"] as? [String?] == ["a", "b"])
         #expect((rex["owner"] as? DynamicObject)?["name"] as? String == "Ali")
         #expect(rex["age"] as? Int == 3)
-        #expect((try realm.dynamicObject(ofType: "Dog", forPrimaryKey: 2))?["age"] == nil)
+        #expect((try realm.dynamicObject(throwingOfType: "Dog", forPrimaryKey: 2))?["age"] == nil)
 
-        let young = try dogs.filter("age < $0", 2)
+        let young = try dogs.filter(throwing: "age < $0", 2)
         #expect(young.map { $0["name"] as? String } == ["Bolt"])
-        let sorted = try dogs.sorted(byKeyPath: "name")
+        let sorted = try dogs.sorted(throwingByKeyPath: "name")
         #expect(sorted.map { $0["name"] as? String } == ["Bolt", "Fido", "Rex"])
-        #expect(try dogs.filter("owner == $0", "Ali").count == 2, "a link compared with the target's primary key")
-        #expect(try dogs.filter("owner == $0", "Nobody").count == 0)
-        #expect(try dogs.filter("owner IN $0", ["Ali", "Nobody"]).count == 2)
-        #expect(try realm.dynamicObjects("Person").filter("dogs.@count == 2").count == 1, "linking objects from the schema")
+        #expect(try dogs.filter(throwing: "owner == $0", "Ali").count == 2, "a link compared with the target's primary key")
+        #expect(try dogs.filter(throwing: "owner == $0", "Nobody").count == 0)
+        #expect(try dogs.filter(throwing: "owner IN $0", ["Ali", "Nobody"]).count == 2)
+        #expect(try realm.dynamicObjects(throwing: "Person").filter(throwing: "dogs.@count == 2").count == 1, "linking objects from the schema")
 
         try realm.write { try rex.setValue(4, forProperty: "age") }
         #expect(rex["age"] as? Int == 4)
-        try realm.write { try realm.delete(try dogs.filter("name == 'Fido'")) }
+        try realm.write { try realm.delete(try dogs.filter(throwing: "name == 'Fido'")) }
         #expect(dogs.count == 2, "results are live")
         try realm.write { try realm.dynamicCreate("Dog", value: ["id": 1, "name": "Rex II"], update: .modified) }
         #expect(rex["name"] as? String == "Rex II")
@@ -55,14 +55,14 @@ import AtollTestSupport
 
     @Test func invalidOperationsThrowAndPoisonTheWrite() throws {
         let realm = try openRealm()
-        #expect(throws: AtollError.self) { try realm.dynamicObjects("Dgo") }
+        #expect(throws: AtollError.self) { try realm.dynamicObjects(throwing: "Dgo") }
         do {
-            _ = try realm.dynamicObjects("Dgo")
+            _ = try realm.dynamicObjects(throwing: "Dgo")
         } catch let e as AtollError {
             #expect(e.message.contains("did you mean 'Dog'?"))
         }
-        #expect(throws: AtollError.self) { try realm.dynamicObjects("Dog").filter("nme == 'x'") }
-        #expect(throws: AtollError.self) { try realm.dynamicObjects("Dog").sorted(byKeyPath: "nme") }
+        #expect(throws: AtollError.self) { try realm.dynamicObjects(throwing: "Dog").filter(throwing: "nme == 'x'") }
+        #expect(throws: AtollError.self) { try realm.dynamicObjects(throwing: "Dog").sorted(throwingByKeyPath: "nme") }
         #expect(throws: AtollError.self, "changes need a write transaction") { try realm.dynamicCreate("Dog", value: ["id": 1, "name": "x"]) }
         #expect(throws: AtollError.self) {
             try realm.write {
@@ -70,7 +70,7 @@ import AtollTestSupport
                 _ = try? realm.dynamicCreate("Dog", value: ["id": 2, "name": 5])
             }
         }
-        #expect(try realm.dynamicObjects("Dog").count == 0, "a failed operation makes the whole write fail")
+        #expect(try realm.dynamicObjects(throwing: "Dog").count == 0, "a failed operation makes the whole write fail")
         #expect(throws: AtollError.self, "a new object needs its required properties") {
             try realm.write { try realm.dynamicCreate("Dog", value: ["id": 1]) }
         }
@@ -101,7 +101,7 @@ import AtollTestSupport
 
     @Test func dynamicResultsDeliverChangeSets() throws {
         let realm = try openRealm()
-        let dogs = try realm.dynamicObjects("Dog").filter("age > 1")
+        let dogs = try realm.dynamicObjects(throwing: "Dog").filter(throwing: "age > 1")
         var changes: [String] = []
         let token = dogs.observe { change in
             switch change {
@@ -114,7 +114,7 @@ import AtollTestSupport
             try realm.dynamicCreate("Dog", value: ["id": 1, "name": "Rex", "age": 3])
             try realm.dynamicCreate("Dog", value: ["id": 2, "name": "Pup", "age": 0])
         }
-        try realm.write { try realm.dynamicObject(ofType: "Dog", forPrimaryKey: 1)?.setValue(5, forProperty: "age") }
+        try realm.write { try realm.dynamicObject(throwingOfType: "Dog", forPrimaryKey: 1)?.setValue(5, forProperty: "age") }
         token.invalidate()
         #expect(changes == ["initial 0", "update d[] i[0] m[]", "update d[] i[] m[0]"])
     }
@@ -125,7 +125,7 @@ import AtollTestSupport
             try realm.dynamicCreate("Note", value: ["text": "a"], update: .modified)
             try realm.dynamicCreate("Note", value: ["text": "a"], update: .all)
         }
-        #expect(try realm.dynamicObjects("Note").count == 2)
+        #expect(try realm.dynamicObjects(throwing: "Note").count == 2)
     }
 
     @Test func modelFilesOpenDynamically() throws {
@@ -136,7 +136,7 @@ import AtollTestSupport
             try typed.write { typed.create(Dog.self, value: ["id": 7, "name": "Rex", "age": 2, "owner": ["name": "Ali"]]) }
         }
         let realm = try Realm(configuration: Realm.Configuration(fileURL: url, readOnly: true), dynamicSchema: nil)
-        let dog = try #require(try realm.dynamicObjects("Dog").first)
+        let dog = try #require(try realm.dynamicObjects(throwing: "Dog").first)
         #expect(dog["name"] as? String == "Rex")
         #expect(try dog.json() == "{\"id\": 7, \"name\": \"Rex\", \"age\": 2, \"owner\": \"Ali\", \"tags\": []}")
         #expect(realm.dynamicSchema[className: "Person"]?[property: "dogs"]?.type == .object("Dog"))

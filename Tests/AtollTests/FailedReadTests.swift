@@ -32,7 +32,7 @@ private func damagedFile(_ dir: TemporaryDirectory, _ damage: PageDamage = .zero
     func throwingAPIsThrowTheStorageError(_ damage: PageDamage) throws {
         let dir = TemporaryDirectory()
         let realm = try Realm(configuration: try damagedFile(dir, damage))
-        let dynamicDogs = try realm.dynamicObjects("Dog")
+        let dynamicDogs = try realm.dynamicObjects(throwing: "Dog")
         func expectCorrupted(_ what: String, _ body: () throws -> Void) {
             do {
                 try body()
@@ -47,9 +47,9 @@ private func damagedFile(_ dir: TemporaryDirectory, _ damage: PageDamage = .zero
         expectCorrupted("objects()") { _ = try dynamicDogs.objects() }
         expectCorrupted("evaluatedCount() of a filter") { _ = try dynamicDogs.filter("age > 3").evaluatedCount() }
         expectCorrupted("a sorted prefix") { _ = try dynamicDogs.sorted(byKeyPath: "name").objects(limit: 1) }
-        expectCorrupted("a primary-key lookup") { _ = try realm.dynamicObject(ofType: "Dog", forPrimaryKey: 1500) }
+        expectCorrupted("a primary-key lookup") { _ = try realm.dynamicObject(throwingOfType: "Dog", forPrimaryKey: 1500) }
         expectCorrupted("value(forProperty:) of a link list") {
-            let q = try #require(try realm.dynamicObject(ofType: "Person", forPrimaryKey: "q"))
+            let q = try #require(try realm.dynamicObject(throwingOfType: "Person", forPrimaryKey: "q"))
             let dogs = try #require(try q.value(forProperty: "dogs") as? [DynamicObject])
             _ = try dogs[0].value(forProperty: "name")
         }
@@ -75,7 +75,7 @@ private func damagedFile(_ dir: TemporaryDirectory, _ damage: PageDamage = .zero
         }
         #expect(changes == ["error fileCorrupted"])
         var dynamicChanges: [String] = []
-        let dynamicToken = try realm.dynamicObjects("Dog").observe { change in
+        let dynamicToken = realm.dynamicObjects("Dog").observe { change in
             if case .error(let e as AtollError) = change { dynamicChanges.append(e.kind.rawValue) } else { dynamicChanges.append("other") }
         }
         #expect(dynamicChanges == ["fileCorrupted"])

@@ -31,14 +31,14 @@ import Testing
          "Person": [{"name": "ali", "score": 2.5, "best": "ali", "dogs": [1, 2]}]}
         """)
         #expect(summary.created == 5)
-        let ali = try #require(try realm.dynamicObject(ofType: "Person", forPrimaryKey: "ali"))
+        let ali = try #require(try realm.dynamicObject(throwingOfType: "Person", forPrimaryKey: "ali"))
         #expect((ali["best"] as? DynamicObject) == ali, "a self link")
         #expect((ali["dogs"] as? [Any?])?.count == 2)
-        let fido = try #require(try realm.dynamicObject(ofType: "Dog", forPrimaryKey: 2))
+        let fido = try #require(try realm.dynamicObject(throwingOfType: "Dog", forPrimaryKey: 2))
         let bo = try #require(fido["owner"] as? DynamicObject)
         #expect(bo["name"] as? String == "bo", "a nested object is created")
         #expect((bo["dogs"] as? [Any?])?.first as? DynamicObject == fido, "a link to the enclosing object")
-        #expect(try realm.dynamicObjects("Collar").count == 1)
+        #expect(try realm.dynamicObjects(throwing: "Collar").count == 1)
     }
 
     @Test func valuesKeepFullPrecision() throws {
@@ -91,7 +91,7 @@ import Testing
         #expect(throws: AtollError.self) { try load(realm, "{\"Person\": [{\"name\": \"ali\", \"score\": 5}]}") }
         let summary = try load(realm, "{\"Person\": [{\"name\": \"ali\", \"score\": 5}, {\"name\": \"bo\", \"score\": 0}]}", update: .modified)
         #expect(summary.created == 1 && summary.updated == 1)
-        let ali = try #require(try realm.dynamicObject(ofType: "Person", forPrimaryKey: "ali"))
+        let ali = try #require(try realm.dynamicObject(throwingOfType: "Person", forPrimaryKey: "ali"))
         #expect(ali["score"] as? Double == 5)
         #expect(ali["ratio"] as? Float == 2, "properties the file does not give keep their value")
         try load(realm, "{\"Person\": [{\"name\": \"ali\", \"score\": 6}]}", update: .all)
@@ -138,7 +138,7 @@ import Testing
     @Test func jsonReaderHandlesEscapesAndRejectsWhatIsNotJSON() throws {
         let realm = try openRealm()
         try load(realm, #"{"Person": [{"name": "\u00e9\ud83d\ude00\n\"x\"", "score": 1e2}]}"#)
-        #expect(try realm.dynamicObject(ofType: "Person", forPrimaryKey: "é😀\n\"x\"")?["score"] as? Double == 100)
+        #expect(try realm.dynamicObject(throwingOfType: "Person", forPrimaryKey: "é😀\n\"x\"")?["score"] as? Double == 100)
         func parseError(_ bytes: [UInt8]) -> String {
             do {
                 _ = try ImportDocument(jsonBytes: bytes, sourceName: "d.json")

@@ -235,8 +235,10 @@ final class Town: Object {
         #expect(rex.owners.first?.name == "Kim")
         #expect(realm.objects(Dog.self).count == 6)
 
-        // An array of the wrong length is an error.
-        #expect(throws: AtollError.self) { try realm.write { realm.create(Dog.self, value: [7, "Short"]) } }
+        // As in RealmSwift, a shorter array leaves the rest at their defaults; a longer one is an error.
+        let short = try realm.write { realm.create(Dog.self, value: [7, "Short"]) }
+        #expect(short.name == "Short" && short.age == 0 && short.owner == nil)
+        #expect(throws: AtollError.self) { try realm.write { realm.create(Dog.self, value: [8, "Long", 1, NSNull(), [], "extra"]) } }
     }
 
     @Test func partialUpdateByPrimaryKeyLeavesOtherPropertiesUnchanged() throws {

@@ -1,5 +1,16 @@
 // Port of realm-swift's RealmSwift/Tests/ObjectSchemaInitializationTests.swift: the tests about
-// behaviour, expected values kept. (First tests; the rest follow.)
+// behaviour, expected values kept. Property types are checked through what Atoll's
+// PropertyInfo exposes (`isList`, `isOptional`, `isIndexed`, `objectClassName`); RealmSwift's
+// `Property.type` (PropertyType) comes with the RealmSwift-shaped schema API.
+//
+// Not ported:
+// - testInvalidObjects, testNonRealmOptionalTypesDeclaredAsRealmOptional, testMultiplePrimaryKeys —
+//   check `RLMObjectSchema(forObjectClass:)` exceptions for Objective-C declarations
+//   (`@objc dynamic` properties of unsupported types, lazy properties, NSURL);
+// - testPropertyPopulation, testModernPropertyPopulation, testCustomPropertyPopulation,
+//   testCustomIndexableTypes, testCustomIndexed, testCustomPrimary, testModernIndexed,
+//   testModernPrimary — need `@testable import` internals (RLMProperty, SchemaDiscoverable) and
+//   custom persistable types.
 
 import Atoll
 import Foundation
@@ -40,9 +51,26 @@ import Testing
         #expect(dynamicArrayCol?.objectClassName == "SwiftEmployeeObject")
     }
 
+    /// Without `.decimal128` (Atoll has no Decimal128).
+    @Test func testOptionalProperties() {
+        let schema = ObjectSchema.of(SwiftOptionalObject.self)
+        for prop in schema.properties {
+            #expect(prop.isOptional, "\(prop.name)")
+        }
+        let types = Set(schema.properties.map { $0.type })
+        #expect(types == Set([.string, .string, .data, .date, .object, .int, .float, .double, .bool, .objectId, .UUID]))
+    }
+
     @Test func testPrimaryKey() {
         #expect(SwiftObject().objectSchema.primaryKeyProperty == nil, "Object should default to having no primary key property")
         #expect(SwiftPrimaryStringObject().objectSchema.primaryKeyProperty?.name == "stringCol")
+    }
+
+    @Test func testIgnoredProperties() {
+        let schema = SwiftIgnoredPropertiesObject().objectSchema
+        #expect(schema["runtimeProperty"] == nil, "The object schema shouldn't contain ignored properties")
+        #expect(schema["runtimeDefaultProperty"] == nil, "The object schema shouldn't contain ignored properties")
+        #expect(schema["readOnlyProperty"] == nil, "The object schema shouldn't contain read-only properties")
     }
 
     @Test func testIndexedProperties() {
@@ -76,5 +104,17 @@ import Testing
         for property in ModernAllIndexableButNotIndexedObject().objectSchema.properties {
             #expect(!property.isIndexed, "\(property.name)")
         }
+    }
+
+    /// realm-swift's SwiftGenericPropsOrderingObject: the superclass's properties come first,
+    /// then the class's in declaration order (used by testProperOrderingOfProperties).
+    @Test func superclassPropertiesComeFirst() {
+        #expect(SwiftGenericPropsOrderingObject().objectSchema.properties.map(\.name) ==
+                ["parentFirstList", "parentFirstNumber", "parentSecondNumber",
+                 "firstNumber", "firstArray", "secondNumber", "secondArray", "firstOptionalNumber",
+                 "firstLinking", "secondLinking", "thirdNumber", "secondOptionalNumber"])
+        #expect(SwiftArrayPropertySubclassObject().objectSchema.properties.map(\.name) ==
+                ["name", "array", "intArray", "swiftObjArray", "boolArray"])
+        #expect(SwiftOptionalPrimaryObject().objectSchema.properties.last?.name == "id")
     }
 }

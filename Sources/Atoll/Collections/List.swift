@@ -12,7 +12,7 @@ public protocol _ListProtocol: AnyObject {
 /// Unmanaged, it is an array in memory. Managed, every read and write goes to the realm, and
 /// it keeps order and allows duplicates. Deleting an object removes it from every list.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    private var storage: [Element] = []
+    var storage: [Element] = []
     struct Managed {
         let realm: Realm
         let owner: ClassBinding
@@ -39,19 +39,19 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// The stored elements; none once the list's object is deleted. Stops the program when
     /// they cannot be read (README, "Failed reads").
-    private func stored() -> [StorageValue] {
+    func stored() -> [StorageValue] {
         guard let m = managed else { return [] }
         m.realm.verifyThread()
         do {
             guard let t = try m.realm.tableIfPresent(m.owner), let row = try t.locate(m.key) else { return [] }
             return try t.list(row, m.column).values
         } catch {
-            let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.properties[$0].name } ?? "#\(m.column)"
+            let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.allProperties[$0].name } ?? "#\(m.column)"
             m.realm.readFailed(error, reading: "'\(m.owner.schema.className).\(property)'")
         }
     }
 
-    private func element(_ v: StorageValue) -> Element {
+    func element(_ v: StorageValue) -> Element {
         guard let m = managed else { return Element._atollDefault() }
         return Element._atollFromStorage(v, realm: m.realm) ?? Element._atollDefault()
     }
@@ -87,7 +87,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     // MARK: writing
 
-    private func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
+    func write(_ what: String, _ body: (Table, Managed, inout ObjectWriter) throws -> Void) {
         guard let m = managed else { return }
         m.realm.verifyThread()
         if m.realm.isFrozen { atollProgrammerError("cannot \(what) on a frozen List (thaw() it first)") }
@@ -99,7 +99,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    private func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
+    func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
         if let o = e as? Object { return .link(try writer.add(o)) }
         if let v = e._atollStorageValue { return v }
         if let optional = e as? any OptionalProtocol, optional.isNone { return .null }
@@ -114,9 +114,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         write("append") { t, m, w in try t.listInsert(m.key, m.column, at: try t.listValues(m.key, m.column).count, try storageValue(element, &w)) }
     }
 
-    /// Appends every element of a sequence (for example `Results`), in order.
+    /// Appends every element of a sequence (for example `Results`), in order: one list write
+    /// when managed. O(n + k) for k elements appended to a list of n.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        insert(contentsOf: Array(elements), at: managed == nil ? storage.count : count)
     }
 
     /// RealmSwift's spelling of `append(contentsOf:)`.
@@ -134,13 +135,6 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func remove(at index: Int) {
         guard managed != nil else { storage.remove(at: index); return }
         write("remove") { t, m, _ in try t.listRemove(m.key, m.column, at: index) }
-    }
-
-    /// Removes the last element, if any.
-    public func removeLast() {
-        let n = count
-        guard n > 0 else { return }
-        remove(at: n - 1)
     }
 
     /// Removes every element (the objects themselves stay in the realm).
@@ -174,8 +168,8 @@ extension List where Element: Object {
     /// The position of an object in the list, or nil.
     public func index(of object: Element) -> Int? {
         guard managed != nil else { return storage.firstIndex { $0 === object } }
-        guard let k = object._managed?.key else { return nil }
-        return stored().firstIndex(of: .link(k))
+        guard let m = managed, let state = object._managed, m.realm.owns(state) else { return nil }
+        return stored().firstIndex(of: .link(state.key))
     }
 
     private func results() -> Results<Element> {
@@ -255,7 +249,7 @@ extension List: _ListProtocol {
     /// Replaces the elements with those of an array (dynamic APIs); nil empties the list.
     public func replaceAll(with value: Any?, property: PropertyInfo) throws {
         guard let value = flattenOptional(value) else { removeAll(); return }
-        guard let items = ObjectWriter.array(value) else {
+        guard let items = ObjectWriter.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(property.name)'")
         }
         var converted: [Element] = []

@@ -110,7 +110,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// The position of an object in the results, or nil.
     public func index(of object: Element) -> Int? {
         core.realm.verifyThread()
-        guard let m = object._managed, m.binding.tableKey == core.binding.tableKey else { return nil }
+        guard let m = object._managed, core.realm.owns(m), m.binding.tableKey == core.binding.tableKey else { return nil }
         return core.keys().firstIndex(of: m.key)
     }
 
@@ -195,41 +195,31 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The smallest value of a property (numbers and dates), or nil when there are none.
     public func min<T: PersistableValue>(ofProperty property: String) -> T? {
-        if let v = tableAggregate(property, .min), let p = core.binding.schema[property] {
-            return ValueConversion.swiftValue(v, property: p, realm: core.realm) as? T
-        }
-        let (p, values) = propertyValues(property)
+        if let v = tableAggregate(property, .min) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
+        let (_, values) = propertyValues(property)
         guard let best = values.min(by: { StorageOrdering.less($0, $1) }) else { return nil }
-        return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
+        return ValueConversion.aggregate(best, as: T.self)
     }
 
     /// The largest value of a property (numbers and dates), or nil when there are none.
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
-        if let v = tableAggregate(property, .max), let p = core.binding.schema[property] {
-            return ValueConversion.swiftValue(v, property: p, realm: core.realm) as? T
-        }
-        let (p, values) = propertyValues(property)
+        if let v = tableAggregate(property, .max) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
+        let (_, values) = propertyValues(property)
         guard let best = values.max(by: { StorageOrdering.less($0, $1) }) else { return nil }
-        return ValueConversion.swiftValue(best, property: p, realm: core.realm) as? T
+        return ValueConversion.aggregate(best, as: T.self)
     }
 
     /// The sum of a numeric property (0 when empty).
     public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
-        if let v = tableAggregate(property, .sum), let p = core.binding.schema[property] {
-            switch v {
-            case .float(let f): return f as? T ?? (Double(f) as? T) ?? .zero
-            case .double(let d): return d as? T ?? (Float(d) as? T) ?? .zero
-            default: return ValueConversion.swiftValue(v, property: p, realm: nil) as? T ?? .zero
-            }
-        }
+        if let v = tableAggregate(property, .sum) { return ValueConversion.aggregate(v, as: T.self) ?? .zero }
         let (p, values) = propertyValues(property)
-        if case .scalar(.int) = p.type.kind {
+        if case .scalar(.int) = p.atollType.kind {
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
-            return ValueConversion.swiftValue(.int(total), property: p, realm: nil) as? T ?? .zero
+            return ValueConversion.aggregate(.int(total), as: T.self) ?? .zero
         }
         let total = values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) }
-        if case .scalar(.float) = p.type.kind { return Float(total) as? T ?? .zero }
-        return total as? T ?? .zero
+        if case .scalar(.float) = p.atollType.kind { return ValueConversion.aggregate(.float(Float(total)), as: T.self) ?? .zero }
+        return ValueConversion.aggregate(.double(total), as: T.self) ?? .zero
     }
 
     /// The average of a numeric property, or nil when empty.

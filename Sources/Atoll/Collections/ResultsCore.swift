@@ -63,7 +63,8 @@ final class ResultsCore<Class: ResultsClass> {
 
     /// Binds a predicate (with optional trailing clauses) for this results' class.
     func bind(_ predicate: String, _ arguments: [Any]) throws -> BoundQuery {
-        try engine.bind(predicate, on: binding.className, arguments: arguments.map(queryArgument), dataFileArguments: Class.acceptsDataFileArguments)
+        try engine.bind(predicate, on: binding.className, arguments: arguments.map { try queryArgument($0, realm: realm) },
+                        dataFileArguments: Class.acceptsDataFileArguments)
     }
 
 
@@ -169,16 +170,43 @@ final class ResultsCore<Class: ResultsClass> {
     }
 }
 
-/// Objects are passed to queries as references; everything else as is.
-func queryArgument(_ a: Any) -> Any {
-    if let o = flattenOptional(a) as? Object, let m = o._managed {
-        return ManagedReference(className: m.schema.className, key: m.key.rawValue)
-    }
-    if let o = flattenOptional(a) as? DynamicObject {
+/// A query argument as the query engine takes it: an object becomes a reference to its key, a
+/// collection of objects (Results, List, LinkingObjects, an array) an array of references, and
+/// everything else stays as it is. An unmanaged object matches nothing, as in RealmSwift; an
+/// object of another realm is an invalid argument (RealmSwift raises).
+func queryArgument(_ a: Any, realm: Realm) throws -> Any {
+    guard let value = flattenOptional(a) else { return a }
+    if let e = value as? any _AtollRawValued { return e._atollRawValue }
+    if let o = instance(value, of: Object.self) { return try reference(to: o, in: realm) }
+    if let o = instance(value, of: DynamicObject.self) {
+        guard o.context.transaction.database === realm.database else { throw foreignObjectArgument(o.className) }
         return ManagedReference(className: o.className, key: o.key.rawValue)
     }
-    if let array = a as? [Any] { return array.map(queryArgument) }
+    if let array = value as? [Any] { return try array.map { try queryArgument($0, realm: realm) } }
+    if let results = value as? DynamicResults { return try results.map { try queryArgument($0, realm: realm) } }
+    if let collection = value as? any _ObjectCollection { return try collection._objects.map { try reference(to: $0, in: realm) } }
     return a
+}
+
+private func reference(to object: Object, in realm: Realm) throws -> ManagedReference {
+    let className = object.objectSchema.className
+    guard let m = object._managed else { return ManagedReference(className: className, key: try absentKey(className, realm)) }
+    guard realm.owns(m) else { throw foreignObjectArgument(className) }
+    return ManagedReference(className: className, key: m.key.rawValue)
+}
+
+private func foreignObjectArgument(_ className: String) -> AtollError {
+    AtollError(.invalidQuery, "a '\(className)' object of another Realm cannot be a query argument; pass an object of the Realm being queried")
+}
+
+/// A key no object of the class has (for an unmanaged object: `==` matches nothing, `!=`
+/// everything).
+private func absentKey(_ className: String, _ realm: Realm) throws -> UInt64 {
+    var key = UInt64.max
+    guard let tableKey = realm.transaction.tableKey(named: className) else { return key }
+    let table = try realm.transaction.table(tableKey)
+    while try table.contains(ObjectKey(key)) { key -= 1 }
+    return key
 }
 
 /// A managed object passed as a query argument.

@@ -58,7 +58,7 @@ final class DynamicContext {
 ///
 /// ```swift
 /// let realm = try Realm(configuration: config, dynamicSchema: schema)
-/// for dog in try realm.dynamicObjects("Dog").filter("age > 2") {
+/// for dog in realm.dynamicObjects("Dog").filter("age > 2") {
 ///     print(dog["name"] as? String ?? "", (dog["owner"] as? DynamicObject)?["name"] ?? "nil")
 /// }
 /// try realm.write { try realm.dynamicObjects("Dog").first?.setValue(4, forProperty: "age") }
@@ -72,6 +72,7 @@ final class DynamicContext {
 /// Objects of a realm follow its version, like managed `Object`s: reads see the realm's
 /// current version, and they must be used on the realm's thread. In migrations they are the
 /// objects of `Migration.enumerateObjects`.
+@dynamicMemberLookup
 public final class DynamicObject: CustomStringConvertible {
     let context: DynamicContext
     let tableKey: TableKey
@@ -80,12 +81,31 @@ public final class DynamicObject: CustomStringConvertible {
     /// Maps a property name of this view to the name of its column in the table (nil: absent).
     /// nil for the identity (the object as stored).
     let columnName: ((String) -> String?)?
+    /// The schema this view presents (a migration's old or new schema of the class); nil: the
+    /// class as the realm stores it.
+    private let viewSchema: ObjectSchema?
 
-    init(context: DynamicContext, tableKey: TableKey, key: ObjectKey, columnName: ((String) -> String?)? = nil) {
+    init(context: DynamicContext, tableKey: TableKey, key: ObjectKey, columnName: ((String) -> String?)? = nil, schema: ObjectSchema? = nil) {
         self.context = context
         self.tableKey = tableKey
         self.key = key
         self.columnName = columnName
+        viewSchema = schema
+    }
+
+    /// The schema of the object's class (RealmSwift's `objectSchema`): in a migration, the old
+    /// object's is the class in the old file and the new object's the class being migrated to;
+    /// otherwise the model class's schema when the stored class matches one, else the class as
+    /// stored. Read from the version's schema, not from pages.
+    public var objectSchema: ObjectSchema {
+        if let viewSchema { return viewSchema }
+        guard let spec else { return ObjectSchema(fileSpec: TableSpec(name: "", columns: [], primaryKey: nil)) }
+        var stored = spec
+        stored.columns.removeAll { DynamicSchema.isInternal($0.name) }
+        if let model = ObjectSchema.knownTypes.lazy.map(ObjectSchema.of).first(where: { $0.className == spec.name && $0.tableSpec == stored }) {
+            return model
+        }
+        return ObjectSchema(fileSpec: stored)
     }
 
     var table: Table {

@@ -25,7 +25,7 @@ struct DynamicClass: ResultsClass {
 /// that must survive a damaged file (the `atoll` command) read through them.
 ///
 /// ```swift
-/// let adults = try realm.dynamicObjects("Person").filter("age >= $0", 18).sorted(byKeyPath: "name")
+/// let adults = realm.dynamicObjects("Person").filter("age >= $0", 18).sorted(byKeyPath: "name")
 /// for person in adults { print(person["name"] ?? "") }
 /// ```
 ///
@@ -98,10 +98,11 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
     // MARK: filtering and sorting
 
     /// The objects matching a predicate in Realm's query language (with optional SORT,
-    /// DISTINCT and LIMIT clauses); `$0`, `%@`... take `arguments`.
+    /// DISTINCT and LIMIT clauses); `$0`, `%@`... take `arguments`. Like `filter(_:_:)`,
+    /// throwing for an invalid predicate.
     ///
     /// - Throws: `AtollError` of kind `.invalidQuery` naming the problem and its offset.
-    public func filter(_ predicate: String, _ arguments: Any...) throws -> DynamicResults {
+    public func filter(throwing predicate: String, _ arguments: Any...) throws -> DynamicResults {
         try filter(predicate, arguments: arguments)
     }
 
@@ -110,12 +111,14 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
         return DynamicResults(core: core.with(query: try core.bind(predicate, arguments)))
     }
 
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) throws -> DynamicResults {
-        try sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    /// Sorted by a key path; throws `.invalidQuery` for a key path the class does not have.
+    public func sorted(throwingByKeyPath keyPath: String, ascending: Bool = true) throws -> DynamicResults {
+        try sorted(throwing: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// Sorted by key paths (to-one: properties and properties through links); stable.
-    public func sorted<S: Sequence>(by descriptors: S) throws -> DynamicResults where S.Element == SortDescriptor {
+    /// Sorted by key paths (to-one: properties and properties through links); stable. Throws
+    /// `.invalidQuery` naming a key path the class does not have.
+    public func sorted<S: Sequence>(throwing descriptors: S) throws -> DynamicResults where S.Element == SortDescriptor {
         let list = Array(descriptors)
         do {
             return try descriptorsApplied(list)
@@ -133,15 +136,16 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
     private func descriptorsApplied(_ descriptors: [SortDescriptor]) throws -> DynamicResults {
         guard !descriptors.isEmpty else { return self }
         let clause = descriptors.map { "\($0.keyPath) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
-        return try filter("TRUEPREDICATE SORT(\(clause))")
+        return try filter(throwing: "TRUEPREDICATE SORT(\(clause))")
     }
 
-    /// The first object of each distinct combination of the key paths' values.
-    public func distinct<S: Sequence>(by keyPaths: S) throws -> DynamicResults where S.Element == String {
+    /// The first object of each distinct combination of the key paths' values; throws
+    /// `.invalidQuery` for a key path the class does not have.
+    public func distinct<S: Sequence>(throwing keyPaths: S) throws -> DynamicResults where S.Element == String {
         let list = keyPaths.joined(separator: ", ")
         guard !list.isEmpty else { return self }
         do {
-            return try filter("TRUEPREDICATE DISTINCT(\(list))")
+            return try filter(throwing: "TRUEPREDICATE DISTINCT(\(list))")
         } catch let e as AtollError {
             throw AtollError(.invalidQuery, "cannot make '\(className)' distinct by \(list): \(Self.withoutOffset(e.message))")
         }

@@ -101,16 +101,20 @@ extension Realm {
         return t
     }
 
-    /// Every object of a class, as live, filterable and sortable results.
+    /// Every object of a class, as live, filterable and sortable results. Like
+    /// ``dynamicObjects(_:)``, throwing for a class the realm does not have (names that come
+    /// from input, as in the `atoll` tool).
     ///
     /// - Throws: `.invalidArgument` when the realm has no such class.
-    public func dynamicObjects(_ className: String) throws -> DynamicResults {
+    public func dynamicObjects(throwing className: String) throws -> DynamicResults {
         let t = try dynamicTable(className)
         return DynamicResults(core: ResultsCore(realm: self, binding: DynamicClass(tableKey: t.key, className: t.name), source: .table, query: nil))
     }
 
-    /// The object of a class with the given primary key, or nil.
-    public func dynamicObject(ofType className: String, forPrimaryKey key: Any?) throws -> DynamicObject? {
+    /// The object of a class with the given primary key, or nil. Like
+    /// ``dynamicObject(ofType:forPrimaryKey:)``, throwing for an unknown class, a class without
+    /// a primary key or a key of the wrong type.
+    public func dynamicObject(throwingOfType className: String, forPrimaryKey key: Any?) throws -> DynamicObject? {
         let t = try dynamicTable(className)
         guard let pk = t.spec.primaryKeyIndex else { throw AtollError(.invalidArgument, "'\(className)' has no primary key") }
         let value = try DynamicValues.scalar(key, column: t.spec.columns[pk], className: className)

@@ -10,8 +10,12 @@ public final class Migration {
     var oldColumns: [String: [String: String]]
     let newSpecs: [String: TableSpec]
 
-    init(transaction: WriteTransaction, oldColumns: [String: [String: String]], newSpecs: [String: TableSpec]) {
+    /// The file as it was before the migration: `enumerateObjects` visits its objects only.
+    let oldSnapshot: ReadTransaction
+
+    init(transaction: WriteTransaction, oldSnapshot: ReadTransaction, oldColumns: [String: [String: String]], newSpecs: [String: TableSpec]) {
         self.transaction = transaction
+        self.oldSnapshot = oldSnapshot
         let errors = MigrationErrors()
         // The subscript setter ignores failures in a migration, so one block can serve every old
         // version (setting a property a later schema dropped does nothing); `setValue` throws.
@@ -29,15 +33,18 @@ public final class Migration {
         errors.record(e as? AtollError ?? AtollError(.invalidArgument, "\(e)"))
     }
 
-    /// Calls `block` for every object of a class with its old and new views.
+    /// Calls `block` for every object of a class in the old file (not those the migration
+    /// created, as in RealmSwift, nor those it deleted) with its old and new views.
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         do {
-            guard let t = try transaction.table(named: typeName) else { return }
+            guard let t = try transaction.table(named: typeName), let before = try oldSnapshot.table(named: typeName) else { return }
             let old = oldColumns[typeName]
             let new = newSpecs[typeName].map { Set($0.columns.map(\.name)) }
-            for key in try t.objectKeys() {
-                let oldObject = old.map { map in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { map[$0] }) }
-                let newObject = new.map { names in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { names.contains($0) ? $0 : nil }) }
+            let oldClass = old == nil ? nil : oldSchema[typeName]
+            let newClass = new == nil ? nil : newSchema[typeName]
+            for key in try before.objectKeys() where try transaction.table(t.key).contains(key) {
+                let oldObject = old.map { map in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { map[$0] }, schema: oldClass) }
+                let newObject = new.map { names in DynamicObject(context: context, tableKey: t.key, key: key, columnName: { names.contains($0) ? $0 : nil }, schema: newClass) }
                 block(oldObject, newObject)
             }
         } catch { record(error) }
@@ -164,7 +171,10 @@ struct MigrationRunner {
             }
         }
         if let block = configuration.migrationBlock {
-            let migration = Migration(transaction: w, oldColumns: oldColumns, newSpecs: newSpecs)
+            // The writer holds the write lock: the newest version is the one being migrated.
+            let oldSnapshot = try database.beginRead()
+            defer { oldSnapshot.close() }
+            let migration = Migration(transaction: w, oldSnapshot: oldSnapshot, oldColumns: oldColumns, newSpecs: newSpecs)
             block(migration, oldVersion)
             if let e = migration.error { throw e }
         }

@@ -33,6 +33,9 @@ struct ChangeSummary {
     var schemaChanged = false
     /// False when some log was not available: treat everything as possibly changed.
     var isComplete = true
+    /// The realm's own commit, delivered on its thread: as in RealmSwift, object notifications
+    /// then carry no old values.
+    var isLocal = false
 
     var isEmpty: Bool { tables.isEmpty && !schemaChanged && isComplete }
 
@@ -94,6 +97,7 @@ struct ChangeSummary {
         var summary = ChangeSummary()
         if let ownLog, new.version == old + 1 {
             summary.add(log: ownLog)
+            summary.isLocal = true
             return summary
         }
         guard new.version > old else { return summary }

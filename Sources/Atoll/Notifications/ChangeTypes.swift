@@ -57,7 +57,8 @@ public enum RealmCollectionChange<CollectionType> {
 public struct PropertyChange: CustomStringConvertible {
     /// The property's name.
     public let name: String
-    /// The value before the change (nil when it was nil).
+    /// The value before the change: nil when it was nil, for a change made on the observing
+    /// thread (as in RealmSwift), and for linking objects.
     public let oldValue: Any?
     /// The value after the change (nil when it is nil).
     public let newValue: Any?

@@ -20,6 +20,7 @@ extension List {
     {
         guard let m = managed else { atollProgrammerError("only managed lists can be observed; add the object to a realm first") }
         m.realm.verifyThread()
+        if let objectType = Element.self as? Object.Type { ObjectSchema.of(objectType).requireObservable(keyPaths) }
         if let queue {
             return m.realm.observeOnQueue(queue, source: m, { realm, m in
                 Managed(realm: realm, owner: try realm.binding(for: m.owner.schema.objectType), key: m.key, column: m.column)
@@ -114,6 +115,7 @@ extension LinkingObjects {
     {
         guard let core = results?.core else { atollProgrammerError("only linking objects of managed objects can be observed") }
         core.realm.verifyThread()
+        ObjectSchema.of(Element.self).requireObservable(keyPaths)
         if let queue {
             return core.realm.observeOnQueue(queue, source: core, { realm, core in try core.rebased(on: realm) }, onError: { block(.error($0)) }) { core, flag in
                 LinkingObjects(results: Results(core: core)).observe(keyPaths: keyPaths, flag: flag, block)

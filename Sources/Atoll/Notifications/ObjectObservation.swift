@@ -19,6 +19,7 @@ extension Object {
     {
         guard let m = _managed, self is T else { atollProgrammerError("only managed objects can be observed; add the object to a realm first") }
         m.realm.verifyThread()
+        m.schema.requireObservable(keyPaths)
         if let queue {
             let type = Swift.type(of: self)
             return m.realm.observeOnQueue(queue, source: self, { realm, object in
@@ -37,8 +38,8 @@ extension Object {
         let realm = m.realm
         realm.requireNoWriteForObserving()
         let schema = m.schema
-        let watched: [Int] = schema.properties.indices.filter { i in
-            let p = schema.properties[i]
+        let watched: [Int] = schema.allProperties.indices.filter { i in
+            let p = schema.allProperties[i]
             guard p.isStored else { return false }
             guard let keyPaths else { return true }
             return keyPaths.contains { $0 == p.name || $0.hasPrefix(p.name + ".") }
@@ -64,7 +65,28 @@ extension Object {
         for path in ChangeSummary.components(keyPaths ?? []) where path.count > 1 {
             if let i = schema.index(of: path[0]) { throughLinks[i, default: []].append(path) }
         }
-        let dependencies = throughLinks.isEmpty ? [m.binding.tableKey] : realm.dependencyClosure(of: m.binding.tableKey)
+        // Linking objects named in `keyPaths` (`"owners"`, `"owners.name"`), as in RealmSwift:
+        // changed when which objects link here changes, or along a longer path when one of
+        // them changes.
+        var backlinks: [(index: Int, origin: (table: TableKey, column: Int), paths: [[String]])] = []
+        for (i, p) in schema.allProperties.enumerated() where p.isLinkingObjects {
+            let paths = ChangeSummary.components(keyPaths ?? []).filter { $0.first == p.name }
+            guard !paths.isEmpty, let origin = m.binding.origins[i] else { continue }
+            backlinks.append((i, origin, paths.filter { $0.count > 1 }.map { Array($0.dropFirst()) }))
+        }
+        /// The objects linking here through each watched linking objects property.
+        func linkingKeys(_ realm: Realm) throws -> [[ObjectKey]] {
+            try backlinks.map { b in try realm.table(m.binding).backlinks(to: m.key, from: b.origin.table, column: b.origin.column) }
+        }
+        var lastLinking: [[ObjectKey]]
+        do {
+            lastLinking = try linkingKeys(realm)
+        } catch {
+            flag.cancel()
+            block(.error(error))
+            return NotificationToken(flag: flag)
+        }
+        let dependencies = throughLinks.isEmpty && backlinks.isEmpty ? [m.binding.tableKey] : realm.dependencyClosure(of: m.binding.tableKey)
         var deleted = false
         realm.observers.add(flag: flag, fail: { block(.error($0)) }) { realm, summary, notify in
             guard !deleted, dependencies.contains(where: { summary.touches($0) }) else { return }
@@ -74,7 +96,7 @@ extension Object {
                 return
             }
             let written = summary.isExact ? summary.tables[m.binding.tableKey]?.modified[m.key] : nil
-            if summary.isExact, written == nil, throughLinks.isEmpty { return }
+            if summary.isExact, written == nil, throughLinks.isEmpty, backlinks.isEmpty { return }
             let now = try me.snapshotValues(watched)
             var changes: [PropertyChange] = []
             for i in watched {
@@ -85,9 +107,19 @@ extension Object {
                     changed = try summary.objectChanged(m.binding.tableKey, m.key, keyPaths: paths, in: realm.transaction)
                 }
                 guard changed else { continue }
-                let p = schema.properties[i]
-                changes.append(PropertyChange(name: p.name, oldValue: Self.swiftValues(last[i], p, realm), newValue: Self.swiftValues(now[i], p, realm)))
+                let p = schema.allProperties[i]
+                let oldValue = summary.isLocal ? nil : Self.swiftValues(last[i], p, realm)
+                changes.append(PropertyChange(name: p.name, oldValue: oldValue, newValue: Self.swiftValues(now[i], p, realm)))
             }
+            let nowLinking = try linkingKeys(realm)
+            for (j, b) in backlinks.enumerated() {
+                var changed = nowLinking[j] != lastLinking[j]
+                if !changed, !b.paths.isEmpty {
+                    changed = try nowLinking[j].contains { try summary.objectChanged(b.origin.table, $0, keyPaths: b.paths, in: realm.transaction) }
+                }
+                if changed { changes.append(PropertyChange(name: schema.allProperties[b.index].name, oldValue: nil, newValue: nil)) }
+            }
+            lastLinking = nowLinking
             last = now
             if notify, !changes.isEmpty { block(.change(me, changes)) }
         }
@@ -108,7 +140,7 @@ extension Object {
         for i in indices {
             let column = m.binding.columns[i]
             guard column >= 0 else { continue }
-            if m.schema.properties[i].isList {
+            if m.schema.allProperties[i].isList {
                 result[i] = try table.list(row, column).values
             } else {
                 result[i] = [try table.value(row, column)]

@@ -49,6 +49,7 @@ extension Results {
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken
     {
         core.realm.verifyThread()
+        core.binding.schema.requireObservable(keyPaths)
         if let queue {
             return core.realm.observeOnQueue(queue, source: core, { realm, core in try core.rebased(on: realm) }, onError: { block(.error($0)) }) { core, flag in
                 Results(core: core).observe(keyPaths: keyPaths, flag: flag, block)
@@ -90,7 +91,7 @@ extension Realm {
     /// observed thing is moved into it (`rebase`), and `register` observes it with the token's
     /// flag, so `invalidate()` (from any thread) stops delivery at once.
     func observeOnQueue<Source>(_ queue: DispatchQueue, source: Source, _ rebase: @escaping (Realm, Source) throws -> Source,
-                                onError: @escaping (any Error) -> Void,
+                                onError: @escaping (any Swift.Error) -> Void,
                                 register: @escaping (Source, ObservationFlag) -> NotificationToken) -> NotificationToken
     {
         let configuration = self.configuration

@@ -22,8 +22,12 @@ final class ObserverRegistry {
         let flag: ObservationFlag
         let deliver: Deliver
         let fail: Fail
-        init(flag: ObservationFlag, deliver: @escaping Deliver, fail: @escaping Fail) {
+        /// A `Realm.observe` block: called for every commit of the realm, also one that
+        /// changed nothing (as in RealmSwift).
+        let observesEveryCommit: Bool
+        init(flag: ObservationFlag, observesEveryCommit: Bool, deliver: @escaping Deliver, fail: @escaping Fail) {
             self.flag = flag
+            self.observesEveryCommit = observesEveryCommit
             self.deliver = deliver
             self.fail = fail
         }
@@ -36,19 +40,23 @@ final class ObserverRegistry {
     /// Registers an observer; its token cancels it through `flag`. `fail` reports a failed
     /// delivery (nil: the observer has no way to report one and is dropped silently, as for
     /// `Realm.observe`, whose block reads nothing).
-    func add(flag: ObservationFlag, fail: Fail? = nil, _ deliver: @escaping Deliver) {
+    func add(flag: ObservationFlag, observesEveryCommit: Bool = false, fail: Fail? = nil, _ deliver: @escaping Deliver) {
         entries.removeAll { $0.flag.isCancelled }
-        entries.append(Entry(flag: flag, deliver: deliver, fail: fail ?? { _ in }))
+        entries.append(Entry(flag: flag, observesEveryCommit: observesEveryCommit, deliver: deliver, fail: fail ?? { _ in }))
     }
 
     /// Delivers the changes from `oldVersion` to `new` to every observer (but those skipped).
+    /// `ownLog` is the log of the realm's own commit; a commit that wrote nothing leaves the
+    /// version as it was and is delivered to `Realm.observe` blocks alone.
     func deliver(realm: Realm, oldVersion: UInt64, new: Transaction, ownLog: [UInt8]?, skipping tokens: [NotificationToken] = []) {
         entries.removeAll { $0.flag.isCancelled }
-        guard new.version != oldVersion, !entries.isEmpty else { return }
-        let summary = ChangeSummary.between(oldVersion, new, ownLog: ownLog)
+        let emptyCommit = new.version == oldVersion && ownLog != nil
+        guard new.version != oldVersion || emptyCommit, !entries.isEmpty else { return }
+        var summary = emptyCommit ? ChangeSummary() : ChangeSummary.between(oldVersion, new, ownLog: ownLog)
+        if emptyCommit { summary.isLocal = true }
         let skipped = Set(tokens.map { ObjectIdentifier($0.flag) })
         // A snapshot: blocks may register or invalidate observers while they run.
-        for entry in entries where !entry.flag.isCancelled {
+        for entry in entries where !entry.flag.isCancelled && (!emptyCommit || entry.observesEveryCommit) {
             do {
                 try entry.deliver(realm, summary, !skipped.contains(ObjectIdentifier(entry.flag)))
             } catch {
@@ -82,7 +90,7 @@ extension Realm {
     public func observe(_ block: @escaping NotificationBlock) -> NotificationToken {
         verifyThread()
         let flag = ObservationFlag()
-        observers.add(flag: flag) { realm, _, notify in
+        observers.add(flag: flag, observesEveryCommit: true) { realm, _, notify in
             if notify { block(.didChange, realm) }
         }
         return NotificationToken(flag: flag)
@@ -99,7 +107,7 @@ extension Realm {
         flag: ObservationFlag = ObservationFlag(),
         onChange: @escaping (_ deletions: [Int], _ insertions: [Int], _ modifications: [Int]) -> Void,
         onInitial: @escaping () -> Void,
-        onError: @escaping (any Error) -> Void
+        onError: @escaping (any Swift.Error) -> Void
     ) -> NotificationToken {
         requireNoWriteForObserving()
         var previous: [ObjectKey]

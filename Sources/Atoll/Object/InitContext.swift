@@ -16,7 +16,12 @@ import CAtollShims
 //
 // When Atoll itself creates an object to represent a stored one (managed creation), the
 // defaults are not collected: only the indices are, counted in a C thread-local struct that
-// every wrapper reaches with one call (no class reference, no reference counting).
+// every wrapper reaches with one call (no class reference, no reference counting). A default
+// value expression still runs, and may make objects of other classes
+// (`@Persisted var flag: BoolObject? = BoolObject(value: [true])`): those come out unmanaged,
+// with their types' defaults (their own declared defaults were not collected), and the managed
+// object drops them with the rest of its defaults. An object of the class being made cannot
+// be among them (its default would make another, without end), so the class tells them apart.
 //
 // This runs for every object created, so the stack is a plain buffer (no copy-on-write checks)
 // and the context is found through a C thread-local slot.
@@ -31,6 +36,12 @@ final class InitContext {
     @exclusivity(unchecked) private var counts: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
     @exclusivity(unchecked) private var lastCount = 0
+    /// Values decoded by `Persisted.init(from:)` for objects being decoded (Persisted+Codable).
+    @exclusivity(unchecked) var decoded: [any PersistableValue] = []
+    /// Per class: the wrapper layout of Codable models, nil for the others (Persisted+Codable).
+    @exclusivity(unchecked) var codableLayouts: [ObjectIdentifier: CodableLayout?] = [:]
+    @exclusivity(unchecked) var lastLayoutClass: ObjectIdentifier?
+    @exclusivity(unchecked) var lastLayout: CodableLayout?
 
     init() {
         stack = .allocate(capacity: capacity)
@@ -83,12 +94,18 @@ final class InitContext {
     @usableFromInline
     static func claimManagedSlot() -> Int32 { Int32(truncatingIfNeeded: atoll_managed_creation_claim_slot()) }
 
-    /// Runs `body` (which creates one object) in managed creation.
+    /// Runs `body` (which creates one object of class `type`) in managed creation.
     @inline(__always)
-    static func managedCreation<T>(_ body: () -> T) -> T {
-        atoll_managed_creation_enter()
-        defer { atoll_managed_creation_leave() }
+    static func managedCreation<T>(of type: Object.Type, _ body: () -> T) -> T {
+        let previous = atoll_managed_creation_enter(classPointer(type))
+        defer { atoll_managed_creation_leave(previous) }
         return body()
+    }
+
+    /// The identity of a class, as the C side compares it.
+    @inline(__always)
+    static func classPointer(_ type: Object.Type) -> UnsafeRawPointer? {
+        UnsafeRawPointer(bitPattern: Int(bitPattern: ObjectIdentifier(type)))
     }
 
     @usableFromInline

@@ -52,10 +52,7 @@ extension Results: _ObjectCollection {
 
 extension Results {
     /// The value of `key` for every object, in order.
-    public func value(forKey key: String) -> [Any?] { map { $0.value(forKey: key) } }
-
-    /// The value at a key path for every object, in order.
-    public func value(forKeyPath keyPath: String) -> [Any?] { map { $0.value(forKeyPath: keyPath) } }
+    public func value(forKey key: String) -> [Any?] { map { key == "self" ? $0 : $0.value(forKey: key) } }
 
     /// Sets `key` on every object (inside a write transaction): a bulk update.
     ///
@@ -74,10 +71,7 @@ extension Results {
 
 extension List where Element: Object {
     /// The value of `key` for every object of the list, in list order.
-    public func value(forKey key: String) -> [Any?] { map { $0.value(forKey: key) } }
-
-    /// The value at a key path for every object of the list, in list order.
-    public func value(forKeyPath keyPath: String) -> [Any?] { map { $0.value(forKeyPath: keyPath) } }
+    public func value(forKey key: String) -> [Any?] { map { key == "self" ? $0 : $0.value(forKey: key) } }
 
     /// Sets `key` on every object of the list (inside a write transaction when managed).
     public func setValue(_ value: Any?, forKey key: String) {
@@ -92,8 +86,5 @@ extension List where Element: Object {
 
 extension LinkingObjects {
     /// The value of `key` for every linking object.
-    public func value(forKey key: String) -> [Any?] { map { $0.value(forKey: key) } }
-
-    /// The value at a key path for every linking object.
-    public func value(forKeyPath keyPath: String) -> [Any?] { map { $0.value(forKeyPath: keyPath) } }
+    public func value(forKey key: String) -> [Any?] { map { key == "self" ? $0 : $0.value(forKey: key) } }
 }

@@ -163,7 +163,7 @@ final class ManagedObjectState {
     @inline(never)
     private func requireRow(_ index: Int) -> (Table, RowHandle) {
         guard let found = locate() else {
-            atollProgrammerError("the '\(schema.className)' object has been deleted or invalidated; cannot read '\(schema.properties[index].name)' (check isInvalidated first)")
+            atollProgrammerError("the '\(schema.className)' object has been deleted or invalidated; cannot read '\(schema.allProperties[index].name)' (check isInvalidated first)")
         }
         return found
     }
@@ -185,13 +185,13 @@ final class ManagedObjectState {
         // Scalars go to the table as they are, without a trip through `Any` and dynamic casts.
         guard let stored = value._atollStorageValue else { return setAny(index, value, object: object) }
         realm.verifyThread()
-        let property = schema.properties[index]
-        guard case .scalar = property.type.kind else { return setAny(index, value, object: object) }
+        let property = schema.allProperties[index]
+        guard case .scalar = property.atollType.kind else { return setAny(index, value, object: object) }
         checkWritable(property)
         realm.performWrite("setting a property") { _ in
             let column = binding.columns[index]
             guard column >= 0 else { return }
-            if stored.isNull && !property.type.isOptional {
+            if stored.isNull && !property.atollType.isOptional {
                 throw AtollError(.requiredValueMissing, "property '\(property.name)' is required; nil is not allowed")
             }
             // The row this object last found, when still current, saves the table a lookup.
@@ -210,7 +210,7 @@ final class ManagedObjectState {
     /// The value of property `index` as a Swift value (KVC).
     func anyValue(_ index: Int, object: Object) -> Any? {
         realm.verifyThread()
-        let property = schema.properties[index]
+        let property = schema.allProperties[index]
         _ = requireRow(index)
         let value = property.valueType._atollGet(_ManagedAccess(object: object, propertyIndex: index))
         if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
@@ -219,11 +219,13 @@ final class ManagedObjectState {
 
     func setAny(_ index: Int, _ value: Any?, object: Object) {
         realm.verifyThread()
-        let property = schema.properties[index]
+        let property = schema.allProperties[index]
         checkWritable(property)
         realm.performWrite("setting a property") { w in
             var writer = ObjectWriter(realm: realm, transaction: w, update: .all)
             try writer.setProperty(property, index: index, of: key, binding: binding, to: value)
+            // Unmanaged objects linked by the new value are managed now, as in RealmSwift.
+            writer.finish()
         }
     }
 }

@@ -30,12 +30,34 @@ open class Object: CustomStringConvertible {
         _indexBase = 0
         let context = InitContext.current
         if atoll_managed_creation_active() != 0 {
-            _indexBase = atoll_managed_creation_release_slots(context.propertyCount(of: self))
+            let count = context.propertyCount(of: self)
+            _indexBase = atoll_managed_creation_release_slots(count)
+            if atoll_managed_creation_is_target(InitContext.classPointer(type(of: self))) == 0 {
+                // Made by a property's default value while Atoll makes a managed object.
+                _values = typeDefaults(count: count)
+            }
             return
         }
         let count = min(context.propertyCount(of: self), context.count)
         _indexBase = context.count - count
         _values = context.pop(count)
+        if let layout = context.codableLayout(of: self) { layout.finishInit(of: self, context: context) }
+    }
+
+    /// Each property's type default, by property index (see InitContext: an unmanaged object
+    /// made while Atoll makes a managed one, whose declared defaults were not collected).
+    private func typeDefaults(count: Int) -> [any PersistableValue] {
+        var values = [(any PersistableValue)?](repeating: nil, count: count)
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let m = mirror {
+            for child in m.children {
+                guard let wrapper = child.value as? any PersistedProperty else { continue }
+                let i = Int(wrapper.rawIndex) - _indexBase
+                if i >= 0 && i < count { values[i] = wrapper.valueType._atollDefault() }
+            }
+            mirror = m.superclassMirror
+        }
+        return values.map { $0 ?? false }
     }
 
     // MARK: schema overrides (as in Realm)
@@ -92,9 +114,9 @@ open class Object: CustomStringConvertible {
     public func _setValue<V: PersistableValue>(_ value: V, at index: Int) {
         if let managed = _managed {
             if managed.realm.isFrozen {
-                atollProgrammerError("cannot modify '\(managed.schema.className).\(managed.schema.properties[index].name)': the object is frozen (thaw() it first)")
+                atollProgrammerError("cannot modify '\(managed.schema.className).\(managed.schema.allProperties[index].name)': the object is frozen (thaw() it first)")
             }
-            if !managed.schema.properties[index].isIgnored {
+            if !managed.schema.allProperties[index].isIgnored {
                 managed.set(index, value, object: self)
                 return
             }
@@ -112,13 +134,27 @@ open class Object: CustomStringConvertible {
         index < _values.count ? _values[index] : nil
     }
 
+    /// Once the object is managed its stored properties are read from the realm: drops their
+    /// unmanaged values (keeping ignored properties'), so that the objects and lists they held
+    /// are not kept alive by it (an added cycle of objects is freed with its last reference).
+    func dropStoredValues(_ binding: ClassBinding) {
+        let reads = binding.readsFromStorage
+        if !reads.contains(false) {
+            _values = []
+            return
+        }
+        for i in _values.indices where i < reads.count && reads[i] { _values[i] = false }
+    }
+
     // MARK: key-value coding
 
     /// The value of the property `key`, or nil (KVC, as in Realm).
     open func value(forKey key: String) -> Any? {
-        guard let i = objectSchema.index(of: key) else { return nil }
+        guard let i = objectSchema.index(of: key) else { return key == "self" ? self : nil }
         if let managed = _managed { return managed.anyValue(i, object: self) }
-        return unmanagedValue(i)
+        guard let value = unmanagedValue(i) else { return nil }
+        if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
+        return value
     }
 
     /// Sets the property `key` from a value of a compatible type (KVC).
@@ -132,7 +168,7 @@ open class Object: CustomStringConvertible {
             return
         }
         do {
-            if let v = try objectSchema.properties[i].swiftValue(from: value, realm: nil) as? any PersistableValue { _values[i] = v }
+            if let v = try objectSchema.allProperties[i].swiftValue(from: value, realm: nil) as? any PersistableValue { _values[i] = v }
         } catch {
             // An unmanaged object has no transaction to fail; keep the old value.
         }
@@ -235,8 +271,13 @@ extension Object {
         if let dict = value as? [String: Any] {
             for (k, v) in dict { if schema.index(of: k) != nil { setValue(v, forKey: k) } }
         } else if let array = ObjectWriter.array(value) {
-            let stored = schema.properties.filter(\.isStored)
-            for (p, v) in zip(stored, array) { setValue(v, forKey: p.name) }
+            // In the order of `properties` (a superclass's first), as in RealmSwift.
+            for (slot, v) in zip(schema.storedSlotsInOrder, array) { setValue(v, forKey: schema.allProperties[slot].name) }
+        } else if let object = instance(value, of: Object.self) {
+            // Another object: its values of the properties of the same names.
+            for p in schema.properties where p.isStored {
+                if object.objectSchema.index(of: p.name) != nil { setValue(object.value(forKey: p.name), forKey: p.name) }
+            }
         }
     }
 }

@@ -5,8 +5,8 @@ import Synchronization
 public struct PropertyInfo: Sendable, CustomStringConvertible {
     /// The property's name (the stored column's name).
     public let name: String
-    /// What the property stores (an implementation detail).
-    public let type: _PropertyType
+    /// What the property stores, exactly (`type` is RealmSwift's coarser `PropertyType`).
+    let atollType: _PropertyType
     /// Whether this is the class's primary key.
     public let isPrimaryKey: Bool
     /// Whether the property has a search index (primary keys always do).
@@ -19,22 +19,25 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     public let hasDeclaredDefault: Bool
     /// The Swift type of the property (for dynamic conversions).
     let valueType: any PersistableValue.Type
+    /// The linked class's name when there is no model class for it (the old schema of a
+    /// migration, read from the file).
+    var fileLinkTarget: String? = nil
 
     /// Whether this is a `LinkingObjects` property (computed from links, not stored).
-    public var isLinkingObjects: Bool { if case .linkingObjects = type.kind { true } else { false } }
+    public var isLinkingObjects: Bool { if case .linkingObjects = atollType.kind { true } else { false } }
     /// Whether this is a `List` property.
-    public var isList: Bool { if case .list = type.kind { true } else { false } }
+    public var isList: Bool { if case .list = atollType.kind { true } else { false } }
     /// Whether the property may be nil (for lists: whether its elements may be).
-    public var isOptional: Bool { type.isOptional }
+    public var isOptional: Bool { atollType.isOptional }
     /// The linked class for links, lists of links and linking objects.
-    public var objectClassName: String? { type.objectType?.className() }
+    public var objectClassName: String? { atollType.objectType?.className() ?? fileLinkTarget }
     var isStored: Bool { !isIgnored && !isLinkingObjects }
 
     /// Whether a new object made from a dictionary, array or JSON must be given a value for
     /// this property: it is a required scalar whose declaration has no default. Identifiers
     /// (`ObjectId`, `UUID`) default to a new one instead.
     var needsValueOnCreate: Bool {
-        guard isStored, !type.isOptional, !hasDeclaredDefault, case .scalar(let t) = type.kind else { return false }
+        guard isStored, !atollType.isOptional, !hasDeclaredDefault, case .scalar(let t) = atollType.kind else { return false }
         return t != .objectId && t != .uuid
     }
 
@@ -43,12 +46,12 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
 
     /// The column this property is stored in.
     var columnSpec: ColumnSpec? {
-        guard isStored, let t = type.columnType else { return nil }
-        var nullable = type.isOptional
-        if case .link = type.kind { nullable = true }
-        if case .list(_, let target) = type.kind { nullable = target == nil && type.isOptional }
+        guard isStored, let t = atollType.columnType else { return nil }
+        var nullable = atollType.isOptional
+        if case .link = atollType.kind { nullable = true }
+        if case .list(_, let target) = atollType.kind { nullable = target == nil && atollType.isOptional }
         return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey,
-                          linkTarget: type.objectType?.className(), intBits: type.intBits)
+                          linkTarget: atollType.objectType?.className(), intBits: atollType.intBits)
     }
 }
 
@@ -56,8 +59,15 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
 public final class ObjectSchema: Sendable, CustomStringConvertible {
     /// The class name (its table's name).
     public let className: String
-    /// Properties in declaration order; property i is the i-th @Persisted of the class.
+    /// The persisted properties as RealmSwift lists them: a superclass's before its
+    /// subclass's, each class's in declaration order. Ignored properties are not in the schema.
     public let properties: [PropertyInfo]
+    /// Every @Persisted property by slot, ignored ones included: the order Swift initializes
+    /// them (a subclass's before its superclass's), which accessors, bindings and writers index.
+    let allProperties: [PropertyInfo]
+    /// The slots of the stored properties (no ignored, no linking objects) in the order of
+    /// `properties`: the order of an array literal (`Dog(value: ["Rex", 3])`).
+    let storedSlotsInOrder: [Int]
     /// The primary key property, if the class has one.
     public let primaryKeyProperty: PropertyInfo?
     /// The model class.
@@ -70,48 +80,74 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
     /// The class and its properties.
     public var description: String { "\(className) { \(properties.map(\.description).joined(separator: "; ")) }" }
 
-    /// The position of a property in `properties`, or nil.
-    public func index(of name: String) -> Int? { indexByName[name] }
+    /// The slot of a property (its position in `allProperties`), ignored ones included, or nil.
+    func index(of name: String) -> Int? { indexByName[name] }
 
-    /// The property named `name`, or nil.
-    public subscript(name: String) -> PropertyInfo? { indexByName[name].map { properties[$0] } }
+    /// The persisted property named `name`, or nil (also for ignored properties, as in RealmSwift).
+    public subscript(name: String) -> PropertyInfo? {
+        guard let i = indexByName[name], !allProperties[i].isIgnored else { return nil }
+        return allProperties[i]
+    }
+
+    /// The schema of a class as the file stores it, for a class that may have no model class
+    /// (`Migration.oldSchema`): `objectType` is `Object`.
+    init(fileSpec spec: TableSpec) {
+        objectType = Object.self
+        className = spec.name
+        properties = spec.columns.map { PropertyInfo(fileColumn: $0, isPrimaryKey: $0.name == spec.primaryKey) }
+        allProperties = properties
+        storedSlotsInOrder = Array(properties.indices)
+        primaryKeyProperty = properties.first(where: \.isPrimaryKey)
+        tableSpec = spec
+        error = nil
+        indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
 
     private init(type: Object.Type) {
         objectType = type
         className = type.className()
         let probe = type.init()
-        var found: [(Int, String, any PersistedProperty)] = []
+        // (slot, name, wrapper, depth of the declaring class below `type`).
+        var found: [(Int, String, any PersistedProperty, Int)] = []
         var mirror: Mirror? = Mirror(reflecting: probe)
+        var depth = 0
         while let m = mirror {
             for child in m.children {
                 guard let label = child.label, label.hasPrefix("_"), let wrapper = child.value as? any PersistedProperty else { continue }
-                found.append((Int(wrapper.rawIndex) - probe._indexBase, String(label.dropFirst()), wrapper))
+                found.append((Int(wrapper.rawIndex) - probe._indexBase, String(label.dropFirst()), wrapper, depth))
             }
             mirror = m.superclassMirror
+            depth += 1
         }
         found.sort { $0.0 < $1.0 }
+        // RealmSwift's order: the base class's properties first.
+        let presentationSlots = found.indices.sorted { a, b in
+            found[a].3 != found[b].3 ? found[a].3 > found[b].3 : found[a].0 < found[b].0
+        }
         let ignored = Set(type.ignoredProperties())
         let indexedNames = Set(type.indexedProperties())
         let declaredPrimaryKey = type.primaryKey()
         var properties: [PropertyInfo] = []
         var problems: [String] = []
-        for (position, name, wrapper) in found {
+        for (position, name, wrapper, _) in found {
             if position != properties.count { problems.append("property '\(name)' was not initialized in declaration order") }
             let t = wrapper.valueType._atollType
             let isPK = wrapper.isPrimaryKey || declaredPrimaryKey == name
-            properties.append(PropertyInfo(name: name, type: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
+            properties.append(PropertyInfo(name: name, atollType: t, isPrimaryKey: isPK, isIndexed: wrapper.isIndexed || indexedNames.contains(name) || isPK,
                                            isIgnored: ignored.contains(name), originProperty: wrapper.originProperty,
                                            hasDeclaredDefault: wrapper.hasDeclaredDefault, valueType: wrapper.valueType))
         }
-        self.properties = properties
+        allProperties = properties
+        self.properties = presentationSlots.map { properties[$0] }.filter { !$0.isIgnored }
+        storedSlotsInOrder = presentationSlots.filter { properties[$0].isStored }
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         let pks = properties.filter(\.isPrimaryKey)
         primaryKeyProperty = pks.first
         if pks.count > 1 { problems.append("more than one primary key (\(pks.map(\.name).joined(separator: ", ")))") }
         if let name = declaredPrimaryKey, indexByName[name] == nil { problems.append("primaryKey() names '\(name)', which is not a @Persisted property") }
         for p in properties where p.isStored {
-            switch p.type.kind {
-            case .link where !p.type.isOptional:
+            switch p.atollType.kind {
+            case .link where !p.atollType.isOptional:
                 problems.append("link property '\(p.name)' must be optional (\(p.objectClassName ?? "Object")?)")
             case .scalar(let t) where p.isPrimaryKey && !t.canBePrimaryKey:
                 problems.append("property '\(p.name)' of type \(t) cannot be a primary key")
@@ -137,6 +173,25 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
             do { try tableSpec.validate() } catch let e as AtollError { error = e } catch {}
         }
         self.error = error
+    }
+
+    /// Stops the program when a key path to observe names no property (RealmSwift raises): a
+    /// path follows links and lists of objects (`"owner.name"`, `"dogs.age"`).
+    func requireObservable(_ keyPaths: [String]?) {
+        for path in keyPaths ?? [] {
+            var schema = self
+            let names = path.split(separator: ".").map(String.init)
+            for (i, name) in names.enumerated() {
+                guard let p = schema[name] else {
+                    atollProgrammerError("cannot observe '\(path)': property '\(name)' not found in object of type '\(schema.className)'")
+                }
+                guard i < names.count - 1 else { break }
+                guard let target = p.atollType.objectType else {
+                    atollProgrammerError("cannot observe '\(path)': property '\(schema.className).\(name)' is not a link to objects")
+                }
+                schema = ObjectSchema.of(target)
+            }
+        }
     }
 
     // MARK: caches

@@ -15,8 +15,14 @@ import AtollStorage
 @propertyWrapper
 public struct Persisted<Value: PersistableValue> {
     /// Position of this property's default on the thread's init stack (see InitContext).
-    @usableFromInline let rawIndex: Int32
+    /// Negative for a value decoded by `init(from:)` until its object's init renumbers it
+    /// (Persisted+Codable.swift).
+    @usableFromInline var rawIndex: Int32
     @usableFromInline let options: PersistedOptions
+    /// The unmanaged object holding this property, set only for models that are `Encodable`
+    /// (the wrapper's `encode(to:)` reads the value from it). Not retained: the wrapper lives
+    /// inside that object.
+    @usableFromInline var owner: UnsafeMutableRawPointer? = nil
 
     @usableFromInline
     struct PersistedOptions {

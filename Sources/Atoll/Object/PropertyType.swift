@@ -55,7 +55,9 @@ public protocol PersistableValue: SendableMetatype {
 }
 
 /// A persistable value that is not a collection: it may be a `List` element.
-public protocol RealmCollectionValue: PersistableValue {}
+/// Hashable as in RealmSwift: elements of lists compare and hash by value (objects as
+/// `Object.==` says).
+public protocol RealmCollectionValue: PersistableValue, Hashable {}
 
 /// Opaque handle passed to `PersistableValue._atollGet`: one property of one managed object.
 ///
@@ -77,7 +79,7 @@ public struct _ManagedAccess {
     // Managed objects never lose their state (`_managed` is set once, when they become managed).
     var state: ManagedObjectState { unretainedObject.takeUnretainedValue()._managed.unsafelyUnwrapped }
     var realm: Realm { state.realm }
-    var property: PropertyInfo { state.schema.properties[propertyIndex] }
+    var property: PropertyInfo { state.schema.allProperties[propertyIndex] }
     var column: Int { state.binding.columns[propertyIndex] }
     var key: ObjectKey { state.key }
 

@@ -30,9 +30,9 @@ final class ClassBinding: Sendable {
         self.schema = schema
         typeID = ObjectIdentifier(schema.objectType)
         tableKey = TableKey(UInt32.max)
-        columns = Array(repeating: -1, count: schema.properties.count)
-        origins = Array(repeating: nil, count: schema.properties.count)
-        readsFromStorage = schema.properties.map { !$0.isIgnored }
+        columns = Array(repeating: -1, count: schema.allProperties.count)
+        origins = Array(repeating: nil, count: schema.allProperties.count)
+        readsFromStorage = schema.allProperties.map { !$0.isIgnored }
         primaryKeyKind = PrimaryKeyConversion.kind(of: schema.primaryKeyProperty)
         hasPrimaryKey = schema.primaryKeyProperty != nil
         keyAliasProperty = -1
@@ -49,7 +49,7 @@ final class ClassBinding: Sendable {
         var columns: [Int] = []
         var origins: [(TableKey, Int)?] = []
         var problems: [String] = []
-        for p in schema.properties {
+        for p in schema.allProperties {
             if p.isLinkingObjects {
                 columns.append(-1)
                 let originName = p.objectClassName ?? ""
@@ -87,7 +87,7 @@ final class ClassBinding: Sendable {
         }
         self.columns = columns
         self.origins = origins
-        readsFromStorage = schema.properties.map { !$0.isIgnored }
+        readsFromStorage = schema.allProperties.map { !$0.isIgnored }
         primaryKeyKind = PrimaryKeyConversion.kind(of: schema.primaryKeyProperty)
         hasPrimaryKey = schema.primaryKeyProperty != nil
         if spec.keyIsPrimaryKey, let pk = spec.primaryKey, let i = schema.index(of: pk) {
@@ -95,9 +95,9 @@ final class ClassBinding: Sendable {
         } else {
             keyAliasProperty = -1
         }
-        allStoredAreScalars = schema.properties.allSatisfy { p in
+        allStoredAreScalars = schema.allProperties.allSatisfy { p in
             guard p.isStored else { return true }
-            if case .scalar = p.type.kind { return true }
+            if case .scalar = p.atollType.kind { return true }
             return false
         }
     }

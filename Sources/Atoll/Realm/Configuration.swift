@@ -60,6 +60,9 @@ extension Realm {
         /// Commits are durable when `commitWrite` returns (fdatasync). Set false for bulk loads
         /// and tests: commits then survive a crash of the process but not of the machine.
         public var syncWrites: Bool
+        /// A realm file copied to `fileURL` when no file is there yet (a bundled, pre-filled
+        /// database), as in RealmSwift.
+        public var seedFilePath: URL?
 
         /// A configuration; every parameter has a default (`.init(inMemoryIdentifier: "x")`).
         /// `syncConfiguration` is reserved for sync and must be nil.
@@ -67,8 +70,9 @@ extension Realm {
                     encryptionKey: Data? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
                     shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil, objectTypes: [Object.Type]? = nil,
-                    maximumNumberOfActiveVersions: UInt? = nil, syncWrites: Bool = true)
+                    maximumNumberOfActiveVersions: UInt? = nil, syncWrites: Bool = true, seedFilePath: URL? = nil)
         {
+            self.seedFilePath = seedFilePath
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
             self.inMemoryIdentifier = inMemoryIdentifier
             self.encryptionKey = encryptionKey

@@ -25,7 +25,11 @@ struct ObjectWriter {
     /// Objects of other realms copied by `create(_:value:)`, by source identity, so a copied
     /// graph with cycles is copied once.
     private var copies: [CopySource: ObjectKey] = [:]
-    /// Inside `create(_:value:)`: objects of other realms are copied (`add` refuses them).
+    /// Unmanaged objects copied by `create(_:value:)`, by identity (a graph with cycles is
+    /// copied once).
+    private var unmanagedCopies: [ObjectIdentifier: ObjectKey] = [:]
+    /// Inside `create(_:value:)`: objects of other realms and unmanaged objects are copied
+    /// (`add` refuses the former and makes the latter managed).
     private var createDepth = 0
     /// Objects being added or created, one inside another (`InputLimits.objectNestingDepthMax`).
     private var nestingDepth = 0
@@ -47,10 +51,18 @@ struct ObjectWriter {
         managesAtOnce = singleObject
     }
 
+    /// Updating (`.modified`, `.all`) needs a primary key on the class added or created, as in
+    /// RealmSwift; objects it links to without one are created.
+    static func requireUpdatable(_ type: Object.Type, _ update: Realm.UpdatePolicy) throws {
+        guard update != .error, ObjectSchema.of(type).primaryKeyProperty == nil else { return }
+        throw AtollError(.primaryKeyMissing, "'\(type.className())' has no primary key, so it cannot be updated; add it with update: .error")
+    }
+
     /// Marks every object added as managed. Call after the whole graph is stored.
     func finish() {
         for (object, binding, key) in addedObjects {
             object._managed = ManagedObjectState(realm: realm, binding: binding, key: key)
+            object.dropStoredValues(binding)
         }
     }
 
@@ -59,7 +71,7 @@ struct ObjectWriter {
     /// Adds an unmanaged object (and what it links to). Returns its key.
     mutating func add(_ object: Object) throws -> ObjectKey {
         if let m = object._managed {
-            guard m.realm.database === realm.database else {
+            guard realm.owns(m) else {
                 throw AtollError(.invalidArgument, "this '\(m.schema.className)' object is managed by another Realm; use create(_:value:) to copy it")
             }
             guard !m.isInvalidated else { throw AtollError(.invalidatedObject, "cannot add a deleted '\(m.schema.className)' object") }
@@ -86,11 +98,11 @@ struct ObjectWriter {
         added[id] = key
         addedObjects.append((object, binding, key))
         let onlyIfChanged = !isNew && update == .modified
-        for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
+        for (i, p) in schema.allProperties.enumerated() where p.isStored && !p.isPrimaryKey {
             let value = object.unmanagedValue(i)
             // Scalars convert through their own type, without dynamic casts.
-            if case .scalar = p.type.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
-                if stored.isNull && !p.type.isOptional {
+            if case .scalar = p.atollType.kind, let stored = value?._atollStorageValue, binding.columns[i] >= 0 {
+                if stored.isNull && !p.atollType.isOptional {
                     throw AtollError(.requiredValueMissing, "property '\(schema.className).\(p.name)' is required; nil is not allowed")
                 }
                 if onlyIfChanged, try table.value(key, binding.columns[i]) == stored { continue }
@@ -125,8 +137,8 @@ struct ObjectWriter {
         }
         for (i, column) in binding.columns.enumerated() where column >= 0 && i != primaryKeyIndex {
             guard let stored = object.unmanagedValue(i)?._atollStorageValue else { return nil }
-            if stored.isNull && !schema.properties[i].type.isOptional {
-                throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.properties[i].name)' is required; nil is not allowed")
+            if stored.isNull && !schema.allProperties[i].atollType.isOptional {
+                throw AtollError(.requiredValueMissing, "property '\(schema.className).\(schema.allProperties[i].name)' is required; nil is not allowed")
             }
             values[column] = stored
         }
@@ -147,12 +159,10 @@ struct ObjectWriter {
 
     /// Finds (for updates) or creates the row of an object. Returns its key and whether it is new.
     private mutating func row(for schema: ObjectSchema, binding: ClassBinding, table: Table, primaryKey: Any??) throws -> (ObjectKey, Bool) {
-        guard let pk = schema.primaryKeyProperty else {
-            if update != .error {
-                throw AtollError(.primaryKeyMissing, "'\(schema.className)' has no primary key, so it cannot be updated; add it with update: .error")
-            }
-            return (try table.create(), true)
-        }
+        // Without a primary key there is nothing to update: a new object, also in an update
+        // (an object linked from the one being added or created; the class of that one
+        // itself is checked by `requireUpdatable`).
+        guard let pk = schema.primaryKeyProperty else { return (try table.create(), true) }
         guard let given = primaryKey else {
             throw AtollError(.primaryKeyMissing, "a value for the primary key '\(schema.className).\(pk.name)' is required")
         }
@@ -201,12 +211,18 @@ struct ObjectWriter {
             pkValue = .some(Self.defaults(of: type)[i])
         }
         let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
-        if let source = instance(flattenOptional(value), of: Object.self)?._managed, source.realm.database !== realm.database {
-            // Registered before the properties are copied, so links back to it find the copy.
-            copies[CopySource(database: ObjectIdentifier(source.realm.database), table: source.binding.tableKey, key: source.key)] = key
+        // Registered before the properties are copied, so links back to it find the copy.
+        if let object = instance(flattenOptional(value), of: Object.self) {
+            if let source = object._managed {
+                if !realm.owns(source) {
+                    copies[CopySource(database: ObjectIdentifier(source.realm.database), table: source.binding.tableKey, key: source.key)] = key
+                }
+            } else {
+                unmanagedCopies[ObjectIdentifier(object)] = key
+            }
         }
         let defaults = isNew ? Self.defaults(of: type) : []
-        for (i, p) in schema.properties.enumerated() where p.isStored && !p.isPrimaryKey {
+        for (i, p) in schema.allProperties.enumerated() where p.isStored && !p.isPrimaryKey {
             if let v = given[i] {
                 try setProperty(p, index: i, of: key, binding: binding, to: v, onlyIfChanged: !isNew && update == .modified)
             } else if isNew {
@@ -224,7 +240,7 @@ struct ObjectWriter {
     /// Default values of a class's properties (from a fresh unmanaged instance).
     static func defaults(of type: Object.Type) -> [(any PersistableValue)?] {
         let o = type.init()
-        return (0..<o.objectSchema.properties.count).map { o.unmanagedValue($0) }
+        return (0..<o.objectSchema.allProperties.count).map { o.unmanagedValue($0) }
     }
 
     /// The given properties of a dynamic value, by property index (absent: not given).
@@ -232,25 +248,27 @@ struct ObjectWriter {
         guard let value = flattenOptional(value) else { return [:] }
         var result: [Int: Any?] = [:]
         if let dict = value as? [String: Any?] {
-            for (i, p) in schema.properties.enumerated() where p.isStored {
+            for (i, p) in schema.allProperties.enumerated() where p.isStored {
                 if let entry = dict[p.name] { result[i] = entry }
             }
         } else if let dict = value as? [String: Any] {
-            for (i, p) in schema.properties.enumerated() where p.isStored {
+            for (i, p) in schema.allProperties.enumerated() where p.isStored {
                 if let entry = dict[p.name] { result[i] = .some(entry) }
             }
         } else if let dict = instance(value, of: NSDictionary.self) {
-            for (i, p) in schema.properties.enumerated() where p.isStored {
+            for (i, p) in schema.allProperties.enumerated() where p.isStored {
                 if let entry = dict[p.name] { result[i] = .some(entry) }
             }
         } else if let array = Self.array(value) {
-            let stored = schema.properties.enumerated().filter { $0.element.isStored }
-            guard array.count == stored.count else {
-                throw AtollError(.invalidArgument, "an array value for '\(schema.className)' must hold all \(stored.count) persisted properties in declaration order; it has \(array.count)")
+            // As in RealmSwift: values in the order of `properties` (a superclass's first);
+            // properties without a value get their defaults.
+            let stored = schema.storedSlotsInOrder
+            guard array.count <= stored.count else {
+                throw AtollError(.invalidArgument, "an array value for '\(schema.className)' has \(array.count) values, but the class has only \(stored.count) persisted properties")
             }
-            for (j, (i, _)) in stored.enumerated() { result[i] = .some(array[j]) }
+            for (j, value) in array.enumerated() { result[stored[j]] = .some(value) }
         } else if let object = instance(value, of: Object.self) {
-            for (i, p) in schema.properties.enumerated() where p.isStored {
+            for (i, p) in schema.allProperties.enumerated() where p.isStored {
                 guard object.objectSchema.index(of: p.name) != nil else { continue }
                 result[i] = .some(object.value(forKey: p.name))
             }
@@ -267,6 +285,15 @@ struct ObjectWriter {
         return nil
     }
 
+    /// The elements of a value given for a list property: an array, a `List`, `Results` or
+    /// `LinkingObjects` (as in RealmSwift, any collection may be assigned to a list).
+    static func listItems(_ value: Any) -> [Any?]? {
+        if let list = instance(value, of: (any _ListProtocol).self) { return list.anyElements }
+        if let items = array(value) { return items }
+        if let collection = value as? any _ObjectCollection { return collection._objects.map { .some($0) } }
+        return nil
+    }
+
     // MARK: properties
 
     /// Sets one property of a stored object from a dynamic value.
@@ -276,7 +303,7 @@ struct ObjectWriter {
         let column = binding.columns[i]
         guard column >= 0 else { return }
         let table = try realm.table(binding)
-        switch p.type.kind {
+        switch p.atollType.kind {
         case .scalar:
             let stored = try p.storageValue(from: value, realm: realm)
             if onlyIfChanged, try table.value(key, column) == stored { return }
@@ -297,15 +324,21 @@ struct ObjectWriter {
     /// A link from an object, a dictionary or array (created), or nil.
     mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
-        guard let target = p.type.objectType else { return .null }
+        guard let target = p.atollType.objectType else { return .null }
         if let object = instance(value, of: Object.self) {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
             }
-            if let m = object._managed, m.realm.database !== realm.database, createDepth > 0 {
+            if let m = object._managed, !realm.owns(m), createDepth > 0 {
                 // An object of another realm: `create(_:value:)` copies it with what it links to.
                 let source = CopySource(database: ObjectIdentifier(m.realm.database), table: m.binding.tableKey, key: m.key)
                 if let copied = copies[source] { return .link(copied) }
+                return .link(try create(target, value: object))
+            }
+            if object._managed == nil, createDepth > 0 {
+                // `create(_:value:)` copies unmanaged objects too; they stay unmanaged, as in
+                // RealmSwift.
+                if let copied = unmanagedCopies[ObjectIdentifier(object)] { return .link(copied) }
                 return .link(try create(target, value: object))
             }
             return .link(try add(object))
@@ -316,15 +349,10 @@ struct ObjectWriter {
     /// The elements of a list property from an array, a List or any sequence.
     mutating func listElements(_ value: Any?, property p: PropertyInfo) throws -> [StorageValue] {
         guard let value = flattenOptional(value) else { return [] }
-        let items: [Any?]
-        if let list = instance(value, of: (any _ListProtocol).self) {
-            items = list.anyElements
-        } else if let array = Self.array(value) {
-            items = array
-        } else {
+        guard let items = Self.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(p.name)'")
         }
-        guard case .list(let elementType, let target) = p.type.kind else { return [] }
+        guard case .list(let elementType, let target) = p.atollType.kind else { return [] }
         var result: [StorageValue] = []
         result.reserveCapacity(items.count)
         for item in items {
@@ -337,7 +365,7 @@ struct ObjectWriter {
                 }
                 result.append(v)
             } else {
-                guard p.type.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
+                guard p.atollType.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
                 result.append(.null)
             }
         }

@@ -7,15 +7,15 @@ import AtollStorage
 // empty string, nil, zero, "not found" or "nothing changed". Where the failure surfaces depends
 // only on the signature of the API that read:
 //
-// - APIs that throw (`Realm(...)`, `write`, `commitWrite`, `filter(throwing:)`, the dynamic API,
-//   import, dump, `writeCopy`) throw the storage layer's `AtollError` (`.fileCorrupted` naming
-//   the page, `.ioError`) unchanged.
+// - APIs that throw (`Realm(...)`, `write`, `commitWrite`, `filter(throwing:)`, the throwing
+//   forms of the dynamic API, import, dump, `writeCopy`) throw the storage layer's `AtollError`
+//   (`.fileCorrupted` naming the page, `.ioError`) unchanged.
 // - Notifications (`Results`, `List`, `LinkingObjects`, object and dynamic observers) deliver
 //   `.error` once and are not called again: the observer cannot know the state it reports on.
 // - Accessors that cannot throw (property getters, `count`, iteration, subscripts, aggregates,
-//   `isInvalidated`, `isEmpty`, `refresh()`, `thaw()`) stop the program with a message that
-//   starts `Atoll:`, names what was being read, the file and the storage error, and says what
-//   to do (`atollReadFailure`).
+//   `isInvalidated`, `isEmpty`, `refresh()`, `thaw()`, the RealmSwift forms of the dynamic
+//   API) stop the program with a message that starts `Atoll:`, names what was being read, the
+//   file and the storage error, and says what to do (`atollReadFailure`).
 //
 // "Not found" stays an answer, not a failure: a deleted object, a class without a table in a
 // read-only or frozen realm, a primary key nobody has. Code that expects such an answer asks
@@ -33,7 +33,7 @@ extension Realm {
 
     /// Stops the program for a read that failed in an API that cannot throw (see the policy
     /// above). `what` names the thing being read: "'Dog.name'", "the objects of 'Dog'".
-    func readFailed(_ error: any Error, reading what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+    func readFailed(_ error: any Swift.Error, reading what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) -> Never {
         atollReadFailure(error, reading: what(), in: database.displayName, file: file, line: line)
     }
 }

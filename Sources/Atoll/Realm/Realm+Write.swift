@@ -78,11 +78,18 @@ extension Realm {
         observers.deliver(realm: self, oldVersion: w.version, new: read, ownLog: log, skipping: tokens)
     }
 
-    /// Discards every change of the current write transaction.
+    /// Discards every change of the current write transaction. Calling it outside a write
+    /// transaction is a programming error (RealmSwift raises).
     public func cancelWrite() {
         verifyThread()
-        startupError = nil
-        guard let w = writeTransaction else { return }
+        if startupError != nil {
+            // beginWrite() failed: as far as the caller knows, a write is open.
+            startupError = nil
+            return
+        }
+        guard let w = writeTransaction else {
+            atollProgrammerError("cancelWrite() called outside a write transaction; call it only after beginWrite()")
+        }
         w.rollback()
         setWriteTransaction(nil)
         clearPendingError()
@@ -100,6 +107,7 @@ extension Realm {
     /// primary key is updated instead.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         performWrite("add(_:)") { w in
+            if object._managed == nil { try ObjectWriter.requireUpdatable(type(of: object), update) }
             var writer = ObjectWriter(realm: self, transaction: w, update: update, singleObject: true)
             _ = try writer.add(object)
             writer.finish()
@@ -110,7 +118,10 @@ extension Realm {
     public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
         performWrite("add(_:)") { w in
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
-            for o in objects { _ = try writer.add(o) }
+            for o in objects {
+                if o._managed == nil { try ObjectWriter.requireUpdatable(type(of: o), update) }
+                _ = try writer.add(o)
+            }
             writer.finish()
         }
     }
@@ -124,6 +135,7 @@ extension Realm {
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         var created: T?
         performWrite("create(_:value:)") { w in
+            try ObjectWriter.requireUpdatable(type, update)
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
             let key = try writer.create(type, value: value)
             writer.finish()
@@ -138,25 +150,27 @@ extension Realm {
     /// Deletes a managed object. Links to it become nil and lists drop it.
     public func delete(_ object: Object) {
         performWrite("delete(_:)") { _ in
-            guard let m = object._managed else {
-                throw AtollError(.invalidArgument, "cannot delete an unmanaged object")
-            }
-            guard m.realm.database === database else { throw AtollError(.invalidArgument, "the object belongs to another Realm") }
+            let m = try ownedState(of: object, for: "delete")
             let t = try table(m.binding)
             guard try t.contains(m.key) else { throw AtollError(.invalidatedObject, "the object was already deleted") }
             try t.erase(m.key)
         }
     }
 
-    /// Deletes every object of a sequence (Results, List, LinkingObjects or an array).
+    /// Deletes every object of a sequence (Results, List, LinkingObjects or an array). An
+    /// unmanaged object or one of another realm fails the write, and nothing is deleted.
     public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
-        let targets = Array(objects).compactMap { o -> (ClassBinding, ObjectKey)? in
-            guard let m = o._managed else { return nil }
-            return (m.binding, m.key)
-        }
         performWrite("delete(_:)") { _ in
+            // Every object is checked before the first is deleted, and the keys are taken
+            // first: deleting changes live sequences (Results, a List) being read.
+            var targets: [(ClassBinding, ObjectKey)] = []
+            for object in objects {
+                let m = try ownedState(of: object, for: "delete")
+                targets.append((m.binding, m.key))
+            }
             for (b, key) in targets {
                 let t = try table(b)
+                // A sequence may hold an object twice (a List); the first deletes it.
                 if try t.contains(key) { try t.erase(key) }
             }
         }

@@ -96,6 +96,7 @@ public final class Realm {
         database = source.database
         confinement = .unconfined
         isFrozen = true
+        hasRead = true
         transaction.isShared = true
         _transaction = transaction
         bindingsGeneration = transaction.rootRecord.schemaGeneration
@@ -131,8 +132,26 @@ public final class Realm {
     var transaction: Transaction {
         @inline(__always) get {
             if isIdle { reopenAfterInvalidate() }
+            // Frozen realms start with it set, so threads reading them only read it.
+            if !hasRead { hasRead = true }
             return _transaction
         }
+    }
+
+    /// Whether anything read through this realm since it was opened. Until then it is like a
+    /// RealmSwift realm without a read transaction: resolving a ThreadSafeReference starts it
+    /// at the reference's version (`startReading(atVersionOf:)`).
+    @exclusivity(unchecked) private(set) var hasRead = false
+
+    /// Reads the version of `pinned` (older than the realm's) instead of the newest, for a realm
+    /// that has read nothing yet. `refresh()` moves it on.
+    func startReading(atVersionOf pinned: ReadTransaction) throws {
+        guard !hasRead, !isFrozen, writeTransaction == nil, !isIdle, pinned.version < _transaction.version else { return }
+        let read = try database.beginRead(sameVersionAs: pinned)
+        (_transaction as? ReadTransaction)?.close()
+        _transaction = read
+        bumpStamp()
+        dropBindingsIfSchemaChanged(read)
     }
 
     private func reopenAfterInvalidate() {
@@ -168,10 +187,10 @@ public final class Realm {
     /// The schema of the realm's classes, by name: the configuration's `objectTypes` and the
     /// classes they link to, or without `objectTypes`, every class of the program used so far
     /// whose table the file has.
-    public var schema: [ObjectSchema] {
+    public var schema: Schema {
         let types = configuration.objectTypes.map { SchemaSetup.closure(of: $0) }
             ?? ObjectSchema.knownTypes.filter { transaction.tableKey(named: $0.className()) != nil }
-        return types.map { ObjectSchema.of($0) }.sorted { $0.className < $1.className }
+        return Schema(types.map { ObjectSchema.of($0) }.sorted { $0.className < $1.className })
     }
 
     func bumpStamp() { stamp &+= 1 }
@@ -201,6 +220,7 @@ public final class Realm {
             lastBinding = b
             return b
         }
+        guard type != Object.self else { throw Self.baseClassError }
         guard isInSubset(type) else {
             throw AtollError(.schemaMismatch, "class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes")
         }
@@ -221,11 +241,14 @@ public final class Realm {
     func requireBinding(for type: Object.Type) -> ClassBinding {
         do { return try binding(for: type) } catch {
             // Checked only on failure: the common path is one dictionary lookup.
+            if type == Object.self { atollProgrammerError(Self.baseClassError.message) }
             if let error = ObjectSchema.of(type).error { atollProgrammerError("'\(type.className())' is not a valid model class: \(error.message)") }
             if !isInSubset(type) { atollProgrammerError("class '\(type.className())' is not in this realm's objectTypes; add it to Realm.Configuration.objectTypes") }
             return ClassBinding(unavailable: ObjectSchema.of(type))
         }
     }
+
+    private static let baseClassError = AtollError(.schemaMismatch, "'Object' itself is not a model class of any realm; use a subclass of Object")
 
     /// Whether the configuration's `objectTypes` (with the classes they link to) include `type`;
     /// every class is included without `objectTypes`.
@@ -272,7 +295,7 @@ public final class Realm {
 
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table? = nil, row: RowHandle? = nil) -> T {
         // `type.init()`, not `T()`: callers may pass a subclass through an `Object.Type`.
-        let object = InitContext.managedCreation { type.init() }
+        let object = InitContext.managedCreation(of: type) { type.init() }
         let state = ManagedObjectState(realm: self, binding: b, key: key)
         if let table, let row { state.seed(table: table, row: row) }
         object._managed = state
@@ -282,7 +305,7 @@ public final class Realm {
     /// `makeObject` for a row of a snapshot page: the row is handed over as plain values (no
     /// optional row handle to copy, with the reference counting of its leaf).
     func makeObject<T: Object>(_ type: T.Type, key: ObjectKey, binding b: ClassBinding, table: Table, page: ClusterLeafPage, row: Int) -> T {
-        let object = InitContext.managedCreation { type.init() }
+        let object = InitContext.managedCreation(of: type) { type.init() }
         let state = ManagedObjectState(realm: self, binding: b, key: key)
         state.seed(table: table, page: page, row: row)
         object._managed = state
@@ -397,7 +420,7 @@ public final class Realm {
         if pendingError == nil { pendingError = error }
     }
 
-    func recordError(_ error: any Error) {
+    func recordError(_ error: any Swift.Error) {
         recordError(error as? AtollError ?? AtollError(.invalidArgument, "\(error)"))
     }
 
@@ -415,6 +438,7 @@ public final class Realm {
 
     func setWriteTransaction(_ w: WriteTransaction?) {
         writeTransaction = w
+        WritingRealms.note(self, writing: w != nil)
         if let w {
             _transaction = w
             isIdle = false
@@ -455,10 +479,14 @@ public final class Realm {
         return frozen
     }
 
-    /// A live realm for this frozen one, on the calling thread.
-    public func thaw() throws -> Realm {
+    /// A live realm for this frozen one, on the calling thread (RealmSwift's non-throwing
+    /// signature: the frozen realm proves the file opens; a failure to open it again, such as
+    /// the file deleted meanwhile, stops the program).
+    public func thaw() -> Realm {
         guard isFrozen else { return self }
-        return try Realm(configuration: configuration)
+        do { return try Realm(configuration: configuration) } catch {
+            atollProgrammerError("cannot thaw: opening the realm again failed: \(error)")
+        }
     }
 
     // MARK: files

@@ -30,7 +30,7 @@ enum SchemaSetup {
         while let t = queue.popLast() {
             guard seen.insert(ObjectIdentifier(t)).inserted else { continue }
             result.append(t)
-            for p in ObjectSchema.of(t).properties { if let o = p.type.objectType { queue.append(o) } }
+            for p in ObjectSchema.of(t).allProperties { if let o = p.atollType.objectType { queue.append(o) } }
         }
         return result
     }
@@ -93,6 +93,7 @@ enum RealmOpener {
         // A read-only open creates nothing (not even the directory) and compacts nothing.
         if let path = storage.path, !configuration.readOnly {
             try prepareDirectory(path)
+            try configuration.copySeedFile(to: path)
             if let compact = configuration.shouldCompactOnLaunch, !Database.isOpen(path: path), FileManagerShim.exists(path) {
                 let (total, used): (Int, Int) = try {
                     let db = try Database.open(storage)

@@ -19,10 +19,12 @@ extension Object {
     }
 
     /// The live object for a frozen one, in a realm of the calling thread at the newest
-    /// version; nil when it has been deleted since. A live object returns itself. A realm that
-    /// cannot be opened or read stops the program with the reason (README, "Failed reads").
+    /// version; nil when it has been deleted since. A live object returns itself; thawing an
+    /// unmanaged object is a programming error (as in RealmSwift). A realm that cannot be
+    /// opened or read stops the program with the reason (README, "Failed reads").
     public func thaw() -> Self? {
-        guard let m = _managed, m.realm.isFrozen else { return self }
+        guard let m = _managed else { atollProgrammerError("an unmanaged '\(objectSchema.className)' object cannot be thawed; only frozen objects can") }
+        guard m.realm.isFrozen else { return self }
         let live = Realm.openForThaw(m.realm.configuration)
         let b = live.requireBinding(for: Swift.type(of: self))
         guard live.objectExists(b, m.key) else { return nil }

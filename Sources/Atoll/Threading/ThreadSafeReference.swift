@@ -23,19 +23,25 @@ extension LinkingObjects: ThreadConfined {}
 ///     print(dog.name)
 /// }
 /// ```
-/// The reference holds no realm state, only what identifies the value (its file, class, key,
-/// query). A realm older than the version the reference was made at is refreshed first, so
-/// the value is never missing because the resolving thread lagged behind.
+/// The reference holds what identifies the value (its file, class, key, query) and keeps the
+/// version it was made at readable, as in RealmSwift: a realm that has read nothing yet
+/// resolves it at that version (and reads that version until `refresh()`); a realm older than
+/// it is refreshed first, so the value is never missing because the resolving thread lagged
+/// behind.
 public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     let payload: ThreadSafePayload?
     /// The file (or in-memory identifier) and version the reference was made at.
     let identity: String
     let version: UInt64
+    /// That version, pinned while the reference exists (nil inside a write, for frozen values,
+    /// or when no reader slot was free: the reference then resolves at the newest version).
+    let pin: PinnedVersion?
 
     /// A reference to `value`. An unmanaged value gives a reference that resolves to nil.
     public init(to value: Confined) {
         identity = value.realm?.configuration.identity ?? ""
         version = value.realm?.version ?? 0
+        pin = value.realm.flatMap(PinnedVersion.init(of:))
         if let o = value as? Object, let m = o._managed {
             payload = .object(m.binding, key: m.key)
         } else if let d = value as? any ThreadSafeDescribable {
@@ -44,6 +50,26 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: Sendable {
             payload = nil
         }
     }
+}
+
+/// Keeps one version of a database readable for as long as a reference to it exists.
+final class PinnedVersion: @unchecked Sendable {
+    // Sendable: the transaction is never read through; it only gives its version to new
+    // transactions (`beginRead(sameVersionAs:)` reads its immutable root), and is closed once.
+    let transaction: ReadTransaction
+
+    /// The version `realm` reads, pinned; nil when there is nothing to pin.
+    init?(of realm: Realm) {
+        guard !realm.isFrozen, !realm.isInWriteTransaction, realm.confinement.isCurrent else { return nil }
+        do {
+            transaction = try realm.database.beginRead(sameVersionAs: realm.transaction)
+        } catch {
+            // The reader table is full: the reference still works, at the newest version.
+            return nil
+        }
+    }
+
+    deinit { transaction.close() }
 }
 
 /// What a reference identifies, independently of any realm instance.
@@ -108,8 +134,20 @@ extension Realm {
     /// when the object (or the list's object) was deleted, or the reference belongs to another
     /// file. This realm is refreshed first if it is older than the reference.
     public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
+        resolve(reference, atPinnedVersion: true)
+    }
+
+    /// `resolve(_:)`; with `atPinnedVersion` false a realm that has read nothing yet stays at the
+    /// newest version instead of starting at the reference's (`@ThreadSafe`, whose realm stands
+    /// for the reading thread's own, which RealmSwift keeps refreshed).
+    func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>, atPinnedVersion: Bool) -> Confined? {
         verifyThread()
         guard let payload = reference.payload, reference.identity == configuration.identity else { return nil }
+        if atPinnedVersion, let pin = reference.pin, !hasRead {
+            do { try startReading(atVersionOf: pin.transaction) } catch {
+                // Could not pin that version again: resolve at the newest one.
+            }
+        }
         if version < reference.version, !isInWriteTransaction, !isFrozen { refresh() }
         switch payload {
         case .object(let source, let key):

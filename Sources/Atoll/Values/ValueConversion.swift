@@ -29,10 +29,16 @@ func instance<T>(_ value: Any?, of type: T.Type) -> T? {
 enum ValueConversion {
     /// A stored scalar value of `type` from a dynamic value, or nil when it cannot be one.
     static func scalar(_ value: Any, type: ColumnType) -> StorageValue? {
+        if let e = value as? any _AtollRawValued { return scalar(e._atollRawValue, type: type) }
         switch type {
         case .bool:
             if let b = value as? Bool, Swift.type(of: value) == Bool.self { return .bool(b) }
-            if let n = value as? NSNumber { return .bool(n.boolValue) }
+            // As in RealmSwift, a number is a Bool only when it is an integer 0 or 1.
+            if let n = value as? NSNumber {
+                let type = String(cString: n.objCType)
+                guard type != "f", type != "d" else { return nil }
+                switch n.int64Value { case 0: return .bool(false); case 1: return .bool(true); default: return nil }
+            }
         case .int:
             if Swift.type(of: value) == Bool.self { return nil }
             if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .int($0) } }
@@ -72,6 +78,30 @@ enum ValueConversion {
         return nil
     }
 
+    /// An aggregate (min, max, sum) as the type the caller asked for, as RealmSwift converts
+    /// it: an integer column's value as any integer width or floating-point type, a
+    /// floating-point one's as Float or Double, a date's as Date.
+    static func aggregate<T: PersistableValue>(_ v: StorageValue, as type: T.Type) -> T? {
+        if let direct = T._atollFromStorage(v, realm: nil) { return direct }
+        let integerType = T.self as? any _AtollInteger.Type
+        func integer<I: _AtollInteger>(_ type: I.Type, _ i: Int64) -> I { I(truncatingIfNeeded: i) }
+        switch v {
+        case .int(let i):
+            if let integerType { return integer(integerType, i) as? T }
+            if T.self == Double.self { return Double(i) as? T }
+            if T.self == Float.self { return Float(i) as? T }
+        case .float(let f):
+            if T.self == Double.self { return Double(f) as? T }
+            if let integerType, f.isFinite, abs(f) < 9.2e18 { return integer(integerType, Int64(f.rounded(.towardZero))) as? T }
+        case .double(let d):
+            if T.self == Float.self { return Float(d) as? T }
+            if let integerType, d.isFinite, abs(d) < 9.2e18 { return integer(integerType, Int64(d.rounded(.towardZero))) as? T }
+        default:
+            break
+        }
+        return nil
+    }
+
     static func describe(_ value: Any?) -> String {
         guard let value = flattenOptional(value) else { return "nil" }
         return "'\(value)' of type \(Swift.type(of: value))"
@@ -83,7 +113,7 @@ enum ValueConversion {
         case .null: return nil
         case .bool(let b): return b
         case .int(let i):
-            switch property.type.intBits {
+            switch property.atollType.intBits {
             case 8: return Int8(truncatingIfNeeded: i)
             case 16: return Int16(truncatingIfNeeded: i)
             case 32: return Int32(truncatingIfNeeded: i)
@@ -99,7 +129,7 @@ enum ValueConversion {
         case .uuid(let u): return u
         case .objectId(let o): return o
         case .link(let k):
-            guard let realm, let target = property.type.objectType else { return nil }
+            guard let realm, let target = property.atollType.objectType else { return nil }
             return realm.makeObject(target, key: k)
         }
     }
@@ -116,27 +146,27 @@ extension PropertyInfo {
     /// The stored value for a scalar property (no links or lists) from a dynamic value.
     func storageValue(from value: Any?, realm: Realm?) throws -> StorageValue {
         guard let value = flattenOptional(value) else {
-            guard type.isOptional else {
+            guard atollType.isOptional else {
                 throw AtollError(.requiredValueMissing, "property '\(name)' is required; nil is not allowed")
             }
             return .null
         }
-        guard case .scalar(let t) = type.kind else {
+        guard case .scalar(let t) = atollType.kind else {
             throw AtollError(.typeMismatch, "property '\(name)' is not a scalar")
         }
         guard let converted = ValueConversion.scalar(value, type: t) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for \(t) property '\(name)'")
         }
-        if case .int(let i) = converted, type.intBits < 64 {
-            let lo = -(Int64(1) << (type.intBits - 1)), hi = (Int64(1) << (type.intBits - 1)) - 1
-            guard i >= lo && i <= hi else { throw AtollError(.typeMismatch, "\(i) does not fit the \(type.intBits)-bit property '\(name)'") }
+        if case .int(let i) = converted, atollType.intBits < 64 {
+            let lo = -(Int64(1) << (atollType.intBits - 1)), hi = (Int64(1) << (atollType.intBits - 1)) - 1
+            guard i >= lo && i <= hi else { throw AtollError(.typeMismatch, "\(i) does not fit the \(atollType.intBits)-bit property '\(name)'") }
         }
         return converted
     }
 
     /// A Swift value of this property's type from a dynamic value (unmanaged KVC).
     func swiftValue(from value: Any?, realm: Realm?) throws -> Any {
-        switch type.kind {
+        switch atollType.kind {
         case .scalar:
             let stored = try storageValue(from: value, realm: realm)
             guard let v = valueType._atollFromStorage(stored, realm: realm) else {
@@ -146,7 +176,7 @@ extension PropertyInfo {
         case .link:
             let flat = flattenOptional(value)
             if flat == nil { return valueType._atollDefault() }
-            guard let target = type.objectType else { return valueType._atollDefault() }
+            guard let target = atollType.objectType else { return valueType._atollDefault() }
             if let o = instance(flat, of: Object.self), ObjectIdentifier(Swift.type(of: o)) == ObjectIdentifier(target) { return o }
             if let flat, Self.isNestedValue(flat) {
                 // A dictionary or array describing the linked object: a new unmanaged one.
@@ -174,9 +204,9 @@ enum PrimaryKeyConversion {
 
     /// The kind of a class's primary key property.
     static func kind(of property: PropertyInfo?) -> Kind {
-        guard let property, !property.type.isOptional, case .scalar(let type) = property.type.kind else { return .other }
+        guard let property, !property.atollType.isOptional, case .scalar(let type) = property.atollType.kind else { return .other }
         switch type {
-        case .int where property.type.intBits == 64: return .int64
+        case .int where property.atollType.intBits == 64: return .int64
         case .string: return .string
         default: return .other
         }

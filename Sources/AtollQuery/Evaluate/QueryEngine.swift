@@ -475,14 +475,31 @@ public struct QueryEngine {
         let graph = GraphEvaluator(engine: self)
         var seen = Set<[QueryValue]>()
         var result: [ObjectKey] = []
-        for key in keys {
+        keys: for key in keys {
             guard let h = try table.locate(key) else { continue }
             let object = ObjectRef(table: table, row: h)
             var values: [QueryValue] = []
-            for p in paths { values.append(try graph.firstValue(of: p, from: object)) }
+            for p in paths {
+                // As in Realm, an object whose path breaks at a nil link is left out.
+                if try hasNilLinkBeforeEnd(p, from: object) { continue keys }
+                values.append(try graph.firstValue(of: p, from: object))
+            }
             if seen.insert(values.map(Self.distinctKey)).inserted { result.append(key) }
         }
         return result
+    }
+
+    /// Whether a to-one link before the last step of `path` is nil from `start`.
+    private func hasNilLinkBeforeEnd(_ path: BoundKeyPath, from start: ObjectRef) throws -> Bool {
+        var o = start
+        for step in path.steps.dropLast() {
+            let p = step.property
+            guard p.linkingObjectsOrigin == nil, !p.isList, p.type == .object, let target = p.objectClassName else { return false }
+            guard let k = o.table.link(o.row, p.columnIndex) else { return true }
+            guard let t = try transaction.table(named: target), let h = try t.locate(k) else { return true }
+            o = ObjectRef(table: t, row: h)
+        }
+        return false
     }
 
     /// Values equal under ValueComparison map to one key (numbers as doubles).

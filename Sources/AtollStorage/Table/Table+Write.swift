@@ -427,14 +427,14 @@ extension Table {
 
     // MARK: lists
 
-    private func listColumn(_ c: Int) throws -> ColumnSpec {
+    func listColumn(_ c: Int) throws -> ColumnSpec {
         let col = try column(c)
         guard col.isList else { throw AtollError(.typeMismatch, "'\(name).\(col.name)' is not a list") }
         return col
     }
 
     /// The list's current values, decoded and cached for this transaction.
-    private func mutableList(_ key: ObjectKey, _ c: Int) throws -> [StorageValue] {
+    func mutableList(_ key: ObjectKey, _ c: Int) throws -> [StorageValue] {
         let slot = ListSlot(key: key.rawValue, column: c)
         if let v = dirtyLists[slot] { return v }
         guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
@@ -442,19 +442,24 @@ extension Table {
     }
 
     private func commitListChange(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instruction: LogInstruction) throws {
+        try commitListChange(key, c, values, CollectionOfOne(instruction))
+    }
+
+    /// Stores a list's new values, logging the instructions that lead to them (one list write).
+    func commitListChange<I: Sequence<LogInstruction>>(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instructions: I) throws {
         let (txn, cluster) = try writer()
         guard try cluster.modify(key.rawValue) != nil else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
         dirtyLists[ListSlot(key: key.rawValue, column: c)] = values
         isChanged = true
-        txn.log.append(instruction)
+        for instruction in instructions { txn.log.append(instruction) }
         txn.noteMutation()
     }
 
-    private func validateElement(_ value: StorageValue, _ c: Int) throws {
+    func validateElement(_ value: StorageValue, _ c: Int) throws {
         try validate(value, column: c, element: true)
     }
 
-    private func linkElementChanged(_ col: ColumnSpec, _ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
+    func linkElementChanged(_ col: ColumnSpec, _ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
         guard col.type == .link else { return }
         let target = try linkTargetTable(col)
         if case .link(let k)? = old { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1) }

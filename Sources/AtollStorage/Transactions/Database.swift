@@ -223,6 +223,10 @@ public final class Database: Sendable {
     /// The header (after checking the key against it, see `checkEncryption`), the newest root
     /// record, and for an encrypted file the cipher of its pages.
     private static func readHeaderAndRoot(file: MappedFile, path: String, key: EncryptionKey?) throws -> (FileHeader, RootRecord, PageCipher?) {
+        guard file.fileSizeBytes >= FileHeader.byteCount else {
+            // Not one of Atoll's (needsInitialization): too short for a header.
+            throw AtollError(.notAnAtollFile, "'\(path)' is not an Atoll database: it is only \(file.fileSizeBytes) bytes long")
+        }
         let base = try file.mapping(covering: FileHeader.byteCount)
         let header = try FileHeader.read(from: base, fileBytes: file.fileSizeBytes, path: path)
         try checkEncryption(header: header, key: key, name: path)
@@ -260,7 +264,13 @@ public final class Database: Sendable {
     /// (see `initializeNewFile`), is still all zeros.
     private static func needsInitialization(_ file: MappedFile) throws -> Bool {
         let size = file.fileSizeBytes
-        guard size >= FileFormat.pageSize else { return true }
+        guard size >= FileFormat.pageSize else {
+            // A creation grows the file to its first data page before it writes anything, so a
+            // shorter file holding any non-zero byte is another program's (reading its header
+            // refuses it, `.notAnAtollFile`); it must not be overwritten.
+            guard size > 0 else { return true }
+            return isZero(UnsafeRawPointer(try file.mapping(covering: size)), count: size)
+        }
         let base = UnsafeRawPointer(try file.mapping(covering: FileFormat.pageSize))
         return isZero(base, count: FileFormat.pageSize)
     }

@@ -82,8 +82,14 @@ public final class FrameServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .bind(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard counter.admit(channel, max: configuration.connectionsMax) else {
+                        switch counter.admit(channel, max: configuration.connectionsMax) {
+                        case .admitted:
+                            break
+                        case .full:
                             logger.warning("refused connection from \(ConnectionControlHandler.describe(channel.remoteAddress)): \(configuration.connectionsMax) connections already open (connectionsMax)")
+                            channel.close(promise: nil)
+                            return nil
+                        case .closed:
                             channel.close(promise: nil)
                             return nil
                         }
@@ -154,7 +160,16 @@ public final class FrameServer: Sendable {
         }
         guard let task else { return }
         task.cancel()
+        // From here on a connection the listener accepts is closed at once: one accepted while
+        // the listener closes would otherwise keep its handler, and so this shutdown, waiting
+        // for a peer that waits for the relay.
+        connections.close()
         serverChannel.close(promise: nil)
+        do {
+            try await serverChannel.closeFuture.get()
+        } catch {
+            // A close future is never failed; the listener is closed either way.
+        }
         // Connections still in their TLS handshake or waiting to be handed to a handler are
         // closed now rather than at their handshake timeout.
         for channel in connections.open { channel.close(promise: nil) }
@@ -190,23 +205,35 @@ public final class FrameServer: Sendable {
 /// The open connections of a server, across event loops: counted against `connectionsMax`, and
 /// kept so that shutdown can close them all.
 final class ConnectionCounter: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private struct State {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Set by the server's shutdown: nothing is admitted any more.
+        var isClosed = false
+    }
 
-    func admit(_ channel: any Channel, max: Int) -> Bool {
-        channels.withLock { channels in
-            guard channels.count < max else { return false }
-            channels[ObjectIdentifier(channel)] = channel
-            return true
+    enum Admission { case admitted, full, closed }
+
+    private let state = Mutex(State())
+
+    func admit(_ channel: any Channel, max: Int) -> Admission {
+        state.withLock { state in
+            guard !state.isClosed else { return .closed }
+            guard state.channels.count < max else { return .full }
+            state.channels[ObjectIdentifier(channel)] = channel
+            return .admitted
         }
     }
 
     func release(_ channel: any Channel) {
-        _ = channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = state.withLock { $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    var count: Int { channels.withLock { $0.count } }
+    /// Admits nothing from now on (the channels already admitted stay listed until released).
+    func close() { state.withLock { $0.isClosed = true } }
 
-    var open: [any Channel] { channels.withLock { Array($0.values) } }
+    var count: Int { state.withLock { $0.channels.count } }
+
+    var open: [any Channel] { state.withLock { Array($0.channels.values) } }
 }
 
 #if canImport(Glibc)

@@ -73,10 +73,13 @@ void *atoll_thread_slot_get(void);
 void atoll_thread_slot_set(void *value);
 /// Per-thread counters of the object layer's managed-object creation (see InitContext.swift):
 /// enter/leave nest it; inside it, each property wrapper claims a slot (-1 outside), and each
-/// object releases its wrappers' slots and gets the index of its first one.
-void atoll_managed_creation_enter(void);
-void atoll_managed_creation_leave(void);
+/// object releases its wrappers' slots and gets the index of its first one. `enter` takes the
+/// class being made and returns the enclosing creation's, which `leave` restores; `is_target`
+/// tells the object being made from objects its properties' default values make meanwhile.
+const void *atoll_managed_creation_enter(const void *cls);
+void atoll_managed_creation_leave(const void *previous);
 int atoll_managed_creation_active(void);
+int atoll_managed_creation_is_target(const void *cls);
 long atoll_managed_creation_claim_slot(void);
 long atoll_managed_creation_release_slots(long count);
 /// CLOCK_MONOTONIC in nanoseconds.

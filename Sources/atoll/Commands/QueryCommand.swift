@@ -51,7 +51,7 @@ struct QueryCommand: ParsableCommand {
         let realm = try DatabaseAccess.openRealm(dbpath, readOnly: true, key: try encryption.key())
         var results = try query.results(in: realm)
         let descriptors = sort.compactMap(Self.sortDescriptor)
-        if !descriptors.isEmpty { results = try results.sorted(by: descriptors) }
+        if !descriptors.isEmpty { results = try results.sorted(throwing: descriptors) }
         // Read through the throwing API: a damaged file is an error here, never an empty list.
         let objects = try results.objects(limit: limit ?? Int.max)
         if json {

@@ -20,6 +20,6 @@ struct QueryOptions: ParsableArguments {
         let values = try arguments.enumerated().map { i, text in
             try QueryArgumentJSON.argument(fromJSON: text, sourceName: "--arg $\(i)")
         }
-        return try realm.dynamicObjects(type).filter(predicate, arguments: values)
+        return try realm.dynamicObjects(throwing: type).filter(predicate, arguments: values)
     }
 }

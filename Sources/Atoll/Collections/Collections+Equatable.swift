@@ -1,0 +1,27 @@
+extension Results: Equatable {
+    /// The same results instance (as in RealmSwift, two calls of `realm.objects(Dog.self)`
+    /// make two unequal results, while a `Results` equals its copies).
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool { lhs.core === rhs.core }
+}
+
+extension LinkingObjects: Equatable {
+    /// The same linking-objects instance (each read of the property makes a new one, as in
+    /// RealmSwift); the empty linking objects of unmanaged objects are equal.
+    public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool {
+        switch (lhs.results, rhs.results) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a.core === b.core
+        default: return false
+        }
+    }
+}
+
+extension List: Equatable {
+    /// Managed lists: the same instance. Unmanaged lists: the same elements in the same order
+    /// (as RealmSwift's unmanaged lists compare their arrays).
+    public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.realm == nil, rhs.realm == nil else { return false }
+        return lhs.elementsEqual(rhs)
+    }
+}

@@ -1,0 +1,152 @@
+import AtollStorage
+import Foundation
+
+/// What a property stores, as RealmSwift names it (`property.type == .string`). Lists report
+/// their element's type (with `isArray`), links `.object`.
+public enum PropertyType: Int, Sendable, CaseIterable, CustomStringConvertible {
+    case int = 0
+    case bool = 1
+    case string = 2
+    case data = 3
+    case date = 4
+    case float = 5
+    case double = 6
+    case object = 7
+    case linkingObjects = 8
+    case any = 9
+    case objectId = 10
+    case decimal128 = 11
+    case UUID = 12
+
+    public var description: String {
+        switch self {
+        case .int: "int"
+        case .bool: "bool"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .float: "float"
+        case .double: "double"
+        case .object: "object"
+        case .linkingObjects: "linking objects"
+        case .any: "mixed"
+        case .objectId: "object id"
+        case .decimal128: "decimal128"
+        case .UUID: "uuid"
+        }
+    }
+
+    init(_ column: ColumnType) {
+        switch column {
+        case .bool: self = .bool
+        case .int: self = .int
+        case .float: self = .float
+        case .double: self = .double
+        case .string: self = .string
+        case .binary: self = .data
+        case .timestamp: self = .date
+        case .uuid: self = .UUID
+        case .objectId: self = .objectId
+        case .link: self = .object
+        }
+    }
+}
+
+/// RealmSwift's name for a property of an `ObjectSchema`.
+public typealias Property = PropertyInfo
+
+extension PropertyInfo: Equatable {
+    /// The property's type (for a list, its elements').
+    public var type: PropertyType {
+        switch atollType.kind {
+        case .scalar(let t): PropertyType(t)
+        case .link: .object
+        case .list(_, _?): .object
+        case .list(let t, nil): PropertyType(t)
+        case .linkingObjects: .linkingObjects
+        }
+    }
+
+    /// Whether this is a `List` property (RealmSwift's name).
+    public var isArray: Bool { isList }
+    /// Whether this is a set (Atoll has no `MutableSet` yet: always false).
+    public var isSet: Bool { false }
+    /// Whether this is a map (Atoll has no `Map` yet: always false).
+    public var isMap: Bool { false }
+    /// The stored column's name (Atoll stores every property under its own name).
+    public var columnName: String { name }
+
+    /// Same name, type, optionality, list or not, integer width, index, primary key and target
+    /// class (by name: a property read from the file, as in `Migration.oldSchema`, equals the
+    /// model's).
+    public static func == (lhs: PropertyInfo, rhs: PropertyInfo) -> Bool {
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isList == rhs.isList && lhs.isOptional == rhs.isOptional
+            && lhs.atollType.intBits == rhs.atollType.intBits && lhs.isIndexed == rhs.isIndexed
+            && lhs.isPrimaryKey == rhs.isPrimaryKey && lhs.objectClassName == rhs.objectClassName && lhs.originProperty == rhs.originProperty
+    }
+}
+
+extension ObjectSchema: Equatable {
+    /// The model class (RealmSwift's `objectClass`).
+    public var objectClass: AnyClass { objectType }
+
+    /// Same class name and properties.
+    public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
+        lhs.className == rhs.className && lhs.properties == rhs.properties
+    }
+}
+
+/// The classes of a realm, as RealmSwift's `Schema`: `realm.schema["Dog"]`.
+public struct Schema: Sendable, Equatable, CustomStringConvertible, RandomAccessCollection {
+    /// The schema of each class, sorted by class name.
+    public let objectSchema: [ObjectSchema]
+
+    init(_ objectSchema: [ObjectSchema]) { self.objectSchema = objectSchema }
+
+    /// The schema of the class named `className`, or nil. O(n) in the number of classes.
+    public subscript(className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
+
+    public var startIndex: Int { objectSchema.startIndex }
+    public var endIndex: Int { objectSchema.endIndex }
+    public subscript(position: Int) -> ObjectSchema { objectSchema[position] }
+
+    public var description: String { "Schema {\n" + objectSchema.map { "\t\($0)" }.joined(separator: "\n") + "\n}" }
+}
+
+extension PropertyInfo {
+    /// A property as the file stores it (no model class behind it).
+    init(fileColumn c: ColumnSpec, isPrimaryKey: Bool) {
+        let kind: _PropertyType.Kind
+        if c.isList {
+            kind = .list(c.type, target: c.type == .link ? ObjectIdentifier(Object.self) : nil)
+        } else if c.type == .link {
+            kind = .link(ObjectIdentifier(Object.self))
+        } else {
+            kind = .scalar(c.type)
+        }
+        let optional = c.type == .link ? !c.isList : c.isNullable
+        self.init(name: c.name, atollType: _PropertyType(kind: kind, isOptional: optional, intBits: c.intBits, objectType: nil),
+                  isPrimaryKey: isPrimaryKey, isIndexed: c.isIndexed || isPrimaryKey, isIgnored: false, originProperty: nil,
+                  hasDeclaredDefault: false, valueType: Self.swiftType(of: c), fileLinkTarget: c.linkTarget)
+    }
+
+    /// A Swift type for a stored column (for dynamic conversions).
+    static func swiftType(of c: ColumnSpec) -> any PersistableValue.Type {
+        func scalar<T: RealmCollectionValue>(_ t: T.Type) -> any PersistableValue.Type {
+            if c.isList { return c.isNullable ? List<T?>.self : List<T>.self }
+            return c.isNullable ? T?.self : T.self
+        }
+        switch c.type {
+        case .bool: return scalar(Bool.self)
+        case .int: return scalar(Int.self)
+        case .float: return scalar(Float.self)
+        case .double: return scalar(Double.self)
+        case .string: return scalar(String.self)
+        case .binary: return scalar(Data.self)
+        case .timestamp: return scalar(Date.self)
+        case .uuid: return scalar(UUID.self)
+        case .objectId: return scalar(ObjectId.self)
+        case .link: return c.isList ? List<Object>.self : Object?.self
+        }
+    }
+}
