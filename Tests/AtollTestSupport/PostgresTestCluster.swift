@@ -5,12 +5,12 @@ import Glibc
 #endif
 
 /// A throwaway PostgreSQL cluster for tests, made with the server binaries of Debian's
-/// `postgresql` package: `initdb` into a temporary directory owned by the `postgres` user (initdb
-/// refuses root), `pg_ctl start` on a free port of 127.0.0.1 with its socket in that directory,
-/// trust authentication. One cluster serves the whole test process (starting one costs seconds);
-/// each test takes a database of its own (`makeDatabase`). It is stopped (`pg_ctl stop -m fast`)
-/// and removed when the process exits, and clusters left by a test process that was killed are
-/// removed by the next one.
+/// `postgresql` package: `initdb` into a temporary directory (owned by the `postgres` user when
+/// the tests run as root, which initdb refuses), `pg_ctl start` on a free port of 127.0.0.1 with
+/// its socket in that directory, trust authentication. One cluster serves the whole test process
+/// (starting one costs seconds); each test takes a database of its own (`makeDatabase`). It is
+/// stopped (`pg_ctl stop -m fast`) and removed when the process exits, and clusters left by a
+/// test process that was killed are removed by the next one.
 ///
 /// When the binaries are missing, `shared()` throws a message saying how to install them: the
 /// PostgreSQL tests fail, they are never skipped silently.
@@ -72,12 +72,12 @@ public final class PostgresTestCluster: Sendable {
         } catch {
             throw PostgresTestClusterError("cannot create \(directory): \(error)")
         }
-        try Self.run("/bin/chown", ["-R", "postgres:postgres", directory])
-        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(binaries)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "postgres",
+        if geteuid() == 0 { try Self.run("/bin/chown", ["-R", "postgres:postgres", directory]) }
+        try Self.asServerUser("\(binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "postgres",
                                            "-E", "UTF8", "--locale=C", "--no-sync"])
         // A free port: bound and released at once (the cluster takes it a moment later).
         port = try Self.freePort()
-        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
+        try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/server.log",
                                            "-w", "-t", "120", "-o", options(port: port), "start"])
     }
 
@@ -109,7 +109,7 @@ public final class PostgresTestCluster: Sendable {
     /// Stops the server (`pg_ctl stop -m fast`); `start()` brings it back on the same port.
     public func stop(removing: Bool = false) {
         do {
-            try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "fast", "-w", "-t", "60", "stop"])
+            try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-m", "fast", "-w", "-t", "60", "stop"])
         } catch {
             FileHandle.standardError.write(Data("PostgresTestCluster: \(error)\n".utf8))
         }
@@ -123,7 +123,7 @@ public final class PostgresTestCluster: Sendable {
     }
 
     public func start() throws {
-        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log",
+        try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/server.log",
                                            "-w", "-t", "120", "-o", options(port: port), "start"])
     }
 
@@ -136,7 +136,7 @@ public final class PostgresTestCluster: Sendable {
                   let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             if FileManager.default.fileExists(atPath: "\(dir)/data/postmaster.pid") {
-                _ = try? run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(binaries)/pg_ctl", "-D", "\(dir)/data", "-m", "immediate", "-w", "stop"])
+                _ = try? asServerUser("\(binaries)/pg_ctl", ["-D", "\(dir)/data", "-m", "immediate", "-w", "stop"])
             }
             _ = try? FileManager.default.removeItem(atPath: dir)
         }
@@ -160,6 +160,14 @@ public final class PostgresTestCluster: Sendable {
         }
         guard named == 0 else { throw PostgresTestClusterError("getsockname: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a server binary as the `postgres` user when this process is root (initdb and the
+    /// server refuse root), else as this user.
+    @discardableResult
+    static func asServerUser(_ executable: String, _ arguments: [String]) throws(PostgresTestClusterError) -> String {
+        guard geteuid() == 0 else { return try run(executable, arguments) }
+        return try run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments)
     }
 
     /// Runs a program to its end; throws with its output when it fails.
