@@ -124,9 +124,6 @@ public final class FrameServer: Sendable {
                         guard let pending else { continue }
                         group.addTask { await serve(pending, limits: limits, handler: handler) }
                     }
-                    // The listener closed (shutdown) and every connection it accepted was taken
-                    // from `inbound`: the handlers still running are told to stop.
-                    group.cancelAll()
                 }
             }
         } catch is CancellationError {
@@ -162,15 +159,11 @@ public final class FrameServer: Sendable {
             return task
         }
         guard let task else { return }
+        task.cancel()
         // From here on a connection the listener accepts is closed at once: one accepted while
         // the listener closes would otherwise keep its handler, and so this shutdown, waiting
         // for a peer that waits for the relay.
         connections.close()
-        // The accept loop is not cancelled: it ends when the closed listener's `inbound` ends,
-        // after taking every connection accepted before (a cancelled loop would drop those still
-        // queued, and a dropped NIOAsyncChannel's writer traps in SwiftNIO's strict mode: seen as
-        // 'Deinited NIOAsyncWriter without calling finish()' at SIGTERM during a connection
-        // burst under load); then it cancels the handlers.
         serverChannel.close(promise: nil)
         do {
             try await serverChannel.closeFuture.get()
