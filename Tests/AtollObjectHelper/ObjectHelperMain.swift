@@ -120,6 +120,10 @@ struct AtollObjectHelper {
             case "conformance-dynamic-objects-of-object":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 say("count \(realm.dynamicObjects("Object").count)")
+            case "conformance-dynamic-list-unknown-property":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [TaggedNote.self, NoteTag.self]))
+                let note = try realm.write { realm.create(TaggedNote.self) }
+                say("count \(note.dynamicList("noSuchList").count)")
             case "conformance-observe-unknown-key-path":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 let token = realm.objects(Note.self).observe(keyPaths: ["nonexistent"]) { _ in }

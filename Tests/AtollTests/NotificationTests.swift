@@ -375,6 +375,38 @@ final class ChangeLog<C>: @unchecked Sendable {
         #expect(seen == ["initial 0", "update 1 [0]"])
         queue.sync { holder.realm = nil }
     }
+
+    /// Another realm of the file that opens with more classes adds their tables; that changes no
+    /// existing object, so a commit after it still reports exactly the objects it changed
+    /// (it reported every object as modified when any table was added).
+    @Test func newTablesFromAnotherRealmLeaveModificationsExact() throws {
+        let config = freshConfiguration([Dog.self, Person.self])
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            realm.create(Dog.self, value: ["id": 1, "name": "Rex"])
+            realm.create(Dog.self, value: ["id": 2, "name": "Fido"])
+        }
+        let dogs = realm.objects(Dog.self).sorted(byKeyPath: "id")
+        let log = ChangeLog<Results<Dog>>()
+        let token = dogs.observe(keyPaths: ["name"]) { log.record($0, count: \.count) }
+        var wider = config
+        wider.objectTypes = [Dog.self, Person.self, Book.self]
+        let widerConfig = wider
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            do {
+                let other = try Realm(configuration: widerConfig)
+                try other.write { other.object(ofType: Dog.self, forPrimaryKey: 1)?.name = "Max" }
+            } catch {
+                Issue.record("\(error)")
+            }
+        }.start()
+        done.wait()
+        realm.refresh()
+        #expect(log.updates == [Change(modifications: [0])])
+        token.invalidate()
+    }
 }
 
 @Suite struct ObjectNotificationTests {

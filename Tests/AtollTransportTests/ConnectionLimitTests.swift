@@ -216,3 +216,37 @@ import AtollTestSupport
         _ = other
     }
 }
+
+/// A server shut down while connections pour in: every connection the listener accepted is served
+/// or closed, none is dropped unserved (NIO stops the process when a channel's writer is deinited
+/// unfinished, which a relay did on SIGTERM during a reconnect burst).
+@Suite(.serialized) struct ShutdownDuringBurstTests {
+    @Test func aServerShutDownDuringAConnectionBurstClosesEveryConnectionAndStops() async throws {
+        let pki = try TestPKI()
+        for round in 0..<20 {
+            let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(LogCapture())) { connection in
+                do {
+                    for try await _ in connection.inbound {}
+                } catch {
+                    // Closed by the shutdown.
+                }
+            }
+            let port = server.port
+            // Plain TCP connections, each accepted (and handed to the accept loop) before its TLS
+            // handshake, opened from a thread of their own while the server shuts down.
+            async let burst = offPool { () -> Int in
+                var opened: [RawTCPConnection] = []
+                for _ in 0..<64 {
+                    // Refused once the listener has closed: the burst ends there.
+                    guard let connection = try? RawTCPConnection(port: port) else { break }
+                    opened.append(connection)
+                }
+                return opened.count
+            }
+            try await Task.sleep(for: .milliseconds(round % 5))
+            await server.shutdown()
+            #expect(server.connectionCount == 0, "round \(round)")
+            _ = try await burst
+        }
+    }
+}

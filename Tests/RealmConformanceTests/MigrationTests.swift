@@ -10,9 +10,9 @@
 // - testObjectWithCustomColumnNames, testCustomColumn* — need `propertiesMapping()` (custom
 //   column names);
 // - testAnyInEnumerate, the MutableSet and Map parts of testEnumerate — AnyRealmValue, MutableSet, Map;
-// - testMigrationObject, testCollectionAccess — need `dynamicList` and migration objects' lists
-//   as `List<MigrationObject>` (a list reads as an array in Atoll, README, Differences) and
-//   AnyRealmValue/MutableSet/Map;
+// - testMigrationObject except its list part (testMigrationObjectLists), and
+//   testCollectionAccess — need AnyRealmValue, Decimal128, MutableSet and Map, and RealmSwift's
+//   Objective-C description format;
 // - testDeleteRealmIfMigrationNeeded — replaces RLMSchema's sharedSchema through the
 //   Objective-C runtime.
 // realm-swift reads migration objects by dynamic member (`oldObject!.boolCol`); the older ports
@@ -517,5 +517,73 @@ extension MigrationTests {
         config.migrationBlock = { _, _ in Issue.record("Migration block should not be called") }
         config.deleteRealmIfMigrationNeeded = true
         _ = try Realm(configuration: config)
+    }
+}
+
+// The list part of realm-swift's testMigrationObject (its AnyRealmValue, Decimal128,
+// MutableSet, Map and description parts wait for those types). A migration object's list is
+// read with `dynamicList(_:)` (realm-swift also casts the subscript's value to
+// `List<MigrationObject>`, which Atoll's array cannot be; README, Differences).
+extension MigrationTests {
+    @Test func testMigrationObjectLists() throws {
+        do {
+            let realm = try t.realm()
+            try realm.write {
+                let object = SwiftObject()
+                object.boolCol = true
+                object.objectCol = SwiftBoolObject(value: [true])
+                object.arrayCol.append(SwiftBoolObject(value: [false]))
+                realm.add(object)
+            }
+        }
+        try testMigration { migration, _ in
+            var enumerated = false
+            migration.enumerateObjects(ofType: "SwiftObject") { oldObj, newObj in
+                guard let oldObj, let newObj else {
+                    Issue.record("did not get objects in enumerate")
+                    return
+                }
+                #expect((oldObj["boolCol"] as! Bool) == true)
+                #expect((newObj["boolCol"] as! Bool) == true)
+                #expect((oldObj["intCol"] as! Int) == 123)
+                newObj["dateCol"] = Date(timeIntervalSince1970: 2)
+                newObj["objectIdCol"] = ObjectId("abcdef123456abcdef123456")
+
+                let falseObj = SwiftBoolObject(value: [false])
+                newObj["objectCol"] = falseObj
+
+                var list = newObj.dynamicList("arrayCol")
+                list[0]["boolCol"] = true
+                list.append(newObj["objectCol"] as! MigrationObject)
+
+                let trueObj = migration.create(SwiftBoolObject.className(), value: [true])!
+                list.append(trueObj)
+
+                // verify list property
+                list = newObj.dynamicList("arrayCol")
+                #expect(list.count == 3)
+                #expect((list[0]["boolCol"] as! Bool) == true)
+                #expect((list[1]["boolCol"] as! Bool) == false)
+                #expect((list[2]["boolCol"] as! Bool) == true)
+
+                // set it again
+                newObj["arrayCol"] = [falseObj, trueObj]
+                #expect(list.count == 2)
+
+                newObj["arrayCol"] = [SwiftBoolObject(value: [false])]
+                #expect(list.count == 1)
+                #expect((list[0]["boolCol"] as! Bool) == false)
+                enumerated = true
+            }
+            #expect(enumerated)
+        } validation: { realm in
+            let object = realm.objects(SwiftObject.self).first!
+            #expect(object.boolCol == true)
+            #expect(object.dateCol == Date(timeIntervalSince1970: 2))
+            #expect(object.objectIdCol == ObjectId("abcdef123456abcdef123456"))
+            #expect(object.objectCol!.boolCol == false)
+            #expect(object.arrayCol.count == 1)
+            #expect(object.arrayCol[0].boolCol == false)
+        }
     }
 }

@@ -12,17 +12,17 @@
 //   testDynamicMutableSet, testMutableSetPropertyNotifications — need MutableSet;
 // - testSettingUnmanagedObjectValuesWithBadSwiftDictionary — an unmanaged setValue cannot throw
 //   and has no write to fail; Atoll keeps the old value (documented on setValue(_:forKey:));
-// - testDynamicMemberSubscript, testDynamicList, and the migration-object halves of
-//   testSetValueForKey and testSubscript — need the RealmSwift-shaped dynamic API
-//   (DynamicObject subscripts, dynamicList);
+// - testDynamicMemberSubscript's `anyCol` lines — AnyRealmValue; the migration-object halves of
+//   testSetValueForKey and testSubscript — they pass a MigrationObject where an `Object` is
+//   expected; a `DynamicObject` is no `Object` in Atoll (README, Differences);
 // - testObjectiveCTypeProperties — NSString/NSDate/NSData properties;
 // - testModifyMultipleObservedPartialKeyPathLocally, testModifyUnobservedPartialKeyPathLocally —
 //   need `observe(keyPaths:)` with Swift key paths;
 // - testObserveOnDifferentQueue, testObserveKeyPathOnDifferentQueue,
 //   testInvalidateObserverOnDifferentQueueBeforeRegistration, testObserveOnActor,
 //   testAsyncSequenceObserve*, testObserveOnAlreadyCancelledTask — actor/async observation API;
-// - testFreezeDynamicObject — needs `dynamicObjects` and `dynamicList` (RealmSwift-shaped
-//   dynamic API); testFreezeAllPropertyTypes — its model has Decimal128, AnyRealmValue,
+// - testFreezeDynamicObject — Atoll's dynamic objects and lists are not frozen (no
+//   `freeze()`); testFreezeAllPropertyTypes — its model has Decimal128, AnyRealmValue,
 //   MutableSet and Map properties.
 //
 // Differences checked as Atoll documents them (README): freezing or thawing an unmanaged
@@ -971,5 +971,94 @@ extension ObjectTests {
         let frozen = testObject.freeze()
         let retrievedObject = realm.objects(SwiftStringObject.self).first!.freeze()
         #expect(frozen == retrievedObject)
+    }
+}
+
+// realm-swift's testDynamicList: `dynamicList(_:)` gives a `DynamicList` of `DynamicObject`s in
+// Atoll (README, Differences), so its elements are compared with the same objects read
+// dynamically; realm-swift's `assertThrows` for an unknown property stops the program.
+extension ObjectTests {
+    @Test func testDynamicList() throws {
+        let realm = try t.realm()
+        let arrayObject = SwiftArrayPropertyObject()
+        let str1 = SwiftStringObject()
+        let str2 = SwiftStringObject()
+        arrayObject.array.append(objectsIn: [str1, str2])
+        try realm.write { realm.add(arrayObject) }
+        let dynamicArray = arrayObject.dynamicList("array")
+        #expect(dynamicArray.count == 2)
+        let strings = realm.dynamicObjects("SwiftStringObject")
+        #expect(dynamicArray[0] == strings[0])
+        #expect(dynamicArray[1] == strings[1])
+        #expect(arrayObject.dynamicList("intArray").count == 0)
+        try MisuseStop.stops("conformance-dynamic-list-unknown-property", with: "has no property 'noSuchList'")
+    }
+
+    /// The rest of `DynamicList`'s methods, through a managed object's list.
+    @Test func dynamicListChangesInPlace() throws {
+        let realm = try t.realm()
+        let arrayObject = try realm.write {
+            realm.create(SwiftArrayPropertyObject.self, value: ["name", [["a"], ["b"]], []])
+        }
+        let list = arrayObject.dynamicList("array")
+        func names() -> [String] { list.map { $0["stringCol"] as? String ?? "?" } }
+        try realm.write {
+            list.append(["stringCol": "c"])
+            list.insert(realm.create(SwiftStringObject.self, value: ["z"]), at: 0)
+            list.move(from: 0, to: 3)
+            list.swapAt(0, 1)
+        }
+        #expect(names() == ["b", "a", "c", "z"])
+        #expect(arrayObject.array.map(\.stringCol) == ["b", "a", "c", "z"])
+        #expect(list.index(of: list[2]) == 2)
+        try realm.write {
+            list[0] = list[3]
+            list.remove(at: 1)
+            list.removeLast()
+        }
+        #expect(names() == ["z", "c"])
+        // An invalid change fails the write, and nothing of it is kept.
+        #expect(throws: AtollError.self) {
+            try realm.write {
+                list.append(["stringCol": "d"])
+                list.remove(at: 7)
+            }
+        }
+        #expect(names() == ["z", "c"])
+        try realm.write { list.removeAll() }
+        #expect(list.isEmpty)
+        #expect(realm.objects(SwiftStringObject.self).count == 4, "removing from the list keeps the objects")
+    }
+}
+
+// realm-swift's testDynamicMemberSubscript without its `anyCol` lines (AnyRealmValue), with
+// realm-swift's `withMigrationObject`: a migration of the test file's SwiftObject hands its new
+// object to the block.
+extension ObjectTests {
+    private func withMigrationObject(block: @escaping @Sendable (MigrationObject, Migration) -> Void) throws {
+        do {
+            let realm = try t.realmWithTestPath()
+            try realm.write { _ = realm.create(SwiftObject.self) }
+        }
+        let enumerated = LockedValue(false)
+        let configuration = Realm.Configuration(schemaVersion: 1, migrationBlock: { migration, _ in
+            migration.enumerateObjects(ofType: SwiftObject.className()) { _, newObject in
+                if let newObject {
+                    block(newObject, migration)
+                    enumerated.value = true
+                }
+            }
+        })
+        _ = try t.realmWithTestPath(configuration: configuration)
+        #expect(enumerated.value)
+    }
+
+    @Test func testDynamicMemberSubscript() throws {
+        try withMigrationObject { migrationObject, migration in
+            let boolObject = migration.create("SwiftBoolObject", value: [true])
+            migrationObject.objectCol = boolObject
+            #expect(migrationObject.objectCol as? DynamicObject == boolObject)
+            #expect((migrationObject.objectCol as? DynamicObject)?.boolCol as? Bool == true)
+        }
     }
 }

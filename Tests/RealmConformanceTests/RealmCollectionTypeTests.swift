@@ -13,6 +13,10 @@
 // - testFilterFormat's AnyRealmValue and StringWrapper arguments: need AnyRealmValue and
 //   CustomPersistable.
 // - testAssignSetProperty and every MutableSet*RealmCollectionTests: need MutableSet.
+// - testNotificationBlockUpdating, testNotificationBlockChangeIndices (Results' run-loop
+//   notifications) and testCancelTaskForObservationInit (async observation): covered for
+//   Atoll's notifications by AtollTests.
+// - testFreeze of ListUnmanagedRealmCollectionTests and the MutableSet suites: see below.
 // - testObserve*, testObserveOnActor*, testObserveKeyPath*, testObservePartialKeyPath*: covered
 //   for Atoll's notifications by AtollTests; the key-path and actor variants need Swift key
 //   paths and actor-isolated realms.
@@ -488,5 +492,162 @@ final class CollectionFixture {
         #expect(listA != listB)
         #expect(listA == listA)
         #expect(listB == listB)
+    }
+}
+
+// realm-swift's filters on integer properties of each width (RealmCollectionTests, run once: they
+// query the realm, not the collection under test), without their `where { }` halves (the
+// type-safe query API), and ResultsDistinctTests.testDistinctResultsUsingKeyPaths.
+@Suite struct IntegerFilterAndDistinctTests {
+    private func aggregateResults() throws -> (Realm, Results<CTTAggregateObject>) {
+        let f = try CollectionFixture(.resultsFromTable)
+        _ = try f.aggregateableCollection()
+        return (f.realm, f.realm.objects(CTTAggregateObject.self))
+    }
+
+    @Test func testFilterWithInt8Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int8Col = %d", Int8(0)).count == 0)
+        #expect(objects.filter("int8Col = %d", Int8(1)).count == 1)
+        #expect(objects.filter("int8Col = %d", Int8(2)).count == 1)
+        #expect(objects.filter("int8Col = %d", Int8(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt16Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int16Col = %d", Int16(0)).count == 0)
+        #expect(objects.filter("int16Col = %d", Int16(1)).count == 1)
+        #expect(objects.filter("int16Col = %d", Int16(2)).count == 1)
+        #expect(objects.filter("int16Col = %d", Int16(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt32Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int32Col = %d", Int32(0)).count == 0)
+        #expect(objects.filter("int32Col = %d", Int32(1)).count == 1)
+        #expect(objects.filter("int32Col = %d", Int32(2)).count == 1)
+        #expect(objects.filter("int32Col = %d", Int32(3)).count == 1)
+    }
+
+    @Test func testFilterWithInt64Property() throws {
+        let (_, objects) = try aggregateResults()
+        #expect(objects.filter("int64Col = %d", Int64(0)).count == 0)
+        #expect(objects.filter("int64Col = %d", Int64(1)).count == 1)
+        #expect(objects.filter("int64Col = %d", Int64(2)).count == 1)
+        #expect(objects.filter("int64Col = %d", Int64(3)).count == 1)
+    }
+
+    /// Without realm-swift's `assertThrows` for key paths `distinct` cannot use (a link, an
+    /// aggregate, a list): a programming error that stops the program in Atoll (README).
+    /// realm-swift's `assertEqual` of two arrays of objects: the same objects, in order.
+    private func sameObjects(_ a: [CTTAggregateObject], _ b: [CTTAggregateObject]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.isSameObject(as: $1) }
+    }
+
+    @Test func testDistinctResultsUsingKeyPaths() throws {
+        let t = RealmTestCase()
+        let realm = try t.realmWithTestPath()
+
+        let obj1 = CTTAggregateObject()
+        obj1.intCol = 1
+        obj1.trueCol = true
+        let obj2 = CTTAggregateObject()
+        obj2.intCol = 1
+        obj2.trueCol = true
+        let obj3 = CTTAggregateObject()
+        obj3.intCol = 1
+        obj3.trueCol = false
+        let obj4 = CTTAggregateObject()
+        obj4.intCol = 2
+        obj4.trueCol = false
+
+        let childObj1 = CTTIntegerObject()
+        childObj1.intCol = 1
+        obj1.childIntCol = childObj1
+        let childObj2 = CTTIntegerObject()
+        childObj2.intCol = 1
+        obj2.childIntCol = childObj2
+        let childObj3 = CTTIntegerObject()
+        childObj3.intCol = 2
+        obj3.childIntCol = childObj3
+
+        try realm.write {
+            realm.add(obj1)
+            realm.add(obj2)
+            realm.add(obj3)
+            realm.add(obj4)
+        }
+
+        let collection = realm.objects(CTTAggregateObject.self)
+        var distinctResults = collection.distinct(by: ["intCol"])
+        #expect(Array(distinctResults.map { ["int": $0.intCol] }) == [["int": 1], ["int": 2]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+
+        distinctResults = collection.distinct(by: ["intCol", "trueCol"])
+        #expect(distinctResults.map { ["int": $0.intCol, "true": $0.trueCol ? 1 : 0] }
+            == [["int": 1, "true": 1], ["int": 1, "true": 0], ["int": 2, "true": 0]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+
+        distinctResults = collection.distinct(by: ["childIntCol.intCol"])
+        #expect(distinctResults.map { ["int": $0.childIntCol!.intCol] } == [["int": 1], ["int": 2]])
+        #expect(sameObjects(distinctResults.map { $0 }, distinctResults.value(forKey: "self") as! [CTTAggregateObject]))
+    }
+}
+
+// More of realm-swift's RealmCollectionTests (without the `where { }` halves: the type-safe
+// query API).
+extension RealmCollectionTypeTests {
+    @Test(arguments: CollectionKind.allCases) func testFilterList(_ kind: CollectionKind) throws {
+        let realm = try CollectionFixture(kind).realm
+        let outerArray = SwiftDoubleListOfSwiftObject()
+        let innerArray = SwiftListOfSwiftObject()
+        innerArray.array.append(SwiftObject())
+        outerArray.array.append(innerArray)
+        try realm.write { realm.add(outerArray) }
+        #expect(1 == outerArray.array.filter("ANY array IN %@", realm.objects(SwiftObject.self)).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testFilterResults(_ kind: CollectionKind) throws {
+        let realm = try CollectionFixture(kind).realm
+        let array = SwiftListOfSwiftObject()
+        array.array.append(SwiftObject())
+        try realm.write { realm.add(array) }
+        #expect(1 == realm.objects(SwiftListOfSwiftObject.self).filter("ANY array IN %@", realm.objects(SwiftObject.self)).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testAssignListProperty(_ kind: CollectionKind) throws {
+        let f = try CollectionFixture(kind)
+        let realm = f.realm
+        let collection = f.collection!
+        try realm.write {
+            let array = CTTStringList()
+            realm.add(array)
+            array["array"] = collection
+        }
+        let lists = realm.objects(CTTStringList.self)
+        #expect(lists.last!.array.map(\.stringCol) == ["1", "2"])
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testArrayAggregateWithSwiftObjectDoesntThrow(_ kind: CollectionKind) throws {
+        let collection = try CollectionFixture(kind).aggregateableCollection()
+        // Should not throw a type error.
+        #expect(0 == collection.filter("ANY stringListCol == %@", CTTNullableStringObjectWithLink()).count)
+    }
+
+    @Test(arguments: CollectionKind.allCases) func testThawPreviousVersion(_ kind: CollectionKind) throws {
+        let f = try CollectionFixture(kind)
+        let collection = f.collection!
+        let frozen = collection.freeze()
+        #expect(frozen.isFrozen)
+        #expect(collection.count == frozen.count)
+
+        let realm = collection.realm!
+        try realm.write { realm.delete(collection) }
+        #expect(frozen.count != collection.count, "Frozen collections should not change")
+
+        let live = frozen.thaw()
+        #expect(live!.isEmpty, "Thawed collection should reflect transactions since the original reference was frozen")
+        #expect(!frozen.isEmpty)
+        #expect(live!.count == collection.count)
     }
 }

@@ -245,3 +245,19 @@ import Testing
 class OwnerListHolder: Object {
     @Persisted var owners: List<SwiftOwnerObject>
 }
+
+extension RealmSwiftBehaviourTests {
+    /// An `AnyRealmCollection` is a collection like the others: as an `IN %@` argument and
+    /// through a key path (assigned to a list property: RealmCollectionTypeTests).
+    @Test func anyRealmCollectionWorksWhereOtherCollectionsDo() throws {
+        let realm = try t.realm()
+        try realm.write {
+            let a = realm.create(SwiftDogObject.self, value: ["dogName": "a"])
+            realm.create(SwiftDogObject.self, value: ["dogName": "b"])
+            realm.create(SwiftOwnerObject.self, value: ["name": "o", "dog": a])
+        }
+        let any = AnyRealmCollection(realm.objects(SwiftDogObject.self).filter("dogName == 'a'"))
+        #expect(realm.objects(SwiftOwnerObject.self).filter("dog IN %@", any).count == 1)
+        #expect(any.value(forKeyPath: "dogName") as? [String] == ["a"])
+    }
+}

@@ -6,7 +6,9 @@
 //   `objects(Object.self)` stop the program (misuse), checked in a child process;
 // - each `Realm(...)` is a new instance, so realm-swift's `try! Realm()` inside a write of the
 //   same thread is the realm the write belongs to (`realm` here), and a second instance that
-//   begins a write while the thread has one open throws `.invalidTransaction`.
+//   begins a write while the thread has one open throws `.invalidTransaction`;
+// - a `DynamicObject`'s list reads as an array through the subscript and as a `DynamicList`
+//   through `dynamicList(_:)` (realm-swift: `List<DynamicObject>` for both).
 //
 // Not ported:
 // - testUnsupportedFileFormatVersion, testFileFormatUpgradeRequiredButDisabled — need Realm's
@@ -18,8 +20,6 @@
 //   the read-only instance;
 // - testInitCustomClassList, testDeleteMutableSetOfObjects, testDynamicObjectMutableSetProperties —
 //   need EmbeddedObject / MutableSet;
-// - testDynamicObjectListProperties — a `DynamicObject`'s list property reads as an array,
-//   not `List<DynamicObject>` (README, Differences);
 // - testAsyncTransaction*, testAsyncRefresh*, testAsyncWrite*, testOpenBehaviorForLocalRealm —
 //   async transactions and `Realm.open`;
 // - testAutorefresh — needs a run loop on the test thread (Linux threads have none; Atoll
@@ -645,6 +645,33 @@ extension RealmTests {
             count += 1
         }
         #expect(count == 2)
+    }
+
+    /// realm-swift casts `object["array"]` to `List<DynamicObject>`; Atoll's subscript gives an
+    /// array, and `dynamicList(_:)` the live list (README, Differences). Both are checked.
+    @Test func testDynamicObjectListProperties() throws {
+        let realm = try t.realm()
+        try realm.write {
+            realm.create(SwiftArrayPropertyObject.self, value: ["string", [["array"]], [[2]]])
+        }
+        let object = realm.dynamicObjects("SwiftArrayPropertyObject")[0]
+        #expect(object["name"] as? String == "string")
+
+        let array = object.dynamicList("array")
+        #expect(array.first!["stringCol"] as? String == "array")
+        #expect(array.last!["stringCol"] as? String == "array")
+        for object in array {
+            #expect(object["stringCol"] as? String == "array")
+        }
+        #expect((object["array"] as? [DynamicObject])?.map { $0["stringCol"] as? String } == ["array"])
+
+        let intArray = object.dynamicList("intArray")
+        #expect(intArray[0]["intCol"] as? Int == 2)
+        #expect(intArray.first!["intCol"] as? Int == 2)
+        #expect(intArray.last!["intCol"] as? Int == 2)
+        for object in intArray {
+            #expect(object["intCol"] as? Int == 2)
+        }
     }
 
     @Test func testDynamicObjectForPrimaryKey() throws {

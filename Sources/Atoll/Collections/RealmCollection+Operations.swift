@@ -265,7 +265,7 @@ enum AggregateValues {
     static func values(of property: String, in objects: [Object]) -> (PropertyInfo, [StorageValue])? {
         guard let first = objects.first else { return nil }
         guard let p = first.objectSchema[property] else { atollProgrammerError("'\(first.objectSchema.className)' has no property '\(property)'") }
-        let values = objects.compactMap { try? p.storageValue(from: $0.value(forKey: property), realm: nil) }.filter { !$0.isNull }
+        let values = objects.map { storedValue(of: p, $0.value(forKey: property)) }.filter { !$0.isNull }
         return (p, values)
     }
 
@@ -281,9 +281,20 @@ enum AggregateValues {
         return sum(of: p, objects.map { $0.value(forKey: property) })
     }
 
+    /// `value` as property `p` stores it. The values come from objects of the property's own
+    /// class, so one that does not convert is a misuse (a value of another type set through KVC),
+    /// never skipped: skipping it would return an aggregate of some of the values as if of all.
+    static func storedValue(of p: PropertyInfo, _ value: Any?) -> StorageValue {
+        do {
+            return try p.storageValue(from: value, realm: nil)
+        } catch {
+            atollProgrammerError("cannot aggregate property '\(p.name)': \(error)")
+        }
+    }
+
     /// The sum of dynamic values of property `p`, in the property's type.
     static func sum(of p: PropertyInfo, _ raw: [Any?]) -> Any? {
-        let values = raw.compactMap { try? p.storageValue(from: $0, realm: nil) }.filter { !$0.isNull }
+        let values = raw.map { storedValue(of: p, $0) }.filter { !$0.isNull }
         switch p.atollType.columnType {
         case .int?:
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }

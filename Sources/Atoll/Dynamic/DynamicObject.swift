@@ -148,11 +148,11 @@ public final class DynamicObject: CustomStringConvertible {
     }
 
     /// Stops the program for a read that failed in an accessor that cannot throw.
-    private func readFailed(_ error: any Error, reading what: String) -> Never {
+    func readFailed(_ error: any Error, reading what: String) -> Never {
         atollReadFailure(error, reading: "\(what) ('\(className)' with key \(key.rawValue))", in: context.transaction.database.displayName)
     }
 
-    private func column(_ name: String) throws -> (Table, Int) {
+    func column(_ name: String) throws -> (Table, Int) {
         try context.checkRead()
         let t = try table
         guard try t.contains(key) else {

@@ -125,8 +125,8 @@ struct DynamicWriter {
 
     private mutating func listValues(_ value: Any?, column col: ColumnSpec, className: String) throws -> [StorageValue] {
         guard let value = flattenOptional(value) else { return [] }
-        guard let items = ObjectWriter.array(value) else {
-            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(className).\(col.name)'; pass an array")
+        guard let items = ObjectWriter.listItems(value) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(className).\(col.name)'; pass an array or a collection")
         }
         var element = col
         element.isList = false
@@ -141,7 +141,7 @@ struct DynamicWriter {
 
     /// A link from a `DynamicObject`, a managed `Object`, a dictionary (created), the target's
     /// primary-key value, or nil.
-    private mutating func linkValue(_ value: Any?, column col: ColumnSpec, className: String) throws -> StorageValue {
+    mutating func linkValue(_ value: Any?, column col: ColumnSpec, className: String) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
         let targetName = col.linkTarget ?? ""
         guard let target = try transaction.table(named: targetName) else {
@@ -158,7 +158,15 @@ struct DynamicWriter {
             guard try target.contains(o.key) else { throw AtollError(.invalidatedObject, "the '\(targetName)' object has been deleted") }
             return .link(o.key)
         }
-        if let o = instance(value, of: Object.self), let m = o._managed {
+        if let o = instance(value, of: Object.self) {
+            guard let m = o._managed else {
+                // An unmanaged object is created from its values, as RealmSwift does for a
+                // migration object's link (`newObject["owner"] = Person(value: ...)`).
+                guard o.objectSchema.className == targetName else { throw mismatch("'\(o.objectSchema.className)' objects") }
+                var values: [String: Any?] = [:]
+                for p in o.objectSchema.properties where p.isStored { values[p.name] = o.value(forKey: p.name) }
+                return .link(try create(in: target, values: values))
+            }
             guard m.schema.className == targetName, m.realm.database === transaction.database else { throw mismatch("this '\(m.schema.className)' object") }
             return .link(m.key)
         }

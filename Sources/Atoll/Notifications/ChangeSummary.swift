@@ -31,6 +31,10 @@ struct ChangeSummary {
     /// positions, duplicates included).
     var lists: [ListSlot: [ListOperation]] = [:]
     var schemaChanged = false
+    /// A schema change other than new tables: columns of existing tables may be renumbered.
+    /// (Another realm of the process opening with classes first used since, or another
+    /// process's, adds their tables; that changes no existing object.)
+    var existingTablesChanged = false
     /// False when some log was not available: treat everything as possibly changed.
     var isComplete = true
     /// The realm's own commit, delivered on its thread: as in RealmSwift, object notifications
@@ -42,7 +46,7 @@ struct ChangeSummary {
     func touches(_ table: TableKey) -> Bool { !isComplete || schemaChanged || tables[table] != nil }
 
     /// Whether the summary is exact: logs complete and no schema change renumbering columns.
-    var isExact: Bool { isComplete && !schemaChanged }
+    var isExact: Bool { isComplete && !existingTablesChanged }
 
     mutating func add(log bytes: [UInt8]) {
         var reader = TransactionLogReader(bytes)
@@ -61,8 +65,11 @@ struct ChangeSummary {
 
     mutating func add(_ i: LogInstruction) {
         switch i {
-        case .addTable, .removeTable, .addColumn, .removeColumn, .renameColumn, .setIndexed, .setPrimaryKey:
+        case .addTable:
             schemaChanged = true
+        case .removeTable, .addColumn, .removeColumn, .renameColumn, .setIndexed, .setPrimaryKey:
+            schemaChanged = true
+            existingTablesChanged = true
         case .createObject(let t, let k, _):
             var c = tables[t, default: TableChanges()]
             if c.deleted.remove(k) != nil { c.modified[k] = Set(0..<1000) } else { c.inserted.insert(k) }

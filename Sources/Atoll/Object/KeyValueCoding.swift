@@ -50,6 +50,10 @@ extension Results: _ObjectCollection {
     var _objects: [Object] { Array(self) }
 }
 
+extension AnyRealmCollection: _ObjectCollection {
+    var _objects: [Object] { Array(self) }
+}
+
 extension Results {
     /// The value of `key` for every object, in order.
     public func value(forKey key: String) -> [Any?] { map { key == "self" ? $0 : $0.value(forKey: key) } }

@@ -107,8 +107,16 @@ open class Object: CustomStringConvertible {
 
     @usableFromInline
     func _unmanagedValue<V: PersistableValue>(_ index: Int, as type: V.Type) -> V {
-        guard index >= 0, index < _values.count, let v = _values[index] as? V else { return V._atollDefault() }
+        guard index >= 0, index < _values.count, let v = _values[index] as? V else { return _missingUnmanagedValue(index, as: V.self) }
         return v
+    }
+
+    /// The value read for an unmanaged property that has none: the type's default, or, for an
+    /// instance recording a key path (KeyPathRecorder), the recorded step's value.
+    @inline(never)
+    final func _missingUnmanagedValue<V: PersistableValue>(_ index: Int, as type: V.Type) -> V {
+        if let recorded = KeyPathRecorder.record(self, index, as: V.self) { return recorded }
+        return V._atollDefault()
     }
 
     public func _setValue<V: PersistableValue>(_ value: V, at index: Int) {

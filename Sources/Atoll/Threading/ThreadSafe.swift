@@ -19,10 +19,9 @@ extension ThreadSafeReference {
 /// ```
 /// Reading resolves the value in the realm of the reading thread that has a write open on its
 /// file, or else in a newly opened realm of that file at its newest version; nil when the value
-/// was deleted. As in
-/// RealmSwift, each read then stores a reference made from the value it resolved, so the next
-/// read (on any thread) sees at least that version, and an older version is not kept pinned.
-/// O(1) plus opening a realm.
+/// was deleted. As in RealmSwift, each read then stores a reference made from the value it
+/// resolved, so the next read (on any thread) sees at least that version, and an older version
+/// is not kept pinned. O(1) plus opening a realm.
 @propertyWrapper
 public final class ThreadSafe<T: ThreadConfined>: Sendable {
     private struct Stored: Sendable {

@@ -4,7 +4,7 @@ extension BindingSession {
     /// A comparison, including `x == ANY {…}` (IN) and `x == NONE {…}` (NOT IN).
     func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
         guard let rightQuantifier = node.rightQuantifier else {
-            return .comparison(try bindPlainComparison(node, in: scope))
+            return try bindPlainComparison(node, in: scope)
         }
         return try bindRightQuantifiedComparison(node, rightQuantifier, in: scope)
     }
@@ -20,7 +20,10 @@ extension BindingSession {
         }
         var plain = node
         plain.rightQuantifier = nil
-        let comparison = try bindPlainComparison(plain, in: scope)
+        // == and IN: always a comparison (only an ordering with nil binds to something else).
+        guard case .comparison(let comparison) = try bindPlainComparison(plain, in: scope) else {
+            throw AtollError.invalidQuery("a quantifier on the right side needs a comparison", at: node.offset)
+        }
         switch rightQuantifier {
         case .any:
             return .comparison(comparison)
@@ -36,7 +39,7 @@ extension BindingSession {
 
     /// Normalizes a comparison (key path on the left, collection on the left, lists to IN),
     /// checks that the operator applies to the types, and converts the right side.
-    private func bindPlainComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundComparison {
+    private func bindPlainComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
         // Only operand binding recurses (into SUBQUERY); the rest runs in its own frame so the
         // recursive path stays small (see QueryLimits.nestingDepthMax).
         let left = try bindOperand(node.left, in: scope)
@@ -44,7 +47,7 @@ extension BindingSession {
         return try checkedComparison(node, left: left, right: right)
     }
 
-    private func checkedComparison(_ node: ComparisonNode, left boundLeft: Operand, right boundRight: Operand) throws -> BoundComparison {
+    private func checkedComparison(_ node: ComparisonNode, left boundLeft: Operand, right boundRight: Operand) throws -> BoundPredicate {
         var left = boundLeft
         var right = boundRight
         var comparisonOperator = node.operator
@@ -99,10 +102,29 @@ extension BindingSession {
         }
         try checkOperator(comparisonOperator, options: node.options, on: leftInfo, at: node.offset)
         let boundRight = try bindRight(right, comparedWith: leftInfo, operator: comparisonOperator)
-        return BoundComparison(
+        if comparisonOperator.isOrdering, case .constant(.null) = boundRight {
+            // An ordering with nil, as in Realm's engine. Among strings and binary data nil is the
+            // smallest value: `s > nil` is `s != nil`, `s >= nil` always holds, `s < nil` never,
+            // `s <= nil` is `s == nil`. Other values are ordered with nil only when nil too:
+            // `x < nil` and `x > nil` never hold, `x <= nil` and `x >= nil` are `x == nil`.
+            let nilIsSmallest = leftInfo.type == .string || leftInfo.type == .data
+            switch comparisonOperator {
+            case .greater where nilIsSmallest:
+                guard leftInfo.canBeNull else { return .constant(true) }
+                comparisonOperator = .notEqual
+            case .greaterOrEqual where nilIsSmallest:
+                return .constant(true)
+            case .lessOrEqual, .greaterOrEqual:
+                guard leftInfo.canBeNull else { return .constant(false) }
+                comparisonOperator = .equal
+            default:
+                return .constant(false)
+            }
+        }
+        return .comparison(BoundComparison(
             quantifier: node.quantifier ?? .any, left: expression(left), operator: comparisonOperator, right: boundRight,
             options: node.options, valueType: leftInfo.type, offset: node.offset
-        )
+        ))
     }
 
     private func expression(_ operand: Operand) -> BoundExpression {
@@ -186,9 +208,10 @@ extension BindingSession {
         }
         if value == .null {
             if comparisonOperator.isStringOperator { return .null }  // never matches (Foundation)
-            if comparisonOperator.isOrdering || comparisonOperator == .between {
+            if comparisonOperator == .between {
                 throw AtollError.invalidQuery("\(comparisonOperator.rawValue) cannot compare with nil", at: constant.offset)
             }
+            if comparisonOperator.isOrdering { return .null }  // see checkedComparison
             guard left.canBeNull else {
                 throw AtollError.invalidQuery("\(left.description) is not optional, so it can never be nil; compare it with a value", at: constant.offset)
             }

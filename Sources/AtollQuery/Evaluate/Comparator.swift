@@ -41,6 +41,13 @@ struct Comparator {
 
     var isStringOperation: Bool { Self.stringOperation(op, options: options) != nil }
 
+    private static func isStringLike(_ v: QueryValue) -> Bool {
+        switch v {
+        case .string, .data: true
+        default: false
+        }
+    }
+
     /// `value <op> rhs`.
     func holds(_ value: QueryValue, _ rhs: QueryValue) -> Bool {
         if isStringOperation {
@@ -66,7 +73,11 @@ struct Comparator {
         case .equal: return ValueComparison.equal(value, rhs)
         case .notEqual: return !ValueComparison.equal(value, rhs)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard !value.isNull, !rhs.isNull else { return false }
+            // Two properties, as in Realm's engine: nil is equal to nil, the smallest string or
+            // binary value, and ordered with no other value.
+            if value.isNull || rhs.isNull {
+                guard (value.isNull && rhs.isNull) || Self.isStringLike(value) || Self.isStringLike(rhs) else { return false }
+            }
             let c = ValueComparison.compare(value, rhs)
             switch op {
             case .less: return c < 0

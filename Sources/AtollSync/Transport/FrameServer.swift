@@ -94,9 +94,11 @@ public final class FrameServer: Sendable {
                             return nil
                         }
                         channel.closeFuture.whenComplete { _ in counter.release(channel) }
-                        return try ConnectionPipeline.install(
+                        let pending = try ConnectionPipeline.install(
                             on: channel, tls: NIOSSLServerHandler(context: tlsContext.context), role: role, configuration: configuration,
                             budget: budget, beforeSessionBudget: beforeSessionBudget)
+                        counter.hold(pending)
+                        return pending
                     }
                 }
         } catch {
@@ -107,7 +109,7 @@ public final class FrameServer: Sendable {
         let server = FrameServer(host: host, port: boundPort, group: group, serverChannel: listener.channel, connections: counter,
                                  memoryBudget: budget, logger: logger)
         let task = Task {
-            await Self.acceptLoop(listener, limits: configuration.limits, logger: logger, handler: handler)
+            await Self.acceptLoop(listener, connections: counter, limits: configuration.limits, logger: logger, handler: handler)
         }
         server.runTask.withLock { $0 = task }
         logger.info("listening on \(host):\(boundPort)")
@@ -115,15 +117,21 @@ public final class FrameServer: Sendable {
     }
 
     private static func acceptLoop(
-        _ listener: NIOAsyncChannel<PendingConnection?, Never>, limits: FrameLimits, logger: Logger, handler: @escaping @Sendable (FrameConnection) async -> Void
+        _ listener: NIOAsyncChannel<PendingConnection?, Never>, connections: ConnectionCounter, limits: FrameLimits, logger: Logger, handler: @escaping @Sendable (FrameConnection) async -> Void
     ) async {
         do {
             try await listener.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
+                    // Every connection the listener hands over is served, even during shutdown:
+                    // one dropped unserved would deinit its writer unfinished, which NIO stops the
+                    // process for. So the loop is never cancelled; it ends when the listener has
+                    // closed and handed over what it had accepted.
                     for try await pending in inbound {
-                        guard let pending else { continue }
+                        guard let pending, connections.take(pending) else { continue }
                         group.addTask { await serve(pending, limits: limits, handler: handler) }
                     }
+                    // The listener has closed (shutdown): handlers still running are told to stop.
+                    group.cancelAll()
                 }
             }
         } catch is CancellationError {
@@ -151,7 +159,7 @@ public final class FrameServer: Sendable {
     public var connectionCount: Int { connections.count }
 
     /// Stops accepting, closes every connection (handlers see their `inbound` end and their task
-    /// cancelled), and shuts the event loop threads down once every connection is closed and
+    /// cancelled; connections accepted while the listener closed are closed and served too), and shuts the event loop threads down once every connection is closed and
     /// every handler has returned, so nothing is left to run on them. Idempotent.
     public func shutdown() async {
         let task = runTask.withLock { task -> Task<Void, Never>? in
@@ -159,7 +167,6 @@ public final class FrameServer: Sendable {
             return task
         }
         guard let task else { return }
-        task.cancel()
         // From here on a connection the listener accepts is closed at once: one accepted while
         // the listener closes would otherwise keep its handler, and so this shutdown, waiting
         // for a peer that waits for the relay.
@@ -173,12 +180,25 @@ public final class FrameServer: Sendable {
         // Connections still in their TLS handshake or waiting to be handed to a handler are
         // closed now rather than at their handshake timeout.
         for channel in connections.open { channel.close(promise: nil) }
+        // The accept loop serves what the listener still held (each sees its channel closed),
+        // then ends and cancels the handlers.
         await task.value
         for channel in connections.open {
             do {
                 try await channel.closeFuture.get()
             } catch {
                 // A close future is never failed; nothing is left open either way.
+            }
+        }
+        // A connection made while the listener closed can be dropped by it instead of handed
+        // over; its async channel must still be closed (NIO stops the process when its writer
+        // is deinited unfinished). Its channel is closed, and its pipeline was installed before
+        // that (in the same event loop turn as its admission), so every such one is held here.
+        for pending in connections.takeUnserved() {
+            do {
+                try await pending.channel.executeThenClose { _, _ in }
+            } catch {
+                // Already closed; the writer is finished either way.
             }
         }
         do {
@@ -207,6 +227,8 @@ public final class FrameServer: Sendable {
 final class ConnectionCounter: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Connections made (pipeline installed) and not yet taken by the accept loop.
+        var unserved: [ObjectIdentifier: PendingConnection] = [:]
         /// Set by the server's shutdown: nothing is admitted any more.
         var isClosed = false
     }
@@ -230,6 +252,25 @@ final class ConnectionCounter: Sendable {
 
     /// Admits nothing from now on (the channels already admitted stay listed until released).
     func close() { state.withLock { $0.isClosed = true } }
+
+    /// Records a connection the listener is about to hand to the accept loop.
+    func hold(_ pending: PendingConnection) {
+        state.withLock { $0.unserved[ObjectIdentifier(pending.channel.channel)] = pending }
+    }
+
+    /// True if `pending` was still held, and so is now the caller's to serve.
+    func take(_ pending: PendingConnection) -> Bool {
+        state.withLock { $0.unserved.removeValue(forKey: ObjectIdentifier(pending.channel.channel)) != nil }
+    }
+
+    /// The connections the accept loop never took: ones the listener made while it closed, which
+    /// it drops instead of handing over. Each must still be closed through its async channel.
+    func takeUnserved() -> [PendingConnection] {
+        state.withLock { state in
+            defer { state.unserved = [:] }
+            return Array(state.unserved.values)
+        }
+    }
 
     var count: Int { state.withLock { $0.channels.count } }
 

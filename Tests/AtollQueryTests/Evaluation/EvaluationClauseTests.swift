@@ -150,7 +150,6 @@ import AtollTestSupport
         // nil where a value can never be nil
         ErrorCase("age == nil", ["'age' is not optional", "offset 7"]),
         ErrorCase("name != NULL", ["'name' is not optional", "offset 8"]),
-        ErrorCase("age > $0", [Optional<Int>.none], ["> cannot compare with nil", "offset 6"]),
         // arguments
         ErrorCase("age > $1", [3], ["offset 6"]),
         ErrorCase("name == %@", ["placeholders but only 0 arguments"]),

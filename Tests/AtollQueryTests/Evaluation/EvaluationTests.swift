@@ -332,8 +332,8 @@ import Testing
         People("nil == nickname", [2, 8]),
         People("nickname != nil", [1, 3, 4, 5, 6, 7]),
         People("nickname == ''", [7]),
-        People("nickname > 'a'", [3, 5, 6]),                               // nil is never ordered
-        People("nickname <= 'a'", [1, 4, 7]),
+        People("nickname > 'a'", [3, 5, 6]),                               // nil is the smallest string (Realm)
+        People("nickname <= 'a'", [1, 2, 4, 7, 8]),
         People("nickname >= 'A' AND nickname <= 'z'", [1, 4, 6]),
         People("nickname != 'Ally'", [2, 3, 4, 5, 6, 7, 8]),               // nil != value
         People("nickname IN {nil, 'Ally'}", [1, 2, 8]),

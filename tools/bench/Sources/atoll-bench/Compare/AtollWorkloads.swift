@@ -174,6 +174,19 @@ final class AtollReader: CompareReader {
         return hash
     }
 
+    func countOlderThan40ActiveTypeSafe() throws -> Int {
+        try open().objects(Item.self).where { $0.age > 40 && $0.active == true }.count
+    }
+
+    func namesSortedByAgeTypeSafe(_ names: [String]) throws -> Int {
+        let items = try open().objects(Item.self)
+        var hash = 0
+        for name in names {
+            for item in items.where({ $0.name == name }).sorted(by: \.age) { mixIntoHash(&hash, Int64(item.id)) }
+        }
+        return hash
+    }
+
     func enumerateSumOfScores() throws -> Double {
         var sum = 0.0
         for item in try open().objects(Item.self) { sum += item.score }

@@ -43,6 +43,12 @@ protocol CompareReader: AnyObject {
     /// W5: for each name, the objects with that name (through the index) sorted by age, then
     /// id; returns a hash of the id sequences (order-sensitive).
     func namesSortedByAge(_ names: [String]) throws -> Int
+    /// W4 written as a type-safe query (`where { $0.age > 40 && $0.active }`) where the engine has
+    /// one; SQLite runs the same SQL as `countOlderThan40Active`.
+    func countOlderThan40ActiveTypeSafe() throws -> Int
+    /// W5 with a type-safe query and a key-path sort where the engine has them; SQLite runs the
+    /// same SQL as `namesSortedByAge`.
+    func namesSortedByAgeTypeSafe(_ names: [String]) throws -> Int
     /// W6: enumerates every object reading `score`; returns the sum.
     func enumerateSumOfScores() throws -> Double
     /// W6b: the engine's own aggregate of `score`.

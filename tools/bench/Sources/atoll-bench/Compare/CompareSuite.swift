@@ -170,6 +170,19 @@ struct CompareSuite {
             add("W5", .queriesPerSecond, atoll: Rate.perSecond(names.count, ta), sqlite: Rate.perSecond(names.count, ts), target: .ratioAtLeast(2),
                 note: check ?? "name == x through the index, sorted by age, about \(Format.number(Double(data.count) / Double(ItemData.namePoolCount))) hits per query")
         }
+        // The type-safe forms of W4 and W5 (`where { }`, `sorted(by: \.age)`), against the same
+        // SQL: their ratios must match the string forms' within noise.
+        if options.includes("W4") {
+            let (ta, ts, check) = try timed(plan, { try a.countOlderThan40ActiveTypeSafe() }, { try s.countOlderThan40ActiveTypeSafe() })
+            add("W4_typed", .milliseconds, atoll: Rate.milliseconds(ta), sqlite: Rate.milliseconds(ts), target: .ratioAtLeast(5),
+                note: check ?? "W4 as where { $0.age > 40 && $0.active == true }")
+        }
+        if options.includes("W5") {
+            let names = data.randomNames(max(100, min(10_000, data.count / 100)), seed: 5)
+            let (ta, ts, check) = try timed(plan, { try a.namesSortedByAgeTypeSafe(names) }, { try s.namesSortedByAgeTypeSafe(names) })
+            add("W5_typed", .queriesPerSecond, atoll: Rate.perSecond(names.count, ta), sqlite: Rate.perSecond(names.count, ts), target: .ratioAtLeast(2),
+                note: check ?? "W5 as where { $0.name == name }.sorted(by: \\.age)")
+        }
         if options.includes("W6") {
             let (ta, ts, check) = try timed(plan, { try a.enumerateSumOfScores() }, { try s.enumerateSumOfScores() }, same: Self.closeEnough)
             add("W6", .milliseconds, atoll: Rate.milliseconds(ta), sqlite: Rate.milliseconds(ts), target: .ratioAtLeast(3),

@@ -242,6 +242,12 @@ final class SQLiteReader: CompareReader {
         }
     }
 
+    /// SQL has no type-safe form: the same statement as W4.
+    func countOlderThan40ActiveTypeSafe() throws -> Int { try countOlderThan40Active() }
+
+    /// SQL has no type-safe form: the same statement as W5.
+    func namesSortedByAgeTypeSafe(_ names: [String]) throws -> Int { try namesSortedByAge(names) }
+
     func enumerateSumOfScores() throws -> Double {
         try read { db in
             let scores = try Double.fetchCursor(try db.cachedStatement(sql: "SELECT score FROM item"))
