@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
@@ -65,11 +66,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The relay's shared store in PostgreSQL (several relays on one database), beside the
+        // Atoll-file store in AtollSync. Separate so that apps importing AtollSync do not build it.
+        .target(
+            name: "AtollRelayPostgres",
+            dependencies: [
+                "AtollSync", "AtollStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The relay server (TLS listener, status endpoint) and its development certificate tool.
         .executableTarget(
             name: "atoll-relay",
             dependencies: [
-                "AtollSync", "AtollStorage",
+                "AtollSync", "AtollStorage", "AtollRelayPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -147,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtollSyncTests",
-            dependencies: ["AtollSync", "AtollStorage", "AtollTestHelper", "AtollTestSupport"],
+            dependencies: ["AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollTestHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         // Counts heap allocations by interposing malloc, for AtollQueryProbe only.

@@ -40,6 +40,6 @@ struct AtollRelay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "atoll-relay",
         abstract: "The Atoll sync relay.",
-        subcommands: [ServeCommand.self, StatusCommand.self, CertsCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self, StatusCommand.self, CertsCommand.self]
     )
 }

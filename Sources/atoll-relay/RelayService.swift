@@ -1,5 +1,7 @@
+import AtollRelayPostgres
 import AtollStorage
 import AtollSync
+import Foundation
 import Logging
 
 /// The seam between the serving shell (listener, TLS, signals, status endpoint) and the relay's
@@ -26,7 +28,7 @@ struct PeerLag: Codable, Sendable, Equatable {
 
 /// The sync relay: the sync core's relay state machine (`RelayCore`, driven by `SyncRelay`) with
 /// its log in the Atoll file given by `--db`.
-struct SyncRelayService: RelayService {
+struct SyncRelayService: SyncRelayBackedService {
     let relay: SyncRelay
     let path: String
     let logger: Logger
@@ -43,6 +45,59 @@ struct SyncRelayService: RelayService {
 
     var summary: String { "sync relay \(relay.relayID), log in \(path)\(trims ? ", trimmed once every known peer has it" : ", kept whole")" }
 
+    func shutdown() async {
+        await relay.shutdown()
+    }
+}
+
+/// The sync relay with its log in PostgreSQL (`--postgres`), shared with other relays: other
+/// relays' notifications reach this one through a dedicated LISTEN connection.
+struct PostgresRelayService: SyncRelayBackedService {
+    let relay: SyncRelay
+    let listener: PostgresHeadListener
+    let location: PostgresLocation
+    let logger: Logger
+    let trims: Bool
+
+    init(location: PostgresLocation, configuration: RelayConfiguration, logger: Logger) throws {
+        // PostgresNIO's own messages only from warnings up (it explains every connection at debug).
+        var databaseLogger = logger
+        databaseLogger.logLevel = max(logger.logLevel, .warning)
+        let store = try PostgresRelayStore(location: location, newRelayID: configuration.newRelayID, logger: databaseLogger)
+        if let pause = ProcessInfo.processInfo.environment["ATOLL_RELAY_TEST_APPEND_PAUSE"] {
+            guard let mode = PostgresRelayStore.AppendPause(rawValue: pause) else {
+                throw AtollError(.invalidArgument, "ATOLL_RELAY_TEST_APPEND_PAUSE must be before-commit or after-commit")
+            }
+            store.appendPause = mode
+        }
+        let relay = SyncRelay.open(store: store, configuration: configuration, logger: logger)
+        self.relay = relay
+        listener = PostgresHeadListener.start(location: location, logger: databaseLogger,
+                                              onHint: { realm, head in await relay.headHint(realm, head: head) },
+                                              onConnected: { await relay.refresh() })
+        self.location = location
+        self.logger = logger
+        trims = configuration.trimIntervalMilliseconds < 365 * 24 * 3600 * 1000
+    }
+
+    var summary: String {
+        "sync relay \(relay.relayID), log in \(location) (shared with other relays)\(trims ? ", trimmed once every known peer has it" : ", kept whole")"
+    }
+
+    func shutdown() async {
+        await listener.stop()
+        await relay.shutdown()
+    }
+}
+
+/// A `RelayService` that drives a `SyncRelay`: serving, status and lag are the same whatever
+/// the store.
+protocol SyncRelayBackedService: RelayService {
+    var relay: SyncRelay { get }
+    var logger: Logger { get }
+}
+
+extension SyncRelayBackedService {
     func serve(_ connection: FrameConnection) async {
         await relay.serve(connection)
     }
@@ -82,9 +137,5 @@ struct SyncRelayService: RelayService {
                         acknowledged: peer.acknowledged, lagOperations: peer.lagOperations, lagSeconds: (peer.lagSeconds * 1000).rounded() / 1000)
                 })
         }
-    }
-
-    func shutdown() async {
-        await relay.shutdown()
     }
 }

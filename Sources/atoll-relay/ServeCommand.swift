@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtollRelayPostgres
 import AtollStorage
 import AtollSync
 import Dispatch
@@ -10,17 +11,27 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the relay: accept nodes over TLS 1.3 until SIGTERM.",
         discussion: """
-            Every changeset a node uploads is stored in --db (an Atoll file, created if missing) \
-            before it is acknowledged, and forwarded to the other connected nodes of its realm; \
-            nodes that were away catch up from it. \
+            Every changeset a node uploads is stored before it is acknowledged, in --db (an Atoll \
+            file, created if missing; one relay per file) or in --postgres (PostgreSQL, shared by \
+            any number of relays: a node may use any of them), and forwarded to the other \
+            connected nodes of its realm, at this relay and the others; nodes that were away catch \
+            up from it. With --postgres the relay creates or upgrades its tables first (as \
+            'atoll-relay migrate' does); the password comes from PGPASSWORD or \
+            --postgres-password-file, never from the command line. \
             Nodes authenticate with certificates issued by --ca (mutual TLS), or, with --tokens, \
             with a bearer token over server-only TLS. Refused peers are logged on stderr. \
             Prints one line on stdout when listening. SIGTERM or SIGINT shuts down cleanly (exit 0).
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The relay's own Atoll file.", valueName: "PATH"))
-    var db: String
+    @Option(name: .long, help: ArgumentHelp("The relay's own Atoll file (the embedded store).", valueName: "PATH"))
+    var db: String?
+
+    @Option(name: .long, help: ArgumentHelp("PostgreSQL shared with other relays, instead of --db.", valueName: "postgresql://USER@HOST:PORT/DBNAME"))
+    var postgres: String?
+
+    @Option(name: .long, help: ArgumentHelp("A file whose first line is the PostgreSQL password (else PGPASSWORD).", valueName: "PATH"))
+    var postgresPasswordFile: String?
 
     @Option(name: .long, help: ArgumentHelp("Address to accept nodes on; port 0 picks a free port.", valueName: "HOST:PORT"))
     var listen: HostPort
@@ -58,6 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
     var memoryBudgetMib = TransportConfiguration.bufferedBytesMaxDefault >> 20
 
     func validate() throws {
+        guard (db == nil) != (postgres == nil) else {
+            throw ValidationError("give exactly one of --db (the relay's own Atoll file) or --postgres (PostgreSQL shared by several relays)")
+        }
+        guard postgresPasswordFile == nil || postgres != nil else {
+            throw ValidationError("--postgres-password-file goes with --postgres")
+        }
         guard (ca == nil) != (tokens == nil) else {
             throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens (bearer tokens)")
         }
@@ -88,8 +105,16 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             admission = .bearerToken(tokens: try TokenFile.load(tokens ?? ""))
         }
-        try Self.checkDatabasePath(db)
-        let fileLock = try RelayFileLock(databasePath: db)
+        var location: PostgresLocation?
+        var fileLock: RelayFileLock?
+        if let postgres {
+            var l = try PostgresLocation(url: postgres)
+            try l.readPassword(file: postgresPasswordFile)
+            location = l
+        } else if let db {
+            try Self.checkDatabasePath(db)
+            fileLock = try RelayFileLock(databasePath: db)
+        }
         defer { withExtendedLifetime(fileLock) {} }
         var relayConfiguration = RelayConfiguration()
         if !trimHistory {
@@ -101,7 +126,14 @@ struct ServeCommand: AsyncParsableCommand {
         if openFiles < connectionsMax + OpenFileLimit.reservedDescriptors {
             logger.warning("the open-file limit is \(openFiles) (hard limit reached), fewer than --connections-max \(connectionsMax) needs; connections past it fail to be accepted. Raise it (ulimit -n) or lower --connections-max")
         }
-        let service: any RelayService = try SyncRelayService(path: db, configuration: relayConfiguration, logger: logger)
+        let service: any RelayService
+        if let location {
+            // Short trims: a trim holds the realm's trim lock and the relay's thread meanwhile.
+            relayConfiguration.trimEntriesMax = 2000
+            service = try PostgresRelayService(location: location, configuration: relayConfiguration, logger: logger)
+        } else {
+            service = try SyncRelayService(path: db ?? "", configuration: relayConfiguration, logger: logger)
+        }
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()

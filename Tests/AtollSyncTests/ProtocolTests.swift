@@ -8,6 +8,9 @@ import AtollTestSupport
 /// order (a perfect network), so tests can step the protocol and look at each message.
 final class Loopback {
     let relay: RelayCore
+    /// The relay each connection goes to (`relay` unless `connect` named another: several relays
+    /// on one shared store).
+    var routes: [ConnectionID: RelayCore] = [:]
     var sessions: [ConnectionID: NodeSession] = [:]
     var now: UInt64 = 0
     var toRelay: [(ConnectionID, Frame)] = []
@@ -23,9 +26,20 @@ final class Loopback {
                               configuration: configuration)
     }
 
-    func connect(_ session: NodeSession, as c: ConnectionID) {
+    init(relay: RelayCore) {
+        self.relay = relay
+    }
+
+    /// A relay on a new store of `kind`.
+    init(_ kind: RelayStoreKind, configuration: RelayConfiguration = RelayConfiguration()) throws {
+        relay = try kind.makeLocation().makeCore(configuration: configuration)
+    }
+
+    func connect(_ session: NodeSession, as c: ConnectionID, to relay: RelayCore? = nil) {
         sessions[c] = session
         closed.remove(c)
+        let relay = relay ?? self.relay
+        routes[c] = relay
         _ = relay.connected(c, now: now)
         perform(c, session.start(now: now))
         perform(c, session.transportConnected(now: now))
@@ -35,7 +49,7 @@ final class Loopback {
         for a in actions {
             switch a {
             case .send(let f): if !closed.contains(c) { toRelay.append((c, f)) }
-            case .disconnect: closed.insert(c); _ = relay.disconnected(c, now: now)
+            case .disconnect: closed.insert(c); _ = (routes[c] ?? relay).disconnected(c, now: now)
             case .error(let e): nodeErrors.append(e)
             case .stateChanged: break
             }
@@ -65,7 +79,7 @@ final class Loopback {
                 afterDelivery?(c, f)
             } else {
                 let (c, f) = toRelay.removeFirst()
-                if !closed.contains(c) { performRelay(relay.receive(f, from: c, now: now)) }
+                if !closed.contains(c) { performRelay((routes[c] ?? relay).receive(f, from: c, now: now)) }
             }
         }
     }
@@ -114,8 +128,8 @@ final class Loopback {
         }
     }
 
-    @Test func nodesSyncThroughTheRelayAndReportProgress() throws {
-        let net = try Loopback()
+    @Test(arguments: RelayStoreKind.allCases) func nodesSyncThroughTheRelayAndReportProgress(store: RelayStoreKind) throws {
+        let net = try Loopback(store)
         let x = try TestNode(), y = try TestNode()
         let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
         net.connect(sx, as: 1)
@@ -153,8 +167,8 @@ final class Loopback {
         #expect(status.first?.peers.allSatisfy { $0.lagOperations == 0 } == true)
     }
 
-    @Test func aSchemaMismatchIsRefusedWithAClearMessage() throws {
-        let net = try Loopback()
+    @Test(arguments: RelayStoreKind.allCases) func aSchemaMismatchIsRefusedWithAClearMessage(store: RelayStoreKind) throws {
+        let net = try Loopback(store)
         let x = try TestNode()
         net.connect(NodeSession(replica: x.replica), as: 1)
         net.settle()
@@ -177,8 +191,8 @@ final class Loopback {
 
     /// A peer that speaks the protocol wrongly is refused with an error and cut off; the relay's
     /// log is unchanged.
-    @Test func theRelayRefusesHostileInput() throws {
-        let net = try Loopback()
+    @Test(arguments: RelayStoreKind.allCases) func theRelayRefusesHostileInput(store: RelayStoreKind) throws {
+        let net = try Loopback(store)
         let x = try TestNode()
         let sx = NodeSession(replica: x.replica)
         net.connect(sx, as: 1)
@@ -211,16 +225,27 @@ final class Loopback {
         try refused([hello, SyncMessage.upload([Changeset(origin: x.id, seq: 2, hlc: 1, body: ChangesetContent().encode(origin: x.id))]).frame], code: .malformed)
         // A changeset whose body is garbage.
         try refused([hello, SyncMessage.upload([Changeset(origin: evil, seq: 1, hlc: 1, body: [1, 9, 9, 9])]).frame], code: .malformed)
-        // A cursor beyond the log.
-        try refused([SyncMessage.hello(.init(nodeID: evil, realmID: "test", schemaFingerprint: fingerprint,
-                                             cursor: DownloadCursor(relayID: net.relay.relayID, seq: 999), versionVector: VersionVector())).frame], code: .malformed)
         // An acknowledgement of something never sent.
         try refused([hello, SyncMessage.downloadAck(cursor: 50, resend: false).frame], code: .malformed)
+        // A cursor beyond the log: the log lost what the node claims (a store restored from a
+        // backup, a failover to a standby that lacked the newest commits) or the node lies;
+        // either way it starts over from position 0 and its version vector filters duplicates.
+        let c = ConnectionID(5_000_001)
+        _ = net.relay.connected(c, now: 0)
+        let answer = net.relay.receive(SyncMessage.hello(.init(nodeID: evil, realmID: "test", schemaFingerprint: fingerprint,
+                                                               cursor: DownloadCursor(relayID: net.relay.relayID, seq: 999), versionVector: VersionVector())).frame,
+                                       from: c, now: 0)
+        let welcome = answer.compactMap { a -> SyncMessage.Welcome? in
+            if case .send(_, let f) = a, case .welcome(let w)? = try? SyncMessage(frame: f) { return w }
+            return nil
+        }.first
+        #expect(welcome?.start == 0)
+        #expect(try net.relay.status().first?.head == head)
     }
 
-    @Test func aChangesetStampedFarAheadIsHeldBackNotStored() throws {
+    @Test(arguments: RelayStoreKind.allCases) func aChangesetStampedFarAheadIsHeldBackNotStored(store: RelayStoreKind) throws {
         let relayClock = ManualClock()
-        let net = try Loopback(configuration: RelayConfiguration(physicalClock: relayClock.function))
+        let net = try Loopback(store, configuration: RelayConfiguration(physicalClock: relayClock.function))
         let nodeClock = ManualClock(relayClock.now + 5 * 60_000) // five minutes ahead
         let x = try TestNode(clock: nodeClock)
         try x.db.write { w in try w.items().create(primaryKey: .int(1)) }
@@ -238,10 +263,10 @@ final class Loopback {
         #expect(sx.progress.isUploadComplete)
     }
 
-    @Test func aNodeRestoredFromABackupIsRefused() throws {
+    @Test(arguments: RelayStoreKind.allCases) func aNodeRestoredFromABackupIsRefused(store: RelayStoreKind) throws {
         let dir = TemporaryDirectory()
         let path = dir.file("n.atoll")
-        let net = try Loopback()
+        let net = try Loopback(store)
         let x = try TestNode(path: path)
         let backup = dir.file("backup.atoll")
         try x.db.writeCopy(to: backup)
@@ -259,8 +284,8 @@ final class Loopback {
         #expect(old.lastError?.message.contains("restored from a backup") == true)
     }
 
-    @Test func aLateJoinerGetsTheTrimmedHistoryAsASnapshot() throws {
-        let net = try Loopback(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+    @Test(arguments: RelayStoreKind.allCases) func aLateJoinerGetsTheTrimmedHistoryAsASnapshot(store: RelayStoreKind) throws {
+        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
         let x = try TestNode(), y = try TestNode()
         let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
         net.connect(sx, as: 1)

@@ -62,8 +62,8 @@ import AtollTestSupport
         }
     }
 
-    @Test func aHelloWithAMalformedRealmIDIsRefusedWithAClearErrorFrame() throws {
-        let relay = try RelayCore(database: Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")))
+    @Test(arguments: RelayStoreKind.allCases) func aHelloWithAMalformedRealmIDIsRefusedWithAClearErrorFrame(store: RelayStoreKind) throws {
+        let relay = try store.makeLocation().makeCore()
         var c: ConnectionID = 0
         func refused(_ realm: [UInt8], _ code: SyncErrorCode, _ text: String) {
             c += 1
@@ -90,8 +90,8 @@ import AtollTestSupport
         #expect(try relay.status().map(\.realmID) == [String(repeating: "a", count: RealmID.bytesMax)])
     }
 
-    @Test func byteDifferentIDsThatReadTheSameNeverShareARealm() throws {
-        let relay = try RelayCore(database: Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")))
+    @Test(arguments: RelayStoreKind.allCases) func byteDifferentIDsThatReadTheSameNeverShareARealm(store: RelayStoreKind) throws {
+        let relay = try store.makeLocation().makeCore()
         let composed = Array("caf\u{E9}".utf8)       // é as one scalar (NFC)
         let decomposed = Array("cafe\u{301}".utf8)   // e + combining acute: equal as Swift strings
         #expect(composed != decomposed)

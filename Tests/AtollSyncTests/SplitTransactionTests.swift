@@ -155,37 +155,41 @@ import AtollTestSupport
         #expect(try peopleCount(b) == (1...40).reduce(0, +))
     }
 
-    @Test func theRelayTrimsOnlyAtTheEndOfATransaction() throws {
+    @Test(arguments: RelayStoreKind.allCases) func theRelayTrimsOnlyAtTheEndOfATransaction(kind: RelayStoreKind) throws {
         let a = try TestNode(configure: Self.splitSmall), c = try TestNode()
         try Workload.groupTransaction(a.db, group: "a", size: 40)
         let parts = try a.outgoing(after: 0)
         try c.db.write { w in _ = try w.items().create(primaryKey: .int(1)) }
         let fromC = try c.outgoing(after: 0)
-        let store = try RelayStore(database: Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")))
-        _ = try store.realm("r", fingerprint: Array(repeating: 1, count: 16))
+        let store = try kind.makeLocation().open()
+        _ = try store.openRealm("r", fingerprint: Array(repeating: 1, count: 16), node: a.id)
         // Log: A's first part, C's changeset, A's other parts.
         _ = try store.append("r", [parts[0]], arrival: 0)
         _ = try store.append("r", fromC, arrival: 0)
         _ = try store.append("r", Array(parts.dropFirst()), arrival: 0)
         let head = try #require(store.realms["r"]?.head)
+        try store.registerPeer("r", c.id, acknowledged: head, now: 0)
+        func trim(through: UInt64, limit: Int) throws -> Int {
+            try store.trim("r", localFloor: through, connected: [], holdingSnapshot: false, expiryMilliseconds: nil, limit: limit, now: 0)
+        }
 
         // Acknowledged up to the middle of A's transaction: nothing can go (C's changeset comes
         // after A's first part).
-        #expect(try store.trim("r", through: head - 1, limit: 100) == 0)
+        #expect(try trim(through: head - 1, limit: 100) == 0)
         #expect(store.realms["r"]?.trimmedThrough == 0)
         #expect(store.trimmedVersionVector("r")[a.id] == 0)
         // Acknowledged through its end, with a limit of one entry per trim: the trim finishes the
         // transaction.
-        #expect(try store.trim("r", through: head, limit: 1) == Int(head))
+        #expect(try trim(through: head, limit: 1) == Int(head))
         #expect(store.realms["r"]?.trimmedThrough == head)
         #expect(store.trimmedVersionVector("r")[a.id] == parts.last?.seq)
         #expect(store.trimmedVersionVector("r")[c.id] == fromC.last?.seq)
     }
 
-    @Test func aLateJoinerShowsTheSnapshotWhole() throws {
+    @Test(arguments: RelayStoreKind.allCases) func aLateJoinerShowsTheSnapshotWhole(store: RelayStoreKind) throws {
         var configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
         configuration.snapshotChunkBytesMax = 100
-        let net = try Loopback(configuration: configuration)
+        let net = try Loopback(store, configuration: configuration)
         let x = try TestNode(configure: Self.splitSmall)
         let sx = NodeSession(replica: x.replica)
         net.connect(sx, as: 1)

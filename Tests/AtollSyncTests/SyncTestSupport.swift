@@ -1,5 +1,7 @@
+import AtollRelayPostgres
 import AtollStorage
 @testable import AtollSync
+import Testing
 import Foundation
 import Synchronization
 import AtollTestSupport
@@ -154,4 +156,46 @@ final class TestNode {
     }
 
     func dump() throws -> String { try canonicalDump(db) }
+}
+
+/// The relay's two stores, for tests that run against both (`@Test(arguments: RelayStoreKind.allCases)`).
+enum RelayStoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case file
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty store location: an in-memory Atoll database, or a new database of the test
+    /// process's PostgreSQL cluster (which fails with how to install PostgreSQL when it is missing).
+    func makeLocation() throws -> RelayStoreLocation {
+        switch self {
+        case .file: RelayStoreLocation(database: try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())")))
+        case .postgres: RelayStoreLocation(postgres: try PostgresTestCluster.shared().makeDatabase("atoll_sync"))
+        }
+    }
+}
+
+/// Where a test relay keeps its state; `open` again after a crash (what was committed stays).
+final class RelayStoreLocation {
+    let database: Database?
+    let postgres: String?
+
+    init(database: Database) {
+        self.database = database
+        postgres = nil
+    }
+
+    init(postgres: String) {
+        database = nil
+        self.postgres = postgres
+    }
+
+    func open(newRelayID: NodeID? = nil) throws -> any RelayStore {
+        if let database { return try RelayFileStore(database: database, newRelayID: newRelayID) }
+        return try PostgresRelayStore(location: PostgresLocation(url: postgres ?? ""), newRelayID: newRelayID)
+    }
+
+    func makeCore(configuration: RelayConfiguration = RelayConfiguration()) throws -> RelayCore {
+        RelayCore(store: try open(newRelayID: configuration.newRelayID), configuration: configuration)
+    }
 }

@@ -12,11 +12,12 @@ public struct SyncRelayStatus: Sendable {
 
 /// The relay with real I/O: drives the sans-IO `RelayCore` over admitted `FrameConnection`s.
 ///
-/// The core persists every changeset in the relay's own Atoll file before acknowledging it,
+/// The core persists every changeset in its store (the relay's own Atoll file, or PostgreSQL
+/// shared with other relays) before acknowledging it,
 /// forwards to the other connected nodes of the realm, serves catch-up, trims history once every
 /// known peer has it and measures lag; this type feeds it connections, frames and a timer, on a
-/// thread of its own (the core's commits wait for fdatasync, which must not stall the event
-/// loops or the cooperative pool).
+/// thread of its own (the core's commits wait for fdatasync or for PostgreSQL, which must not
+/// stall the event loops or the cooperative pool).
 ///
 /// ```swift
 /// let relay = try SyncRelay.open(database: try Database.open(DatabaseConfiguration(path: "relay.atoll")))
@@ -43,6 +44,19 @@ public final class SyncRelay: Sendable {
                             helloTimeout: Duration = .seconds(10)) throws -> SyncRelay
     {
         let core = try RelayCore(database: database, configuration: configuration)
+        return open(core: core, logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout)
+    }
+
+    /// Opens a relay on `store` (for a store shared by several relays, PostgreSQL: pass other
+    /// relays' notifications to `headHint` and call `refresh` after the listener reconnects).
+    package static func open(store: sending any RelayStore, configuration: RelayConfiguration = RelayConfiguration(),
+                             logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250),
+                             helloTimeout: Duration = .seconds(10)) -> SyncRelay
+    {
+        open(core: RelayCore(store: store, configuration: configuration), logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout)
+    }
+
+    private static func open(core: sending RelayCore, logger: Logger, tickInterval: Duration, helloTimeout: Duration) -> SyncRelay {
         let relayID = core.relayID
         let executor = SyncThreadExecutor(name: "atoll-relay-core")
         let driver = RelayDriver(core: core, logger: logger, helloTimeout: helloTimeout, executor: executor)
@@ -68,6 +82,18 @@ public final class SyncRelay: Sendable {
         return try await FrameServer.start(host: host, port: port, tls: tls, configuration: configuration) { connection in
             await driver.serve(connection)
         }
+    }
+
+    /// Another relay stored entries of `realmID` through `head` (a notification): this relay's
+    /// nodes of the realm get them.
+    public func headHint(_ realmID: String, head: UInt64) async {
+        await driver.headHint(realmID, head: head)
+    }
+
+    /// Reads the heads of the realms this relay serves now (after notifications may have been
+    /// lost) and forwards what other relays stored.
+    public func refresh() async {
+        await driver.refresh()
     }
 
     /// Every realm with its peers' positions and lag.
@@ -164,6 +190,16 @@ actor RelayDriver {
         } catch {
             logger.error("could not write the peers' acknowledgements: \(error)")
         }
+    }
+
+    func headHint(_ realmID: String, head: UInt64) {
+        guard !isClosed else { return }
+        perform(core.headHint(realmID, head: head, now: Self.now()))
+    }
+
+    func refresh() {
+        guard !isClosed else { return }
+        perform(core.refresh(now: Self.now()))
     }
 
     func status() throws -> SyncRelayStatus {

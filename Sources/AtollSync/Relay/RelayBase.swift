@@ -1,4 +1,4 @@
-import AtollStorage
+package import AtollStorage
 import Crypto
 
 // A realm's compacted history: the merged effect of every changeset trimmed from the log, kept
@@ -25,9 +25,34 @@ import Crypto
 // elements, for the structure of later inserts). A snapshot sends it back as instructions with
 // their own stamps (body format 2); applying them merges exactly like the changesets would have.
 
-enum RelayBase {
-    static let objects = "relay.base.objects"
-    static let parts = "relay.base.parts"
+/// The trees of a compacted history, read: a transaction of the relay's file, or an overlay a
+/// shared store fills from its database (`RelayBaseOverlay`).
+package protocol RelayBaseReading: AnyObject {
+    func internalValue(_ tree: String, key: [UInt8]) throws -> [UInt8]?
+    func forEachInternalEntry(_ tree: String, from: [UInt8], prefix: [UInt8],
+                              _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws
+}
+
+/// The trees of a compacted history, written (inside a trim's transaction).
+package protocol RelayBaseWriting: RelayBaseReading {
+    func putInternal(_ tree: String, key: [UInt8], value: [UInt8]) throws
+    @discardableResult func deleteInternal(_ tree: String, key: [UInt8]) throws -> Bool
+    /// Called before the records of the object with key `objectKey` (in `objects`, and the
+    /// `parts` that start with it) are read or written: an overlay loads them then.
+    func willTouchObject(_ objectKey: [UInt8]) throws
+}
+
+extension Transaction: RelayBaseReading {}
+
+extension WriteTransaction: RelayBaseWriting {
+    package func willTouchObject(_ objectKey: [UInt8]) throws {}
+}
+
+package enum RelayBase {
+    package static let objects = "relay.base.objects"
+    package static let parts = "relay.base.parts"
+    /// Objects read for one snapshot chunk at most.
+    package static let chunkObjectsMax = 64
 
     struct Object {
         var latest: Stamp?
@@ -45,7 +70,7 @@ enum RelayBase {
         var value: SyncValue
     }
 
-    static func objectKey(_ realm: UInt32, _ className: String, _ pk: StorageValue) -> [UInt8] {
+    package static func objectKey(_ realm: UInt32, _ className: String, _ pk: StorageValue) -> [UInt8] {
         var w = ByteWriter(capacity: 32)
         w.u32BigEndian(realm)
         w.u8(UInt8(className.utf8.count))
@@ -134,13 +159,34 @@ enum RelayBase {
 
     // MARK: folding
 
+    /// The keys of the objects `cs` touches (what folding it reads and writes), for a store that
+    /// loads them in one go.
+    package static func objectKeys(of cs: Changeset, realm: UInt32) throws -> [[UInt8]] {
+        let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+        return content.instructions.map { objectKey(realm, content.classes[$0.object.classIndex], $0.object.primaryKey) }
+    }
+
+    /// The smallest key greater than every key that starts with `prefix` (nil: there is none).
+    package static func prefixEnd(_ prefix: [UInt8]) -> [UInt8]? {
+        var end = prefix
+        while let last = end.last {
+            if last < 0xFF {
+                end[end.count - 1] = last + 1
+                return end
+            }
+            end.removeLast()
+        }
+        return nil
+    }
+
     /// Merges a trimmed changeset into the realm's base, inside the trim's transaction.
-    static func fold(_ cs: Changeset, realm: UInt32, into w: WriteTransaction) throws {
+    package static func fold(_ cs: Changeset, realm: UInt32, into w: some RelayBaseWriting) throws {
         let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
         for (i, instruction) in content.instructions.enumerated() {
             let s = cs.stamp.at(i)
             let o = instruction.object
             let key = objectKey(realm, content.classes[o.classIndex], o.primaryKey)
+            try w.willTouchObject(key)
             var object = try w.internalValue(objects, key: key).map { b in try b.withUnsafeBytes { try decodeObject($0) } }
                 ?? Object(primaryKey: o.primaryKey)
             func noteWrite() { if object.latest.map({ s > $0 }) ?? true { object.latest = s } }
@@ -208,7 +254,7 @@ enum RelayBase {
 
     /// After a delete at `d`: property values and increments from before it can never show
     /// again; elements inserted before it stay only as structure.
-    private static func forgetBefore(_ key: [UInt8], _ d: Stamp, _ w: WriteTransaction) throws {
+    private static func forgetBefore(_ key: [UInt8], _ d: Stamp, _ w: some RelayBaseWriting) throws {
         var doomed: [[UInt8]] = []
         var erase: [([UInt8], Element)] = []
         try w.forEachInternalEntry(parts, from: key, prefix: key) { k, v in
@@ -240,7 +286,7 @@ enum RelayBase {
         }
     }
 
-    private static func deleteIncrements(_ key: [UInt8], _ property: String, through s: Stamp, _ w: WriteTransaction) throws {
+    private static func deleteIncrements(_ key: [UInt8], _ property: String, through s: Stamp, _ w: some RelayBaseWriting) throws {
         let prefix = partPrefix(key, .increment, property)
         let limit = prefix + stampKey(s)
         var doomed: [[UInt8]] = []
@@ -257,7 +303,7 @@ enum RelayBase {
     /// The next chunk of a realm's snapshot: instructions for the objects after `after` (nil:
     /// from the first), up to about `bytesMax` (whole objects). Returns the body (format 2) and
     /// the key of the last object in it (nil when there was none left).
-    static func chunk(realm: UInt32, after: [UInt8]?, relay: NodeID, bytesMax: Int, in r: Transaction) throws -> (body: [UInt8], last: [UInt8]?) {
+    package static func chunk(realm: UInt32, after: [UInt8]?, relay: NodeID, bytesMax: Int, in r: some RelayBaseReading) throws -> (body: [UInt8], last: [UInt8]?) {
         var encoder = ChangesetBodyEncoder(origin: relay, explicitStamps: true)
         var prefix = ByteWriter(capacity: 4)
         prefix.u32BigEndian(realm)
@@ -265,7 +311,7 @@ enum RelayBase {
         var objectsSeen: [([UInt8], Object)] = []
         try r.forEachInternalEntry(objects, from: after.map { $0 + [0] } ?? prefix.bytes, prefix: prefix.bytes) { k, v in
             objectsSeen.append((Array(k), try decodeObject(v)))
-            return objectsSeen.count < 64
+            return objectsSeen.count < chunkObjectsMax
         }
         for (key, object) in objectsSeen {
             let className = String(decoding: key[5..<(5 + Int(key[4]))], as: UTF8.self)

@@ -21,6 +21,9 @@ public struct RelayConfiguration: Sendable {
     public var peerExpiryMilliseconds: UInt64?
     /// The id a new relay file gets (nil: random). Ignored for a file that has one.
     public var newRelayID: NodeID?
+    /// With a store shared with other relays, the heads of the realms this relay serves are read
+    /// this often (covers notifications that were lost).
+    public var refreshIntervalMilliseconds: UInt64 = 1000
     /// Test hook: a snapshot chunk closes once its instructions reach this many bytes (the
     /// simulator makes snapshots of many chunks with a small value).
     var snapshotChunkBytesMax = SyncLimits.batchBytesMax
@@ -79,9 +82,11 @@ public struct RelayRealmStatus: Equatable, Sendable {
 
 /// The relay side of the sync protocol, without network I/O: the driver feeds it connection
 /// events, frames and clock ticks and carries out the actions it returns. It persists every
-/// changeset in the relay's own Atoll file before acknowledging it, forwards to the other
-/// connected nodes of the same realm, serves catch-up from the log to nodes that were away,
-/// trims the log only once every known peer has acknowledged it, and reports per-peer lag.
+/// changeset in its store (the relay's own Atoll file, or PostgreSQL shared with other relays;
+/// `RelayStore`) before acknowledging it, forwards to the other connected nodes of the same
+/// realm, serves catch-up from the log to nodes that were away, trims the log only once every
+/// known peer has acknowledged it, and reports per-peer lag. With a shared store, other relays
+/// append too: `refresh` and `headHint` bring their entries to this relay's nodes.
 ///
 /// A misbehaving peer gets an `.error` message and its connection closed; nothing it sends can
 /// change what is stored for others, except valid changesets of its own.
@@ -93,10 +98,11 @@ public struct RelayRealmStatus: Equatable, Sendable {
 /// ```
 public final class RelayCore {
     public let configuration: RelayConfiguration
-    private let store: RelayStore
+    private let store: any RelayStore
     private var connections: [ConnectionID: Connection] = [:]
     private var lastFlush: UInt64 = 0
     private var lastTrim: UInt64 = 0
+    private var lastRefresh: UInt64 = 0
     /// The failure of the last flush of acknowledgements or trim (`tick`), nil once one
     /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
     /// of a failed commit was written, and the log is never trimmed past a failed read).
@@ -133,9 +139,14 @@ public final class RelayCore {
         var acknowledged: UInt64 = 0
     }
 
-    public init(database: Database, configuration: RelayConfiguration = RelayConfiguration()) throws {
+    /// A relay whose store is `database`, the relay's own Atoll file.
+    public convenience init(database: Database, configuration: RelayConfiguration = RelayConfiguration()) throws {
+        self.init(store: try RelayFileStore(database: database, newRelayID: configuration.newRelayID), configuration: configuration)
+    }
+
+    package init(store: any RelayStore, configuration: RelayConfiguration = RelayConfiguration()) {
         self.configuration = configuration
-        store = try RelayStore(database: database, newRelayID: configuration.newRelayID)
+        self.store = store
     }
 
     // MARK: connection events
@@ -148,12 +159,13 @@ public final class RelayCore {
     public func disconnected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
         if let conn = connections.removeValue(forKey: c), let realm = conn.realm {
             store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
+            if conn.snapshot != nil { endSnapshot(realm) }
         }
         return []
     }
 
     private func refuse(_ c: ConnectionID, _ code: SyncErrorCode, _ message: String) -> [RelayAction] {
-        connections[c] = nil
+        if let conn = connections.removeValue(forKey: c), let realm = conn.realm, conn.snapshot != nil { endSnapshot(realm) }
         return [.send(c, SyncMessage.error(code: code, message: message).frame), .close(c)]
     }
 
@@ -195,7 +207,14 @@ public final class RelayCore {
             store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
             return pump(conn, now: now)
         case (let realm?, .markRequest(let id)):
-            return [.send(c, SyncMessage.markReply(id: id, head: store.realms[realm]?.head ?? 0).frame)]
+            // The head as stored now: with a shared store, what other relays stored counts too.
+            let head: UInt64
+            do {
+                head = try store.currentHead(realm)
+            } catch {
+                return refuse(c, .unavailable, "the relay could not read realm '\(realm)': \(error)")
+            }
+            return [.send(c, SyncMessage.markReply(id: id, head: head).frame)] + pump(conn, now: now)
         default:
             return refuse(c, .unexpectedMessage, "a \(message.kind) message is not valid \(conn.realm == nil ? "before the handshake" : "after the handshake")")
         }
@@ -214,7 +233,7 @@ public final class RelayCore {
         }
         let realm: RelayRealm
         do {
-            realm = try store.realm(h.realmID, fingerprint: h.schemaFingerprint)
+            realm = try store.openRealm(h.realmID, fingerprint: h.schemaFingerprint, node: h.nodeID)
         } catch {
             return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
         }
@@ -223,15 +242,19 @@ public final class RelayCore {
                 "the node's synced schema (fingerprint \(hex(h.schemaFingerprint))) differs from realm '\(h.realmID)' (fingerprint \(hex(realm.fingerprint))); every node of a realm must sync the same classes and properties")
         }
         var start = h.cursor.relayID == relayID ? h.cursor.seq : 0
-        guard start <= realm.head else {
-            return refuse(c, .malformed, "the node claims log position \(start) of realm '\(h.realmID)', whose head is \(realm.head)")
+        if start > realm.head {
+            // The node has positions the log no longer holds: the store lost its newest commits
+            // (a relay file restored from a backup, a PostgreSQL failover to a standby that had
+            // not received them). Its cursor means nothing here; like a cursor of another log it
+            // counts as 0, and its version vector filters out what it already has.
+            start = 0
         }
         var snapshot: SnapshotStream?
         if start < realm.trimmedThrough {
             // The log before trimmedThrough is gone. A node that has all of it resumes after it;
             // one that lacks some gets the compacted history first.
             let lacking = realm.origins.contains { $0.key != h.nodeID && h.versionVector[$0.key] < $0.value.trimmed }
-            if lacking { snapshot = SnapshotStream(through: realm.trimmedThrough, versionVector: store.trimmedVersionVector(h.realmID)) }
+            if lacking { snapshot = SnapshotStream(through: realm.trimmedThrough, versionVector: realm.trimmedVersionVector) }
             start = realm.trimmedThrough
         }
         // A node reconnecting before its old connection was noticed dead: the old one goes.
@@ -248,8 +271,15 @@ public final class RelayCore {
         conn.lastProgress = now
         conn.snapshot = snapshot
         // A node receiving a snapshot holds the history before `start` only once it is done.
-        let acknowledged = snapshot == nil ? start : (store.realms[h.realmID]?.peers[h.nodeID]?.acknowledged ?? 0)
-        store.notePeer(h.realmID, h.nodeID, acknowledged: min(acknowledged, start), now: configuration.physicalClock(), firstContact: true)
+        let acknowledged = snapshot == nil ? start : (realm.peers[h.nodeID]?.acknowledged ?? 0)
+        do {
+            // Recorded before the welcome: with a shared store, another relay trimming counts it.
+            try store.registerPeer(h.realmID, h.nodeID, acknowledged: min(acknowledged, start), now: configuration.physicalClock())
+            if let snapshot { try store.beginSnapshot(h.realmID, through: snapshot.through, now: configuration.physicalClock()) }
+        } catch {
+            connections[c] = nil
+            return actions + [.send(c, SyncMessage.error(code: .unavailable, message: "the relay cannot open realm '\(h.realmID)': \(error)").frame), .close(c)]
+        }
         let welcome = SyncMessage.Welcome(relayID: relayID, uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head,
                                           start: start, snapshotFollows: snapshot != nil)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
@@ -261,31 +291,34 @@ public final class RelayCore {
         guard changesets.allSatisfy({ $0.origin == conn.node }) else {
             return refuse(c, .malformed, "a node may upload only its own changesets")
         }
-        var next = (store.realms[realmID]?.origins[conn.node]?.stored ?? 0) + 1
+        // What this relay knows stored: with a shared store another relay may have stored more
+        // (a retry that went there), so the store decides, in the append's transaction, what is
+        // new, what is a duplicate and what would leave a gap.
+        let known = store.realms[realmID]?.origins[conn.node]?.stored ?? 0
         var accepted: [Changeset] = []
         var gap = false
         var clockAhead: Changeset?
         let physicalNow = configuration.physicalClock()
-        for cs in changesets {
-            if cs.seq < next { continue } // already stored
-            guard cs.seq == next else { gap = true; break }
+        for cs in changesets where cs.seq > known {
+            guard accepted.last.map({ cs.seq == $0.seq + 1 }) ?? true else { gap = true; break }
             guard HybridLogicalClock.physicalMilliseconds(of: cs.hlc) <= physicalNow &+ configuration.maxForwardDriftMilliseconds else {
                 clockAhead = cs
                 break
             }
             accepted.append(cs)
-            next += 1
         }
         var actions: [RelayAction] = []
-        let entries: [RelayEntry]
+        let appended: RelayAppend
         do {
-            entries = try store.append(realmID, accepted, arrival: physicalNow)
+            appended = accepted.isEmpty ? RelayAppend(entries: [], storedThrough: known, gap: false) : try store.append(realmID, accepted, arrival: physicalNow)
         } catch let e as AtollError where e.kind == .protocolViolation {
             return refuse(c, .malformed, e.message)
         } catch {
             return refuse(c, .unavailable, "the relay could not store changesets: \(error)")
         }
-        actions.append(.send(c, SyncMessage.uploadAck(through: next - 1, resend: gap).frame))
+        let entries = appended.entries
+        // Acknowledged only once stored (committed); the node resends from here after a gap.
+        actions.append(.send(c, SyncMessage.uploadAck(through: appended.storedThrough, resend: gap || appended.gap).frame))
         if let cs = clockAhead {
             let ahead = HybridLogicalClock.physicalMilliseconds(of: cs.hlc) &- physicalNow
             actions.append(.send(c, SyncMessage.error(code: .clockAhead,
@@ -294,10 +327,39 @@ public final class RelayCore {
         if !entries.isEmpty {
             // The others get the new changesets; the uploader gets an (empty) download moving its
             // position past its own, so its lag and the trimming point advance.
-            for other in orderedConnections where other.realm == realmID {
-                actions += pump(other, now: now)
-            }
+            actions += pumpRealm(realmID, now: now)
         }
+        return actions
+    }
+
+    /// Pumps every connection of `realmID`.
+    private func pumpRealm(_ realmID: String, now: UInt64) -> [RelayAction] {
+        var actions: [RelayAction] = []
+        for conn in orderedConnections where conn.realm == realmID {
+            actions += pump(conn, now: now)
+        }
+        return actions
+    }
+
+    // MARK: other relays (a shared store)
+
+    /// Another relay says `realmID`'s head is now `head` (a notification): this relay's nodes of
+    /// the realm get the new entries.
+    public func headHint(_ realmID: String, head: UInt64, now: UInt64) -> [RelayAction] {
+        guard connections.values.contains(where: { $0.realm == realmID }), store.noteHead(realmID, head) else { return [] }
+        return pumpRealm(realmID, now: now)
+    }
+
+    /// Reads the heads of the realms this relay's nodes are in and forwards what other relays
+    /// stored (the poll that covers lost notifications; nothing for the relay's own file). A
+    /// failed read is kept in `maintenanceError` and retried at the next call.
+    public func refresh(now: UInt64) -> [RelayAction] {
+        let realms = Set(connections.values.compactMap(\.realm))
+        guard !realms.isEmpty else { return [] }
+        var moved: [String] = []
+        maintain { moved = try store.refreshHeads(realms) }
+        var actions: [RelayAction] = []
+        for realmID in moved.sorted() { actions += pumpRealm(realmID, now: now) }
         return actions
     }
 
@@ -311,7 +373,8 @@ public final class RelayCore {
             while snap.finalIndex == nil, snap.next - snap.acknowledged < UInt64(SyncLimits.downloadBatchesInFlightMax) {
                 let chunk: (body: [UInt8], last: [UInt8]?)
                 do {
-                    chunk = try store.snapshotChunk(realmID, after: snap.nextAfter, bytesMax: configuration.snapshotChunkBytesMax)
+                    chunk = try store.snapshotChunk(realmID, after: snap.nextAfter, bytesMax: configuration.snapshotChunkBytesMax,
+                                                    through: snap.through, now: configuration.physicalClock())
                 } catch {
                     return actions + refuse(conn.id, .unavailable, "the relay could not read its compacted history: \(error)")
                 }
@@ -334,7 +397,9 @@ public final class RelayCore {
             } catch {
                 return actions + refuse(conn.id, .unavailable, "the relay could not read its log: \(error)")
             }
-            let message = SyncMessage.download(from: conn.sent, to: batch.through, head: realm.head, changesets: batch.entries.map(\.changeset))
+            guard batch.through > conn.sent else { break }
+            let head = max(store.realms[realmID]?.head ?? realm.head, batch.through)
+            let message = SyncMessage.download(from: conn.sent, to: batch.through, head: head, changesets: batch.entries.map(\.changeset))
             actions.append(.send(conn.id, message.frame))
             if conn.inFlight.isEmpty { conn.lastProgress = now }
             conn.sent = batch.through
@@ -359,11 +424,18 @@ public final class RelayCore {
             conn.inFlight.removeAll()
             for (origin, seq) in snap.versionVector.entries where conn.known[origin] < seq { conn.known[origin] = seq }
             store.notePeer(realm, conn.node, acknowledged: snap.through, now: configuration.physicalClock())
+            endSnapshot(realm)
             return pump(conn, now: now)
         }
         if resend { rewind(&snap, to: snap.acknowledged) }
         conn.snapshot = snap
         return pump(conn, now: now)
+    }
+
+    /// Lets trimming go on once no connection of this relay streams `realmID`'s history.
+    private func endSnapshot(_ realmID: String) {
+        guard !connections.values.contains(where: { $0.realm == realmID && $0.snapshot != nil }) else { return }
+        maintain { try store.endSnapshot(realmID) }
     }
 
     private func rewind(_ snap: inout SnapshotStream, to index: UInt64) {
@@ -391,9 +463,16 @@ public final class RelayCore {
             }
             actions += pump(conn, now: now)
         }
+        if now >= lastRefresh + configuration.refreshIntervalMilliseconds {
+            lastRefresh = now
+            actions += refresh(now: now)
+        }
         if now >= lastFlush + configuration.acknowledgementFlushMilliseconds {
             lastFlush = now
-            maintain { try store.flushPeers() }
+            let connected = orderedConnections.compactMap { conn in
+                conn.realm.map { RelayConnectedPeer(realmID: $0, node: conn.node, acknowledged: conn.acknowledged) }
+            }
+            maintain { try store.flushPeers(connected: connected, now: configuration.physicalClock()) }
         }
         if now >= lastTrim + configuration.trimIntervalMilliseconds {
             lastTrim = now
@@ -412,26 +491,15 @@ public final class RelayCore {
         }
     }
 
-    /// Trims every realm's log through the smallest position acknowledged by its known peers.
+    /// Trims every realm's log through the smallest position acknowledged by its known peers
+    /// (and by this relay's connections), forgetting expired peers first.
     public func trim() throws {
         let physicalNow = configuration.physicalClock()
-        for realm in store.realms.values {
-            if let expiry = configuration.peerExpiryMilliseconds {
-                for (node, peer) in realm.peers where physicalNow > peer.lastSeenMilliseconds &+ expiry
-                    && !connections.values.contains(where: { $0.realm == realm.id && $0.node == node })
-                {
-                    try store.forgetPeer(realm.id, node)
-                }
-            }
-            guard let current = store.realms[realm.id], !current.peers.isEmpty else { continue }
-            // The compacted history must not change under a snapshot being streamed.
-            if connections.values.contains(where: { $0.realm == realm.id && $0.snapshot != nil }) { continue }
-            var floor = current.peers.values.map(\.acknowledged).min() ?? 0
-            for conn in connections.values where conn.realm == realm.id { floor = min(floor, conn.acknowledged) }
-            if floor > current.trimmedThrough {
-                try store.flushPeers()
-                try store.trim(realm.id, through: floor, limit: configuration.trimEntriesMax)
-            }
+        for realmID in try store.trimCandidates() {
+            let local = orderedConnections.filter { $0.realm == realmID }
+            try store.trim(realmID, localFloor: local.map(\.acknowledged).min(), connected: Set(local.map(\.node)),
+                           holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
+                           limit: configuration.trimEntriesMax, now: physicalNow)
         }
     }
 
@@ -443,7 +511,7 @@ public final class RelayCore {
         var result: [RelayRealmStatus] = []
         for realm in store.realms.values.sorted(by: { $0.id < $1.id }) {
             var peers: [RelayPeerStatus] = []
-            for (node, peer) in realm.peers.sorted(by: { $0.key < $1.key }) {
+            for (node, peer) in try store.peers(realm.id).sorted(by: { $0.key < $1.key }) {
                 let conn = connections.values.first { $0.realm == realm.id && $0.node == node }
                 let acknowledged = max(conn?.acknowledged ?? 0, peer.acknowledged)
                 let lagOperations = realm.operations &- (try store.operations(realm.id, through: acknowledged))
@@ -461,7 +529,12 @@ public final class RelayCore {
     }
 
     /// Writes pending acknowledgements (call before a clean shutdown).
-    public func flush() throws { try store.flushPeers() }
+    public func flush() throws {
+        let connected = orderedConnections.compactMap { conn in
+            conn.realm.map { RelayConnectedPeer(realmID: $0, node: conn.node, acknowledged: conn.acknowledged) }
+        }
+        try store.flushPeers(connected: connected, now: configuration.physicalClock())
+    }
 
     /// Per origin, the last sequence number a realm's compacted history holds (for tests).
     func trimmedVersionVector(_ realmID: String) -> VersionVector { store.trimmedVersionVector(realmID) }

@@ -1,385 +1,204 @@
 import AtollStorage
 
-// The relay's persistent state, in internal trees of its own Atoll file (the relay dogfoods the
-// engine: every changeset is durable, per the file's durability, before it is acknowledged).
+// What a relay keeps: per realm an ordered log of changesets (positions 1, 2, 3, ... with no
+// gaps), per origin the highest sequence number stored and trimmed, per peer the log position it
+// acknowledged, and the compacted history of trimmed entries (RelayBase). `RelayCore` holds the
+// protocol logic and talks to one `RelayStore`; two implement it:
 //
-//   relay.meta     "id"                          -> 16-byte relay id (a new file is a new log)
-//   relay.realms   UTF-8 realm id                -> u32 realm index, 16-byte schema fingerprint,
-//                                                   varint head, varint trimmed-through,
-//                                                   varint operations through head,
-//                                                   varint operations through trimmed-through
-//   relay.log      u32 BE realm ++ u64 BE seq    -> varint arrival (ms since 1970), varint
-//                                                   operations through this entry, 16-byte
-//                                                   origin, varint origin seq, varint hlc,
-//                                                   u8 flags, changeset body
-//   relay.origins  u32 BE realm ++ 16-byte node  -> varint stored seq (contiguous from 1),
-//                                                   varint trimmed seq
-//   relay.peers    u32 BE realm ++ 16-byte node  -> varint acknowledged log position,
-//                                                   varint first seen, varint last seen (ms)
+//   RelayFileStore      the relay's own Atoll file (one relay per file; the embedded default)
+//   PostgresRelayStore  PostgreSQL (module AtollRelayPostgres; any number of relays on one database)
 //
-// The log of a realm is the arrival order of its changesets. Arrival order respects causality
-// (a node's changeset can depend only on changesets the relay had already stored and sent it),
-// so serving the log in order delivers every changeset after the ones it depends on.
+// The store is synchronous: the core calls it on the relay's own thread (SyncRelay's executor,
+// never an event loop or the cooperative pool), where the file store already waited for
+// fdatasync; the PostgreSQL store waits there for its round trips, each bounded by a statement
+// timeout. So the core's logic stays one deterministic state machine that the simulator and the
+// protocol tests drive, against either store, without an async seam in every branch.
+//
+// Invariants every store keeps (the core relies on them; the behaviour tests run against both):
+// - A realm's positions are assigned in the same durable commit that stores the changesets, gap
+//   free, and become visible in position order, so a read of `position > cursor` never skips one.
+// - A changeset is stored once per (realm, origin, sequence number): appending one already stored
+//   is a no-op, one that skips a number is not stored (the core asks for a resend).
+// - Entries are trimmed only at transaction boundaries (RelayFileStore.trim) and only up to the
+//   smallest position acknowledged by every known peer, whichever relay the peer talks to.
+// - `realms` is this relay's view: authoritative for the file store, a cache that `openRealm`,
+//   `append`, `entries`, `refreshHeads` and `noteHead` keep up with for a shared store.
 
-struct RelayRealm {
-    let id: String
-    let index: UInt32
-    var fingerprint: [UInt8]
-    var head: UInt64 = 0
-    var trimmedThrough: UInt64 = 0
-    var operations: UInt64 = 0
-    var operationsAtTrim: UInt64 = 0
-    var origins: [NodeID: (stored: UInt64, trimmed: UInt64)] = [:]
-    var peers: [NodeID: RelayPeer] = [:]
-}
+package struct RelayRealm {
+    package let id: String
+    /// The realm's number (in keys of the log and of the compacted history).
+    package let index: UInt32
+    package var fingerprint: [UInt8]
+    package var head: UInt64 = 0
+    package var trimmedThrough: UInt64 = 0
+    package var operations: UInt64 = 0
+    package var operationsAtTrim: UInt64 = 0
+    package var origins: [NodeID: (stored: UInt64, trimmed: UInt64)] = [:]
+    /// Peers this relay knows (the file store: all of them; a shared store: those noted here and
+    /// the one `openRealm` was asked about).
+    package var peers: [NodeID: RelayPeer] = [:]
 
-struct RelayPeer {
-    var acknowledged: UInt64
-    var firstSeenMilliseconds: UInt64
-    var lastSeenMilliseconds: UInt64
-    var isDirty = false
-}
-
-/// One entry of a realm's log.
-struct RelayEntry {
-    let seq: UInt64
-    let arrivalMilliseconds: UInt64
-    let operations: UInt64
-    let changeset: Changeset
-}
-
-final class RelayStore {
-    let database: Database
-    let relayID: NodeID
-    private(set) var realms: [String: RelayRealm] = [:]
-    private var nextRealmIndex: UInt32 = 1
-
-    static let meta = "relay.meta"
-    static let realmsTree = "relay.realms"
-    static let log = "relay.log"
-    static let origins = "relay.origins"
-    static let peers = "relay.peers"
-
-    init(database: Database, newRelayID: NodeID? = nil) throws {
-        self.database = database
-        let w = try database.beginWrite()
-        do {
-            if let bytes = try w.internalValue(Self.meta, key: Array("id".utf8)), let id = NodeID(bytes: bytes) {
-                relayID = id
-                w.rollback()
-            } else {
-                relayID = newRelayID ?? NodeID.random()
-                try w.putInternal(Self.meta, key: Array("id".utf8), value: relayID.bytes)
-                try w.commit()
-            }
-        } catch {
-            w.rollback()
-            throw error
-        }
-        try load()
-    }
-
-    private func load() throws {
-        let r = try database.beginRead()
-        defer { r.close() }
-        var byIndex: [UInt32: String] = [:]
-        try r.forEachInternalEntry(Self.realmsTree, from: []) { k, v in
-            let id = String(decoding: k, as: UTF8.self)
-            var rd = ByteReader(v, context: "relay realm")
-            var realm = RelayRealm(id: id, index: try rd.u32(), fingerprint: Array(try rd.bytes(16)))
-            realm.head = try rd.varint()
-            realm.trimmedThrough = try rd.varint()
-            realm.operations = try rd.varint()
-            realm.operationsAtTrim = try rd.varint()
-            realms[id] = realm
-            byIndex[realm.index] = id
-            nextRealmIndex = max(nextRealmIndex, realm.index + 1)
-            return true
-        }
-        try r.forEachInternalEntry(Self.origins, from: []) { k, v in
-            guard k.count == 20, let realm = byIndex[UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))],
-                  let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[4...]))
-            else { throw AtollError.corrupted("relay origin key of \(k.count) bytes") }
-            var rd = ByteReader(v, context: "relay origin")
-            realms[realm]?.origins[node] = (try rd.varint(), try rd.varint())
-            return true
-        }
-        try r.forEachInternalEntry(Self.peers, from: []) { k, v in
-            guard k.count == 20, let realm = byIndex[UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))],
-                  let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[4...]))
-            else { throw AtollError.corrupted("relay peer key of \(k.count) bytes") }
-            var rd = ByteReader(v, context: "relay peer")
-            realms[realm]?.peers[node] = RelayPeer(acknowledged: try rd.varint(), firstSeenMilliseconds: try rd.varint(),
-                                                   lastSeenMilliseconds: try rd.varint())
-            return true
-        }
-    }
-
-    private static func key(_ realm: UInt32, _ node: NodeID) -> [UInt8] {
-        var w = ByteWriter(capacity: 20)
-        w.u32BigEndian(realm)
-        w.append(node.bytes)
-        return w.bytes
-    }
-
-    private static func logKey(_ realm: UInt32, _ seq: UInt64) -> [UInt8] {
-        var w = ByteWriter(capacity: 12)
-        w.u32BigEndian(realm)
-        w.u64BigEndian(seq)
-        return w.bytes
-    }
-
-    private func putRealm(_ w: WriteTransaction, _ realm: RelayRealm) throws {
-        var v = ByteWriter(capacity: 48)
-        v.u32(realm.index)
-        v.append(realm.fingerprint)
-        v.varint(realm.head)
-        v.varint(realm.trimmedThrough)
-        v.varint(realm.operations)
-        v.varint(realm.operationsAtTrim)
-        try w.putInternal(Self.realmsTree, key: Array(realm.id.utf8), value: v.bytes)
-    }
-
-    @discardableResult
-    private func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        let w = try database.beginWrite()
-        do {
-            let r = try body(w)
-            try w.commit()
-            return r
-        } catch {
-            w.rollback()
-            throw error
-        }
-    }
-
-    /// The realm `id`, created (bound to `fingerprint`) when new.
-    func realm(_ id: String, fingerprint: [UInt8]) throws -> RelayRealm {
-        if let r = realms[id] { return r }
-        let realm = RelayRealm(id: id, index: nextRealmIndex, fingerprint: fingerprint)
-        try write { w in try putRealm(w, realm) }
-        nextRealmIndex += 1
-        realms[id] = realm
-        return realm
-    }
-
-    /// Appends changesets (already checked to continue their origins' sequences) to a realm's
-    /// log in one durable commit. Returns the entries made. Bodies are decoded to validate them
-    /// and count their operations; a malformed one throws `.protocolViolation` and nothing is
-    /// stored.
-    func append(_ realmID: String, _ changesets: [Changeset], arrival: UInt64) throws -> [RelayEntry] {
-        guard var realm = realms[realmID], !changesets.isEmpty else { return [] }
-        var entries: [RelayEntry] = []
-        try write { w in
-            for cs in changesets {
-                var origin = realm.origins[cs.origin] ?? (0, 0)
-                guard cs.seq == origin.stored + 1 else {
-                    throw AtollError(.protocolViolation, "changeset \(cs.seq) of \(cs.origin) does not follow \(origin.stored)")
-                }
-                let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
-                realm.head += 1
-                realm.operations += UInt64(content.instructions.count)
-                var v = ByteWriter(capacity: cs.body.count + 40)
-                v.varint(arrival)
-                v.varint(realm.operations)
-                v.append(cs.origin.bytes)
-                v.varint(cs.seq)
-                v.varint(cs.hlc)
-                v.u8(cs.flags)
-                v.append(cs.body)
-                try w.putInternal(Self.log, key: Self.logKey(realm.index, realm.head), value: v.bytes)
-                origin.stored = cs.seq
-                realm.origins[cs.origin] = origin
-                entries.append(RelayEntry(seq: realm.head, arrivalMilliseconds: arrival, operations: realm.operations, changeset: cs))
-            }
-            for origin in Set(changesets.map(\.origin)) {
-                guard let o = realm.origins[origin] else { continue }
-                var v = ByteWriter(capacity: 12)
-                v.varint(o.stored)
-                v.varint(o.trimmed)
-                try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
-            }
-            try putRealm(w, realm)
-        }
-        realms[realmID] = realm
-        return entries
-    }
-
-    private static func decodeEntry(seq: UInt64, _ v: UnsafeRawBufferPointer) throws -> RelayEntry {
-        var r = ByteReader(v, context: "relay log entry")
-        let arrival = try r.varint()
-        let operations = try r.varint()
-        guard let origin = NodeID(bytes: try r.bytes(16)) else { throw AtollError.corrupted("relay log entry: bad origin") }
-        let originSeq = try r.varint()
-        let hlc = try r.varint()
-        let flags = try r.u8()
-        let body = Array(try r.bytes(r.remaining))
-        return RelayEntry(seq: seq, arrivalMilliseconds: arrival, operations: operations,
-                          changeset: Changeset(origin: origin, seq: originSeq, hlc: hlc, flags: flags, body: body))
-    }
-
-    /// Log entries after `after`, in order, that `include` accepts, up to the batch limits.
-    /// Returns them and the position they cover through (entries left out still count).
-    func entries(_ realmID: String, after: UInt64, maxCount: Int = SyncLimits.batchChangesetsMax, maxBytes: Int = SyncLimits.batchBytesMax,
-                 scanMax: Int = SyncLimits.batchChangesetsMax * 10, include: (Changeset) -> Bool) throws -> (entries: [RelayEntry], through: UInt64)
-    {
-        guard let realm = realms[realmID], after < realm.head else { return ([], after) }
-        let r = try database.beginRead()
-        defer { r.close() }
-        var result: [RelayEntry] = []
-        var through = after
-        var bytes = 0
-        var scanned = 0
-        var prefix = ByteWriter(capacity: 4)
-        prefix.u32BigEndian(realm.index)
-        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: prefix.bytes) { k, v in
-            guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
-            let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
-            let e = try Self.decodeEntry(seq: seq, v)
-            through = seq
-            scanned += 1
-            if include(e.changeset) {
-                result.append(e)
-                bytes += e.changeset.body.count
-            }
-            return result.count < maxCount && bytes < maxBytes && scanned < scanMax
-        }
-        if through < after { through = after }
-        // Reached the end: nothing else up to the head.
-        if scanned < scanMax && result.count < maxCount && bytes < maxBytes { through = realm.head }
-        return (result, through)
-    }
-
-    /// The entry at `seq`, if the log still has it.
-    func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry? {
-        guard let realm = realms[realmID] else { return nil }
-        let r = try database.beginRead()
-        defer { r.close() }
-        return try r.internalValue(Self.log, key: Self.logKey(realm.index, seq)).map { bytes in
-            try bytes.withUnsafeBytes { try Self.decodeEntry(seq: seq, $0) }
-        }
-    }
-
-    // MARK: peers
-
-    func notePeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64, firstContact: Bool = false) {
-        guard realms[realmID] != nil else { return }
-        var p = realms[realmID]?.peers[node] ?? RelayPeer(acknowledged: acknowledged, firstSeenMilliseconds: now, lastSeenMilliseconds: now)
-        if firstContact { p.acknowledged = acknowledged } else { p.acknowledged = max(p.acknowledged, acknowledged) }
-        p.lastSeenMilliseconds = now
-        p.isDirty = true
-        realms[realmID]?.peers[node] = p
-    }
-
-    func forgetPeer(_ realmID: String, _ node: NodeID) throws {
-        guard let realm = realms[realmID], realm.peers[node] != nil else { return }
-        try write { w in try w.deleteInternal(Self.peers, key: Self.key(realm.index, node)) }
-        realms[realmID]?.peers[node] = nil
-    }
-
-    /// Writes changed peer records (acknowledgements are kept in memory between flushes; a
-    /// crash loses only some, which makes trimming more careful, never less).
-    func flushPeers() throws {
-        let dirty = realms.values.flatMap { realm in realm.peers.filter(\.value.isDirty).map { (realm, $0.key, $0.value) } }
-        guard !dirty.isEmpty else { return }
-        try write { w in
-            for (realm, node, p) in dirty {
-                var v = ByteWriter(capacity: 24)
-                v.varint(p.acknowledged)
-                v.varint(p.firstSeenMilliseconds)
-                v.varint(p.lastSeenMilliseconds)
-                try w.putInternal(Self.peers, key: Self.key(realm.index, node), value: v.bytes)
-            }
-        }
-        for (realm, node, _) in dirty { realms[realm.id]?.peers[node]?.isDirty = false }
-    }
-
-    /// Drops log entries up to `through` (which every known peer has acknowledged), about
-    /// `limit` of them. Returns how many went.
-    ///
-    /// Trimming stops only where no transaction is open (every origin's last entry up to there
-    /// ends a transaction, `continuesFlag` clear), going past `limit` to finish one if needed,
-    /// and never past `through`. So the compacted history holds only whole transactions, its
-    /// version vector ends each origin at a transaction's end, and a node joining from a
-    /// snapshot never gets part of a transaction from the snapshot and the rest from the log.
-    @discardableResult
-    func trim(_ realmID: String, through: UInt64, limit: Int) throws -> Int {
-        guard var realm = realms[realmID], through > realm.trimmedThrough else { return 0 }
-        let last = min(through, realm.head)
-        let soft = realm.trimmedThrough + UInt64(max(1, limit))
-        var prefix = ByteWriter(capacity: 4)
-        prefix.u32BigEndian(realm.index)
-        var count = 0
-        try write { w in
-            var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64, changeset: Changeset)] = []
-            // Entries through `boundary` (a count of `doomed`), up to log position `end`, leave
-            // no transaction open.
-            var open: Set<NodeID> = []
-            var boundary = 0
-            var end = realm.trimmedThrough
-            try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
-                guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
-                let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
-                guard seq <= last else { return false }
-                let e = try Self.decodeEntry(seq: seq, v)
-                doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations, e.changeset))
-                if e.changeset.flags & Changeset.continuesFlag != 0 {
-                    open.insert(e.changeset.origin)
-                } else {
-                    open.remove(e.changeset.origin)
-                }
-                if open.isEmpty {
-                    boundary = doomed.count
-                    end = seq
-                }
-                return !(open.isEmpty && seq >= soft)
-            }
-            doomed.removeSubrange(boundary...)
-            guard end > realm.trimmedThrough else { return }
-            for d in doomed {
-                // Its effect stays in the realm's compacted history (for nodes that lack it).
-                try RelayBase.fold(d.changeset, realm: realm.index, into: w)
-                try w.deleteInternal(Self.log, key: d.key)
-                var o = realm.origins[d.origin] ?? (d.seq, d.seq)
-                o.trimmed = max(o.trimmed, d.seq)
-                realm.origins[d.origin] = o
-                realm.operationsAtTrim = d.operations
-            }
-            for origin in Set(doomed.map(\.origin)) {
-                guard let o = realm.origins[origin] else { continue }
-                var v = ByteWriter(capacity: 12)
-                v.varint(o.stored)
-                v.varint(o.trimmed)
-                try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
-            }
-            realm.trimmedThrough = end
-            try putRealm(w, realm)
-            count = doomed.count
-        }
-        realms[realmID] = realm
-        return count
-    }
-
-    /// The next chunk of a realm's compacted history after object key `after` (see RelayBase).
-    func snapshotChunk(_ realmID: String, after: [UInt8]?, bytesMax: Int) throws -> (body: [UInt8], last: [UInt8]?) {
-        guard let realm = realms[realmID] else { return (ChangesetBodyEncoder(origin: relayID, explicitStamps: true).finish(), nil) }
-        let r = try database.beginRead()
-        defer { r.close() }
-        return try RelayBase.chunk(realm: realm.index, after: after, relay: relayID, bytesMax: bytesMax, in: r)
+    package init(id: String, index: UInt32, fingerprint: [UInt8]) {
+        self.id = id
+        self.index = index
+        self.fingerprint = fingerprint
     }
 
     /// Per origin, the last sequence number the compacted history holds.
-    func trimmedVersionVector(_ realmID: String) -> VersionVector {
-        VersionVector(realms[realmID]?.origins.mapValues(\.trimmed) ?? [:])
+    package var trimmedVersionVector: VersionVector { VersionVector(origins.mapValues(\.trimmed)) }
+}
+
+package struct RelayPeer: Equatable {
+    package var acknowledged: UInt64
+    package var firstSeenMilliseconds: UInt64
+    package var lastSeenMilliseconds: UInt64
+    package var isDirty = false
+
+    package init(acknowledged: UInt64, firstSeenMilliseconds: UInt64, lastSeenMilliseconds: UInt64, isDirty: Bool = false) {
+        self.acknowledged = acknowledged
+        self.firstSeenMilliseconds = firstSeenMilliseconds
+        self.lastSeenMilliseconds = lastSeenMilliseconds
+        self.isDirty = isDirty
     }
+}
+
+/// One entry of a realm's log.
+package struct RelayEntry {
+    package let seq: UInt64
+    package let arrivalMilliseconds: UInt64
+    package let operations: UInt64
+    package let changeset: Changeset
+
+    package init(seq: UInt64, arrivalMilliseconds: UInt64, operations: UInt64, changeset: Changeset) {
+        self.seq = seq
+        self.arrivalMilliseconds = arrivalMilliseconds
+        self.operations = operations
+        self.changeset = changeset
+    }
+}
+
+/// What an append did.
+package struct RelayAppend {
+    /// The entries made (none when every changeset was already stored).
+    package var entries: [RelayEntry]
+    /// The origin's highest stored sequence number after the append (what the node is
+    /// acknowledged through).
+    package var storedThrough: UInt64
+    /// A changeset skipped a sequence number and was not stored (nor any after it).
+    package var gap: Bool
+
+    package init(entries: [RelayEntry], storedThrough: UInt64, gap: Bool) {
+        self.entries = entries
+        self.storedThrough = storedThrough
+        self.gap = gap
+    }
+}
+
+/// A peer connected to this relay, as the store sees it when it writes acknowledgements.
+package struct RelayConnectedPeer: Hashable {
+    package var realmID: String
+    package var node: NodeID
+    package var acknowledged: UInt64
+
+    package init(realmID: String, node: NodeID, acknowledged: UInt64) {
+        self.realmID = realmID
+        self.node = node
+        self.acknowledged = acknowledged
+    }
+}
+
+/// The relay's persistent state (see the top of this file).
+package protocol RelayStore: AnyObject {
+    /// The log's identity: the same for every relay sharing a store, so a node's download cursor
+    /// is valid at any of them.
+    var relayID: NodeID { get }
+    /// This relay's view of the realms (see the invariants above).
+    var realms: [String: RelayRealm] { get }
+
+    /// The realm `id` as stored now (creating it, bound to `fingerprint`, when new), with its
+    /// origins and, if known, `node`'s peer record: what a node's `hello` is answered from.
+    func openRealm(_ id: String, fingerprint: [UInt8], node: NodeID) throws -> RelayRealm
+
+    /// Appends `changesets` of one origin, in sequence order, in one durable commit: those
+    /// already stored are skipped, one that skips a number ends the append (`gap`). Bodies are
+    /// decoded to validate them and count their operations; a malformed one throws
+    /// `.protocolViolation` and nothing is stored.
+    func append(_ realmID: String, _ changesets: [Changeset], arrival: UInt64) throws -> RelayAppend
+
+    /// Log entries after `after`, in order, that `include` accepts, up to `maxBytes` of bodies
+    /// (and `SyncLimits.batchChangesetsMax` entries). Returns them and the position they cover
+    /// through (entries left out still count). Throws `.invalidTransaction` when entries after
+    /// `after` were trimmed meanwhile (another relay trimmed past this connection's position: its
+    /// node reconnects and gets a snapshot).
+    func entries(_ realmID: String, after: UInt64, maxBytes: Int, include: (Changeset) -> Bool) throws -> (entries: [RelayEntry], through: UInt64)
+
+    /// The entry at `seq`, if the log still has it.
+    func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry?
+
+    /// The realm's head as stored now (a shared store asks the database: a mark must cover what
+    /// other relays stored).
+    func currentHead(_ realmID: String) throws -> UInt64
+
+    /// Reads the heads of `realmIDs` and returns those that moved (other relays appended).
+    func refreshHeads(_ realmIDs: Set<String>) throws -> [String]
+
+    /// A hint that `realmID`'s head is at least `head` (a notification from another relay).
+    /// Returns whether that moved this relay's view.
+    func noteHead(_ realmID: String, _ head: UInt64) -> Bool
+
+    /// Notes a peer's acknowledged position, in memory; `flushPeers` writes it.
+    func notePeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64)
+
+    /// Records a peer's position at its handshake, durably for a shared store before the node is
+    /// welcomed (another relay trimming must count it).
+    func registerPeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64) throws
+
+    /// Writes the acknowledgements noted since the last flush. `connected` are the peers
+    /// connected to this relay (a shared store marks them seen, so other relays never expire
+    /// them).
+    func flushPeers(connected: [RelayConnectedPeer], now: UInt64) throws
+
+    /// The realm's known peers (for status).
+    func peers(_ realmID: String) throws -> [NodeID: RelayPeer]
+
+    /// The realms trimming should look at.
+    func trimCandidates() throws -> [String]
+
+    /// Trims `realmID`'s log through the smallest position acknowledged by every known peer and
+    /// by `localFloor` (this relay's connections of the realm), about `limit` entries, only at a
+    /// transaction boundary, folding what goes into the compacted history. Before that, forgets
+    /// peers unseen for `expiryMilliseconds` that are not in `connected`. Nothing is trimmed while
+    /// `holdingSnapshot` (this relay streams the realm's compacted history) or, for a shared
+    /// store, while another relay does. Returns how many entries went.
+    @discardableResult
+    func trim(_ realmID: String, localFloor: UInt64?, connected: Set<NodeID>, holdingSnapshot: Bool, expiryMilliseconds: UInt64?,
+              limit: Int, now: UInt64) throws -> Int
+
+    /// Starts streaming `realmID`'s compacted history as of `through` (its trimmed position at the
+    /// handshake). A shared store holds trimming off for a while (renewed by each chunk) and
+    /// throws `.invalidTransaction` when the history has moved since.
+    func beginSnapshot(_ realmID: String, through: UInt64, now: UInt64) throws
+
+    /// The next chunk of the compacted history after object key `after` (see RelayBase), as of
+    /// `through`; throws `.invalidTransaction` when it has moved since.
+    func snapshotChunk(_ realmID: String, after: [UInt8]?, bytesMax: Int, through: UInt64, now: UInt64) throws -> (body: [UInt8], last: [UInt8]?)
+
+    /// Ends a snapshot stream (lets trimming go on).
+    func endSnapshot(_ realmID: String) throws
 
     /// Operations through log position `seq` (for lag).
-    func operations(_ realmID: String, through seq: UInt64) throws -> UInt64 {
-        guard let realm = realms[realmID] else { return 0 }
-        if seq >= realm.head { return realm.operations }
-        if seq <= realm.trimmedThrough { return seq == realm.trimmedThrough ? realm.operationsAtTrim : 0 }
-        // Between the trimmed position and the head the log holds every entry.
-        guard let e = try entry(realmID, seq) else { throw AtollError.corrupted("relay log entry \(seq) of realm '\(realmID)' is missing") }
-        return e.operations
+    func operations(_ realmID: String, through seq: UInt64) throws -> UInt64
+}
+
+extension RelayStore {
+    /// Per origin, the last sequence number a realm's compacted history holds.
+    package func trimmedVersionVector(_ realmID: String) -> VersionVector {
+        realms[realmID]?.trimmedVersionVector ?? VersionVector()
     }
+}
+
+/// Checks a changeset a node uploads before a store keeps it: its body must decode (as the
+/// origin's); returns how many operations it holds.
+package func relayOperations(of changeset: Changeset) throws -> UInt64 {
+    UInt64(try ChangesetContent.decode(changeset.body, origin: changeset.origin).instructions.count)
 }

@@ -3,18 +3,25 @@ import Foundation
 import Testing
 import AtollTestSupport
 
-/// A relay and nodes as real processes of the built `atoll-relay` and `atoll` executables, with
-/// development certificates, on 127.0.0.1. Every process is killed and the directory removed
-/// when the cluster is released, whatever the test did.
+/// Relays and nodes as real processes of the built `atoll-relay` and `atoll` executables, with
+/// development certificates, on 127.0.0.1. By default one relay on its own Atoll file; with
+/// `postgres` (a database URL) any number of relays sharing it, each node connected to the relay
+/// it was last started with. Every process is killed and the directory removed when the cluster
+/// is released, whatever the test did.
 final class Cluster: @unchecked Sendable {
     // Sendable: a test drives its cluster from one task at a time; the dictionaries are touched
     // only there.
     let directory = TemporaryDirectory()
     let realm: String
     let schemaPath: String
-    private(set) var relay: ChildProcess?
-    private(set) var relayPort = 0
-    private(set) var statusPort = 0
+    /// The relays by number (0 unless a test starts more), with their ports (kept for restarts).
+    private(set) var relays: [Int: ChildProcess] = [:]
+    private(set) var relayPorts: [Int: Int] = [:]
+    private(set) var statusPorts: [Int: Int] = [:]
+    /// The relays share this PostgreSQL database instead of each having a file.
+    let postgres: String?
+    /// The relay each node was last started with.
+    private(set) var nodeRelays: [String: Int] = [:]
     private(set) var nodes: [String: ChildProcess] = [:]
     /// Every relay process started (killed ones too), for their logs.
     private(set) var relayLogs: [ChildProcess] = []
@@ -33,8 +40,9 @@ final class Cluster: @unchecked Sendable {
 
     /// Mints certificates for `nodes` with `atoll-relay certs` and creates each node's file with
     /// the schema (`atoll import --schema`).
-    init(nodes names: [String], realm: String = "test") throws {
+    init(nodes names: [String], realm: String = "test", postgres: String? = nil) throws {
         self.realm = realm
+        self.postgres = postgres
         schemaPath = try directory.write("schema.json", Self.schema)
         let minted = try ChildProcess.run(Executables.relay, ["certs", "--out", directory.file("certs")] + names.flatMap { ["--node", $0] }, in: directory)
         guard minted.status == 0 else { throw AtollError(.ioError, "atoll-relay certs failed: \(minted)") }
@@ -46,8 +54,13 @@ final class Cluster: @unchecked Sendable {
 
     deinit {
         for node in nodes.values { node.kill9() }
-        relay?.kill9()
+        for relay in relays.values { relay.kill9() }
     }
+
+    /// Relay 0.
+    var relay: ChildProcess? { relays[0] }
+    var relayPort: Int { relayPorts[0] ?? 0 }
+    var statusPort: Int { statusPorts[0] ?? 0 }
 
     // MARK: commands
 
@@ -80,17 +93,19 @@ final class Cluster: @unchecked Sendable {
 
     // MARK: relay
 
-    /// Starts `atoll-relay serve` (on the port it had before, after a restart) with a status
-    /// endpoint, and waits for its listening line.
-    func startRelay() throws {
-        precondition(relay?.isRunning != true, "the relay is running")
-        let listen = "127.0.0.1:\(relayPort)"
-        let child = try ChildProcess(Executables.relay, [
-            "serve", "--db", directory.file("relay.atoll"), "--listen", listen,
+    /// Starts `atoll-relay serve` number `index` (on the port it had before, after a restart)
+    /// with a status endpoint, and waits for its listening line. `environment` adds variables for
+    /// this start only.
+    func startRelay(_ index: Int = 0, environment extra: [String: String] = [:]) throws {
+        precondition(relays[index]?.isRunning != true, "relay \(index) is running")
+        let listen = "127.0.0.1:\(relayPorts[index] ?? 0)"
+        let store = postgres.map { ["--postgres", $0] } ?? ["--db", directory.file(index == 0 ? "relay.atoll" : "relay-\(index).atoll")]
+        let child = try ChildProcess(Executables.relay, ["serve"] + store + [
+            "--listen", listen,
             "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem", "--ca", "\(certs)/ca.pem",
-            "--status", "127.0.0.1:\(statusPort)",
-        ] + relayArguments, name: "relay", in: directory, environment: environment)
-        relay = child
+            "--status", "127.0.0.1:\(statusPorts[index] ?? 0)",
+        ] + relayArguments, name: "relay-\(index)", in: directory, environment: environment.merging(extra) { $1 })
+        relays[index] = child
         relayLogs.append(child)
         guard let line = child.waitForLine(timeout: 30, { $0.hasPrefix("atoll-relay listening on ") }) else {
             throw AtollError(.ioError, "the relay printed no listening line; stderr: \(child.stderr)")
@@ -101,20 +116,20 @@ final class Cluster: @unchecked Sendable {
             return Int(word[word.index(after: colon)...].prefix { $0.isNumber })
         }
         guard ports.count == 2 else { throw AtollError(.ioError, "unexpected listening line '\(line)'") }
-        relayPort = ports[0]
-        statusPort = ports[1]
+        relayPorts[index] = ports[0]
+        statusPorts[index] = ports[1]
     }
 
-    func killRelay() { relay?.kill9() }
+    func killRelay(_ index: Int = 0) { relays[index]?.kill9() }
 
     /// The first realm of the relay's status.
     func relayRealm() throws -> [String: Any] {
         (try relayStatus()["realms"] as? [[String: Any]])?.first ?? [:]
     }
 
-    /// `atoll-relay status --json`, decoded.
-    func relayStatus() throws -> [String: Any] {
-        let result = try ChildProcess.run(Executables.relay, ["status", "--status", "127.0.0.1:\(statusPort)", "--json"], in: directory)
+    /// `atoll-relay status --json` of relay `index`, decoded.
+    func relayStatus(_ index: Int = 0) throws -> [String: Any] {
+        let result = try ChildProcess.run(Executables.relay, ["status", "--status", "127.0.0.1:\(statusPorts[index] ?? 0)", "--json"], in: directory)
         guard result.status == 0, let json = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any] else {
             throw AtollError(.ioError, "atoll-relay status failed: \(result)")
         }
@@ -126,13 +141,16 @@ final class Cluster: @unchecked Sendable {
     // MARK: nodes
 
     /// Starts `atoll node` for `name` (certificate `name.pem`, unless `certificate` names another
-    /// directory's pair) and, unless told not to, waits until it is connected.
+    /// directory's pair), connected to relay `relay` (the one it had before, else 0), and, unless
+    /// told not to, waits until it is connected.
     @discardableResult
-    func startNode(_ name: String, certificates: String? = nil, realm: String? = nil, waitConnected: Bool = true) throws -> ChildProcess {
+    func startNode(_ name: String, certificates: String? = nil, realm: String? = nil, relay: Int? = nil, waitConnected: Bool = true) throws -> ChildProcess {
         precondition(nodes[name]?.isRunning != true, "node \(name) is running")
         let dir = certificates ?? certs
+        let relayIndex = relay ?? nodeRelays[name] ?? 0
+        nodeRelays[name] = relayIndex
         let child = try ChildProcess(Executables.atoll, [
-            "node", database(name), "--relay", "127.0.0.1:\(relayPort)",
+            "node", database(name), "--relay", "127.0.0.1:\(relayPorts[relayIndex] ?? 0)",
             "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
         ], name: "node-\(name)", in: directory, environment: environment)
         nodes[name] = child

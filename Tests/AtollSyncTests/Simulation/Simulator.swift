@@ -126,7 +126,8 @@ final class Simulator {
     private var heap: [(time: UInt64, order: UInt64, event: Event)] = []
     private var order: UInt64 = 0
     private(set) var nodes: [Node] = []
-    private let relayDB: Database
+    /// The relay's store (an Atoll file or PostgreSQL), kept across relay crashes.
+    private let relayStore: RelayStoreLocation
     private let relayClock: ManualClock
     private(set) var relay: RelayCore?
     private var connections: [ConnectionID: Connection] = [:]
@@ -151,13 +152,13 @@ final class Simulator {
     private(set) var eventsRun = 0
     let realm = "sim"
 
-    init(seed: UInt64, options: Options? = nil) throws {
+    init(seed: UInt64, options: Options? = nil, store: RelayStoreKind = .file) throws {
         self.seed = seed
         rng = SeededGenerator(seed: seed)
         self.options = options ?? Options.random(&rng)
         relayClock = ManualClock(Self.epoch)
-        relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "sim-relay-\(seed)-\(UUID().uuidString)"))
-        relay = try RelayCore(database: relayDB, configuration: relayConfiguration)
+        relayStore = try store.makeLocation()
+        relay = try relayStore.makeCore(configuration: relayConfiguration)
         for i in 0..<self.options.nodes {
             let skew = Int64.random(in: -self.options.clockSkewMillisecondsMax...self.options.clockSkewMillisecondsMax, using: &rng)
             let clock = ManualClock(UInt64(Int64(Self.epoch) + skew))
@@ -533,7 +534,7 @@ final class Simulator {
         case .restartRelay:
             guard relay == nil else { return }
             note("relay restarts")
-            relay = try RelayCore(database: relayDB, configuration: relayConfiguration)
+            relay = try relayStore.makeCore(configuration: relayConfiguration)
 
         case .partition(let i):
             guard chaos else { return }
@@ -560,7 +561,7 @@ final class Simulator {
                 if n.skew > options.clockSkewMillisecondsMax { n.skew = options.clockSkewMillisecondsMax }
                 if !n.alive { try start(n) }
             }
-            if relay == nil { relay = try RelayCore(database: relayDB, configuration: relayConfiguration) }
+            if relay == nil { relay = try relayStore.makeCore(configuration: relayConfiguration) }
             schedule(1000, .checkQuiet)
 
         case .checkQuiet:
