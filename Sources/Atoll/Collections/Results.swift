@@ -245,9 +245,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func freeze() -> Results<Element> {
         if isFrozen { return self }
         let frozenRealm = core.realm.freeze()
-        // Rebasing binds the class in the other realm (its schema, read when the version was
-        // opened): it reads no pages, so its failure is about the schema, not a failed read.
-        guard let rebased = try? core.rebased(on: frozenRealm) else { return self }
+        // Rebasing binds the class in the other realm: a failure is about the schema, unless the
+        // file could not be read.
+        guard let rebased = frozenRealm.schemaAnswer("the class of these results", { try core.rebased(on: frozenRealm) }) else { return self }
         return Results(core: rebased)
     }
 
@@ -258,8 +258,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func thaw() -> Results<Element>? {
         guard isFrozen else { return self }
         let live = Realm.openForThaw(core.realm.configuration)
-        // A schema question (see `freeze()`), not a read of the file.
-        guard let rebased = try? core.rebased(on: live) else { return nil }
+        // A schema question (see `freeze()`).
+        guard let rebased = live.schemaAnswer("the class of these results", { try core.rebased(on: live) }) else { return nil }
         return Results(core: rebased)
     }
 }

@@ -31,6 +31,20 @@ extension Realm {
         return try table(binding)
     }
 
+    /// The answer to a schema question asked of this realm (can this class be bound here?), for
+    /// APIs that cannot throw: nil when the answer is no (a class this realm does not have, a
+    /// table that needs a migration), the program stopped when the file could not be read
+    /// (never a "no" made of a failed read).
+    func schemaAnswer<T>(_ what: @autoclosure () -> String, _ body: () throws -> T) -> T? {
+        do {
+            return try body()
+        } catch let error as AtollError where error.kind == .fileCorrupted || error.kind == .ioError {
+            readFailed(error, reading: what())
+        } catch {
+            return nil
+        }
+    }
+
     /// Stops the program for a read that failed in an API that cannot throw (see the policy
     /// above). `what` names the thing being read: "'Dog.name'", "the objects of 'Dog'".
     func readFailed(_ error: any Swift.Error, reading what: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) -> Never {

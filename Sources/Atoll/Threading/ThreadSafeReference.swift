@@ -106,9 +106,10 @@ protocol ThreadSafeResolvable {
 
 extension Results: ThreadSafeResolvable {
     static func resolve(_ payload: ThreadSafePayload, in realm: Realm) -> Results<Element>? {
-        // Rebasing binds classes (a schema question, see `Results.freeze()`); it reads no pages.
+        // Rebasing binds classes (a schema question, see `Results.freeze()`).
         guard case .results(let b, let source, let query) = payload,
-              let rebased = try? ResultsCore(realm: realm, binding: b, source: source, query: query).rebased(on: realm) else { return nil }
+              let rebased = realm.schemaAnswer("the class of these results",
+                                               { try ResultsCore(realm: realm, binding: b, source: source, query: query).rebased(on: realm) }) else { return nil }
         return Results(core: rebased)
     }
 }
@@ -153,7 +154,7 @@ extension Realm {
         case .object(let source, let key):
             let type = source.schema.objectType
             // A class this realm does not have resolves to nothing (see List.resolve).
-            guard let b = try? binding(for: type), objectExists(b, key) else { return nil }
+            guard let b = schemaAnswer("the class '\(type.className())'", { try binding(for: type) }), objectExists(b, key) else { return nil }
             return makeObject(type, key: key, binding: b) as? Confined
         case .results, .list:
             return (Confined.self as? any ThreadSafeResolvable.Type)?.resolve(payload, in: self) as? Confined
