@@ -12,8 +12,15 @@ import AtollTestSupport
         ColumnSpec(name: "n", type: .int),
     ], primaryKey: "id")
 
-    /// Commits version 2 (rows 0..<500) and version 3 (texts changed, rows added), then closes.
+    /// Commits version 2 (rows 0..<500) and version 3 (texts changed, rows added), and leaves
+    /// the file as a crash right after the commit would: without the seal closing writes.
     func makeTwoVersions(_ path: String) throws {
+        let crashImage = try commitTwoVersions(path)
+        try crashImage.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The file's bytes while the database is still open (read through the same page cache).
+    private func commitTwoVersions(_ path: String) throws -> Data {
         let db = try Database.open(DatabaseConfiguration(path: path))
         let w = try db.beginWrite()
         let t = try w.table(w.createTable(Self.spec))
@@ -24,6 +31,7 @@ import AtollTestSupport
         for i in 0..<500 { try t3.set(ObjectKey(primaryKey: Int64(i)), 1, .string("v3 row \(i)")) }
         for i in 500..<800 { try t3.create(primaryKey: .int(Int64(i))) }
         #expect(try w3.commit() == 3)
+        return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
     func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {

@@ -160,6 +160,85 @@ import AtollTestSupport
 
     /// A torn slot write: the record's sector reached the disk, the rest of its list did not
     /// (the slot page still holds the list of version 1, which that slot held before).
+    /// The same damage in a file whose commit returned: the commit's pages were on stable
+    /// storage, so the damage is damage. Open keeps version 2, reading the damaged page and
+    /// `verify` throw `.fileCorrupted`, and nothing is answered from version 1 (no table). The
+    /// proof is either the lock file, which records the commit's return and keeps that record
+    /// when the next open initializes it afresh, or, for a copy of the data file alone, the seal
+    /// the writer wrote when it closed the database (a copy of the record without its list).
+    @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func aDamagedPageOfANewestCommitThatReturnedIsReportedAsDamage(encrypted: Bool, copiedAlone: Bool) throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("db.atoll")
+        let key = encrypted ? try EncryptionKey(bytes: (0..<64).map { UInt8($0 * 5 & 255) }) : nil
+        do {
+            let db = try Database.open(DatabaseConfiguration(path: path, encryptionKey: key))
+            let w = try db.beginWrite()
+            let t = try w.table(w.createTable(Self.spec))
+            for i in 0..<Self.rows { try t.set(try t.create(primaryKey: .int(Int64(i))), 1, .string("row \(i)")) }
+            #expect(try w.commit() == 2)
+        }
+        var image = try Self.bytes(path)
+        let slot = FileFormat.slotPage(forVersion: 2)
+        let listed = Self.listedPages(image, slot: Int(slot))
+        #expect(listed.count > 64)
+        // Closing sealed the commit: the other slot holds version 2 too.
+        let other = slot == FileFormat.firstSlotPage ? slot + 1 : FileFormat.firstSlotPage
+        #expect(try Self.slotPage(of: 2, in: image, key: key) == Int(slot))
+        let cipher = try key.map { k in PageCipher(key: k, fileId: try Self.header(image).fileId) }
+        let sealed = image.withUnsafeBytes { RootRecord.read(from: $0.baseAddress.unsafelyUnwrapped + Int(other) * FileFormat.pageSize, cipher: cipher) }
+        #expect(sealed?.version == 2 && sealed?.commitListCount == 0, "closing the database seals its newest commit")
+        // A page of the commit, in the middle of the list (a table leaf or an index page).
+        let damaged = Int(listed[listed.count / 2].page)
+        let physical = encrypted ? EncryptedLayout.physicalPage(PageNumber(damaged)) : damaged
+        image[physical * FileFormat.pageSize + 1500] ^= 0x10
+        let opened = copiedAlone ? dir.file("copy.atoll") : path
+        try Data(image).write(to: URL(fileURLWithPath: opened))
+
+        let db = try Database.open(DatabaseConfiguration(path: opened, encryptionKey: key))
+        #expect(db.lock.rejectedRecord == nil)
+        var failed: AtollError.Kind?
+        do { _ = try db.verify() } catch let e as AtollError { failed = e.kind }
+        #expect(failed == .fileCorrupted, "verify must report the damaged page \(damaged)")
+        let r = try db.beginRead()
+        defer { r.close() }
+        #expect(r.version == 2, "open left out a commit that returned")
+        let t = try #require(try r.table(named: "Row"))
+        var read = 0, corrupted = 0
+        for i in 0..<Self.rows {
+            do {
+                let v = try t.value(ObjectKey(primaryKey: Int64(i)), 1)
+                #expect(v == .string("row \(i)"))
+                read += 1
+            } catch let e as AtollError where e.kind == .fileCorrupted {
+                corrupted += 1
+            }
+        }
+        #expect(read + corrupted == Self.rows)
+    }
+
+    /// After a seal, commits go on as usual (the next one overwrites the sealed copy) and the
+    /// file reopens at the newest version.
+    @Test func aSealedFileTakesCommitsAndReopens() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("db.atoll")
+        for round in 0..<3 {
+            let db = try Database.open(DatabaseConfiguration(path: path))
+            let w = try db.beginWrite()
+            let t = try w.table(try w.tableKey(named: "Row") ?? w.createTable(Self.spec))
+            try t.set(try t.create(primaryKey: .int(Int64(round))), 1, .string("round \(round)"))
+            #expect(try w.commit() == UInt64(round + 2))
+            _ = try db.verify()
+        }
+        let image = try Self.bytes(path)
+        #expect(try Self.slotPage(of: 4, in: image, key: nil) > 0)
+        let db = try Database.open(DatabaseConfiguration(path: path))
+        let r = try db.beginRead()
+        defer { r.close() }
+        #expect(r.version == 4)
+        #expect(try r.table(named: "Row")?.count == 3)
+    }
+
     @Test func aTornPageListIsNotAVersion() throws {
         let images = try Self.makeImages()
         let slot = try Self.slotPage(of: 3, in: images.after, key: nil)

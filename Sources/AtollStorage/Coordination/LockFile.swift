@@ -19,7 +19,16 @@
 //     60   u32  reserved
 //     64   u64  durable version: the newest version known to be on stable storage (a commit
 //               with full durability sets it after its sync; 0: unknown)
-//     72   ...  reserved up to 4096
+//     72   u64  version of the newest root record whose commit returned: written after the
+//               commit's sync returned, so its pages were on stable storage (0: none known)
+//     80   u32  CRC32C field of that record (with the version: which record)
+//     84   u32  reserved
+//     88   ...  reserved up to 4096
+//
+// Offsets 72..<88 are the one thing kept when the lock file is initialized afresh (see init):
+// they let the first opener of a later session tell a damaged newest commit from one a power
+// failure interrupted (Database+Roots.swift). Losing them (a power failure before the lock
+// file's page reached the disk, a deleted lock file) only loses that distinction.
 //     4096 N reader slots of 32 bytes each:
 //              0  u32 pid owning the slot (0: free), claimed by compare-and-swap
 //              4  u32 reserved
@@ -156,12 +165,31 @@ final class LockFile: @unchecked Sendable {
         var rc: Int32
         defer { _ = atoll_ofd_unlock(fd, Self.initLockOffset, 1) }
 
-        let sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+        var sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+        if requireExclusive && !sole {
+            // A process that just closed the database may still share its lock file's open file
+            // description with a child it is spawning (between fork and exec, before O_CLOEXEC
+            // closes it), and the usage lock belongs to that description. Wait for such a moment
+            // to pass (bounded) before reporting the database open elsewhere.
+            for _ in 0..<200 where !sole {
+                usleep(10_000)
+                sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+            }
+        }
         if requireExclusive && !sole {
             throw fail(AtollError(.fileLocked, "'\(displayPath)' is open in another process; close it there first"))
         }
+        // The record of the newest commit known to have returned survives reinitialization.
+        var kept = [UInt8](repeating: 0, count: Self.keptRange.upperBound)
+        var keptValid = false
         if sole {
             // No other process has the database open: (re)initialize the shared state.
+            let n = kept.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            if n == kept.count {
+                keptValid = kept.withUnsafeBytes { b in
+                    b.baseAddress!.u64(0) == Self.magic && b.baseAddress!.u32(8) == Self.layoutVersion
+                }
+            }
             guard ftruncate(fd, 0) == 0, ftruncate(fd, off_t(mappedBytes)) == 0 else {
                 throw fail(AtollError.posix("initializing the lock file", path: displayPath, errno: errno))
             }
@@ -181,6 +209,11 @@ final class LockFile: @unchecked Sendable {
             p.setU64(0, Self.magic)
             p.setU32(8, Self.layoutVersion)
             p.setU32(12, UInt32(slotCount))
+            if keptValid {
+                kept.withUnsafeBytes { b in
+                    (p + Self.keptRange.lowerBound).copyMemory(from: b.baseAddress! + Self.keptRange.lowerBound, byteCount: Self.keptRange.count)
+                }
+            }
             if !requireExclusive {
                 // Keep the usage lock, but shared, so others may attach.
                 rc = atoll_ofd_lock(fd, 0, 0, Self.usageLockOffset, 1)
@@ -283,6 +316,25 @@ final class LockFile: @unchecked Sendable {
     var durableVersion: UInt64 { atoll_atomic_load_u64(u64Pointer(64)) }
 
     func setDurable(version: UInt64) { atoll_atomic_store_u64(u64Pointer(64), version) }
+
+    /// The bytes kept when the lock file is initialized afresh.
+    static let keptRange = 72..<88
+
+    /// The newest root record whose commit returned to its writer after its sync, kept across
+    /// sessions (nil: none known). Its pages were on stable storage when it was recorded, so a
+    /// page of it that fails its check is damage, never an interrupted commit.
+    var returnedRecord: RootRecord.Identity? {
+        let version = atoll_atomic_load_u64(u64Pointer(72))
+        guard version != 0 else { return nil }
+        return RootRecord.Identity(version: version, checksum: atoll_atomic_load_u32((base + 80).assumingMemoryBound(to: UInt32.self)))
+    }
+
+    /// Records the commit that just returned after its sync (under the writer lock); nil forgets it.
+    func setReturnedRecord(_ record: RootRecord.Identity?) {
+        atoll_atomic_store_u64(u64Pointer(72), 0)
+        atoll_atomic_store_u32((base + 80).assumingMemoryBound(to: UInt32.self), record?.checksum ?? 0)
+        atoll_atomic_store_u64(u64Pointer(72), record?.version ?? 0)
+    }
 
     /// Wakes every process and thread waiting for a commit.
     func notifyCommit() {

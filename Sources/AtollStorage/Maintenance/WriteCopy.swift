@@ -192,6 +192,7 @@ extension Database {
         // whole) and its newest version is not yet known durable under this name.
         db.lock.setRootsChecked(rejecting: nil)
         db.lock.setDurable(version: 0)
+        db.lock.setReturnedRecord(nil)
         // Until the directory is synced, a power failure may bring the old file back, and with it
         // lose every commit made to the compacted one.
         try DirectorySync.syncDirectory(containing: path)

@@ -20,6 +20,28 @@
 // a live process after its pages. Cost: one commit's pages at most (CommitPageList.pagesMax),
 // once per lock-file lifetime.
 //
+// Damage is not an interrupted commit. A page of the newest commit that fails its check looks
+// the same whether a power failure kept it from the disk or something damaged it since. Leaving
+// a damaged commit out would answer with the previous version as if it were the data (for a
+// file written in one commit: no objects at all). So a commit that returned to its writer
+// leaves proof: after its sync returned, the writer records the record's identity in the lock
+// file, which keeps it when a later session initializes the lock file afresh (LockFile.swift).
+// The record it names had every page on stable storage, so the check accepts it whatever its
+// pages hold now, and a damaged page is reported by the page checks when it is read, as in
+// formats 1 and 2. Without the proof (the lock file deleted, or its page lost with the power)
+// open cannot tell, and leaves the record out as a commit that may not have finished.
+//
+// Sealing. The lock file's proof stays with the lock file: a copy of the data file alone (cp,
+// a backup tool, a file sent elsewhere) does not carry it. So an instance that made a one-sync
+// commit seals the newest commit when it closes, if that commit is the one whose return the lock
+// file records and no other writer holds the lock: it writes a copy of the commit's root record
+// without its page list into the other slot and syncs that page. A record without a list
+// asserts that its commit's pages were synced before it was written (as a two-sync commit's
+// does), which is now true. Both slots then hold the version; the check takes the listed record
+// as complete when the other slot holds its sealed copy. The seal costs one page write and one
+// sync per instance that wrote, at close; the next commit overwrites it (it is the slot not
+// holding the newest record by parity). A failed or torn seal leaves the file as it was.
+//
 // A read-only open without a lock file (read-only media) checks the version it pins, the same
 // way, in its private lock state.
 
@@ -27,7 +49,10 @@ extension Database {
     /// The newest root record whose commit is complete, and the identity of a newer record it
     /// left out because its commit is not. Throws `.fileCorrupted` when no slot holds a complete
     /// commit.
-    static func newestCompleteRoot(file: MappedFile, store: PageStore, cipher: PageCipher?, path: String) throws -> (RootRecord, RootRecord.Identity?) {
+    /// `returned`: the record of a commit known to have returned after its sync, which is
+    /// accepted as complete (see "Damage is not an interrupted commit").
+    static func newestCompleteRoot(file: MappedFile, store: PageStore, cipher: PageCipher?, path: String,
+                                   returned: RootRecord.Identity?) throws -> (RootRecord, RootRecord.Identity?) {
         let size = try file.refreshSize()
         let base = try file.mapping(covering: size)
         var rejected: RootRecord.Identity?
@@ -40,6 +65,8 @@ extension Database {
                     : "neither root slot of '\(path)' holds a complete commit (\(problems.joined(separator: "; "))); restore it from a backup")
             }
             let slot = UnsafeRawPointer(base + Int(page) * FileFormat.pageSize)
+            if let returned, RootRecord.identity(at: slot) == returned { return (record, rejected) }
+            if isSealed(record, slotPage: page, base: base, cipher: cipher) { return (record, rejected) }
             guard let problem = try CommitPageList.problem(with: record, slot: slot, fileBase: base, fileBytes: size, store: store) else {
                 return (record, rejected)
             }
@@ -59,7 +86,7 @@ extension Database {
             try lock.lockWriter()
             defer { lock.unlockWriter() }
             if !lock.rootsChecked {
-                let (_, rejected) = try newestCompleteRoot(file: file, store: store, cipher: cipher, path: path)
+                let (_, rejected) = try newestCompleteRoot(file: file, store: store, cipher: cipher, path: path, returned: lock.returnedRecord)
                 lock.setRootsChecked(rejecting: rejected)
             }
         }
@@ -68,5 +95,39 @@ extension Database {
             throw AtollError.corrupted("neither root slot of '\(path)' is valid")
         }
         return root
+    }
+
+    /// Whether the slot other than `slotPage` holds the sealed copy of `record`: the same record
+    /// without a page list.
+    static func isSealed(_ record: RootRecord, slotPage: PageNumber, base: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
+        guard record.commitListCount > 0 else { return false }
+        let other = slotPage == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage
+        guard let copy = RootRecord.read(from: base + Int(other) * FileFormat.pageSize, cipher: cipher) else { return false }
+        var sealed = record
+        sealed.commitListCount = 0
+        sealed.commitListChecksum = 0
+        return copy == sealed
+    }
+
+    func noteOneSyncCommitReturned() { sealOnClose.store(true, ordering: .relaxed) }
+
+    /// Seals the newest commit (see "Sealing") if this instance made a one-sync commit and the
+    /// newest is the commit whose return the lock file records. Never waits for the writer lock.
+    func sealNewestCommit() throws {
+        guard sealOnClose.load(ordering: .relaxed), try lock.tryLockWriter() else { return }
+        defer { lock.unlockWriter() }
+        guard lock.rejectedRecord == nil, let returned = lock.returnedRecord else { return }
+        let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+        guard let page = RootRecord.newestSlotPage(in: base, cipher: cipher),
+              RootRecord.identity(at: base + Int(page) * FileFormat.pageSize) == returned,
+              var record = RootRecord.read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher),
+              record.commitListCount > 0
+        else { return }
+        record.commitListCount = 0
+        record.commitListChecksum = 0
+        let other = page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage
+        let offset = Int(other) * FileFormat.pageSize
+        CommitPageList.writeSlot(record, list: UnsafeRawBufferPointer(start: nil, count: 0), to: base + offset, cipher: cipher)
+        try file.sync(offset: offset, length: FileFormat.pageSize)
     }
 }

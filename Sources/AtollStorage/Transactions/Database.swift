@@ -42,6 +42,9 @@ public final class Database: Sendable {
     /// waiting for itself forever.
     private let writerThread = Mutex<pthread_t?>(nil)
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
+    /// Whether a one-sync commit through this instance returned, so that closing it seals the
+    /// newest commit (Database+Roots.swift, "Sealing").
+    let sealOnClose = Atomic<Bool>(false)
     public let displayName: String
     public let fileId: [UInt8]
     /// Whether commits to this file may become durable with one sync (format 3 and later).
@@ -218,7 +221,8 @@ public final class Database: Sendable {
             if now.version == root.version {
                 // Pinned: no writer reuses its pages from now on, so the check cannot race one.
                 let slot = UnsafeRawPointer(base + Int(page) * FileFormat.pageSize)
-                guard let problem = try CommitPageList.problem(with: now, slot: slot, fileBase: base, fileBytes: size, store: store) else {
+                guard let problem = try CommitPageList.problem(with: now, slot: slot, fileBase: base, fileBytes: size, store: store),
+                      !isSealed(now, slotPage: page, base: base, cipher: cipher) else {
                     return now
                 }
                 guard lock.rejectedRecord == nil else {
@@ -373,6 +377,15 @@ public final class Database: Sendable {
 
     /// The newest committed version.
     public var latestVersion: UInt64 { lock.publishedVersion }
+
+    deinit {
+        do {
+            try sealNewestCommit()
+        } catch {
+            // The seal only adds proof that the newest commit returned (Database+Roots.swift,
+            // "Sealing"); without it the file is exactly as the commit left it.
+        }
+    }
 
     /// Reads the newest valid root record from the file (used by writers, which hold the lock),
     /// leaving out a record found incomplete at open (Database+Roots.swift).

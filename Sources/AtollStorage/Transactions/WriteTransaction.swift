@@ -421,6 +421,10 @@ public final class WriteTransaction: Transaction {
                 try database.file.sync(offset: slotOffset, length: FileFormat.pageSize)
             }
             lock.setDurable(version: newVersion)
+            // Proof for a later session's first open that this commit returned: a page of it
+            // that fails its check is then damage, not an interrupted commit (Database+Roots.swift).
+            lock.setReturnedRecord(RootRecord.identity(at: slot))
+            if oneSync { database.noteOneSyncCommitReturned() }
         }
         root = next
         database.lock.setPublished(version: newVersion)
