@@ -225,6 +225,54 @@ import Testing
         ])
     }
 
+    // MARK: Parser_NullableBinaries
+
+    /// realm-core writes binary literals `bin('f')`; Atoll takes a string literal for binary data
+    /// (its UTF-8 bytes), so `bin('f')` is written `'f'` here. `nullable\tdata` is renamed.
+    @Test func nullableBinaries() throws {
+        let specs = [
+            TableSpec(name: "item", columns: [ColumnSpec(name: "data", type: .binary), ColumnSpec(name: "nullableData", type: .binary, isNullable: true)]),
+            TableSpec(name: "person", columns: [ColumnSpec(name: "fav_item", type: .link, isNullable: true, linkTarget: "item")]),
+        ]
+        let realm = try ConformanceRealm(specs) { w in
+            let items = try Self.table(w, "item"), people = try Self.table(w, "person")
+            var keys: [ObjectKey] = []
+            for name in ["knife", "plate", "fork", nil, nil] as [String?] {
+                keys.append(try Self.insert(items, [.binary(Array((name ?? "").utf8)), name.map { .binary(Array($0.utf8)) } ?? .null]))
+            }
+            for k in keys { _ = try Self.insert(people, [.link(k)]) }
+        }
+        realm.expectCounts(on: "item", [
+            CountCase(0, "data == NULL"), CountCase(5, "data != NULL"), CountCase(2, "nullableData == NULL"), CountCase(3, "nullableData != NULL"),
+            CountCase(0, "data == NIL"), CountCase(5, "data != NIL"), CountCase(2, "nullableData == NIL"), CountCase(3, "nullableData != NIL"),
+            CountCase(2, "nullableData CONTAINS 'f'"), CountCase(1, "nullableData BEGINSWITH 'f'"), CountCase(2, "nullableData ENDSWITH 'e'"),
+            CountCase(1, "nullableData LIKE 'f*'"), CountCase(2, "nullableData CONTAINS[c] 'F'"), CountCase(1, "nullableData BEGINSWITH[c] 'F'"),
+            CountCase(2, "nullableData ENDSWITH[c] 'E'"), CountCase(1, "nullableData LIKE[c] 'F*'"),
+            CountCase(5, "nullableData CONTAINS NULL"), CountCase(5, "nullableData BEGINSWITH NULL"), CountCase(5, "nullableData ENDSWITH NULL"),
+            CountCase(2, "nullableData LIKE NULL"), CountCase(5, "nullableData BEGINSWITH[c] NULL"),
+            CountCase(5, "nullableData ENDSWITH[c] NULL"), CountCase(2, "nullableData LIKE[c] NULL"),
+            CountCase(0, "NULL CONTAINS nullableData"), CountCase(0, "NULL BEGINSWITH nullableData"), CountCase(0, "NULL ENDSWITH nullableData"),
+            CountCase(2, "NULL LIKE nullableData"), CountCase(0, "NULL CONTAINS[c] nullableData"), CountCase(0, "NULL BEGINSWITH[c] nullableData"),
+            CountCase(0, "NULL ENDSWITH[c] nullableData"), CountCase(2, "NULL LIKE[c] nullableData"),
+            CountCase(1, "data contains NULL && data contains 'fo' && !(data contains 'asdfasdfasdf') && data contains 'rk'"),
+        ])
+        // realm-core expects 3: its case-insensitive binary CONTAINS runs on its expression engine,
+        // where a nil pattern matches only non-nil values, unlike its other string operators with
+        // nil. Atoll has one rule: every value contains nil (docs/QUERY_LANGUAGE.md).
+        #expect(try realm.count("nullableData CONTAINS[c] NULL", on: "item") == 5)
+        realm.expectCounts(on: "person", [
+            CountCase(0, "fav_item.data == NULL"), CountCase(5, "fav_item.data != NULL"), CountCase(2, "fav_item.nullableData == NULL"),
+            CountCase(3, "fav_item.nullableData != NULL"), CountCase(0, "NULL == fav_item.data"),
+            CountCase(0, "fav_item.data ==[c] NULL"), CountCase(5, "fav_item.data !=[c] NULL"), CountCase(2, "fav_item.nullableData ==[c] NULL"),
+            CountCase(3, "fav_item.nullableData !=[c] NULL"), CountCase(0, "NULL ==[c] fav_item.data"),
+            CountCase(2, "fav_item.data CONTAINS 'f'"), CountCase(1, "fav_item.data BEGINSWITH 'f'"), CountCase(2, "fav_item.data ENDSWITH 'e'"),
+            CountCase(1, "fav_item.data LIKE 'f*'"), CountCase(2, "fav_item.data CONTAINS[c] 'F'"), CountCase(1, "fav_item.data BEGINSWITH[c] 'F'"),
+            CountCase(2, "fav_item.data ENDSWITH[c] 'E'"), CountCase(1, "fav_item.data LIKE[c] 'F*'"),
+            CountCase(3, "fav_item.data == fav_item.nullableData"), CountCase(5, "fav_item.data == fav_item.data"),
+            CountCase(5, "fav_item.nullableData == fav_item.nullableData"),
+        ])
+    }
+
     // MARK: Parser_TwoColumnAggregates (string and binary sizes)
 
     @Test func stringAndBinarySizes() throws {
