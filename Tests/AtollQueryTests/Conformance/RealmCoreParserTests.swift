@@ -273,6 +273,25 @@ import Testing
         ])
     }
 
+    // MARK: Parser_Logical
+
+    @Test func logical() throws {
+        let spec = TableSpec(name: "table", columns: [
+            ColumnSpec(name: "id1", type: .int), ColumnSpec(name: "id2", type: .int), ColumnSpec(name: "id3", type: .int),
+        ])
+        let realm = try ConformanceRealm([spec]) { w in
+            let t = try Self.table(w, "table")
+            for i in 0..<10 as Range<Int64> { _ = try Self.insert(t, [.int(i), .int(2 * i), .int(3 * i)]) }
+        }
+        realm.expectCounts(on: "table", [
+            CountCase(3, "id1 == 5 || id1 == 9 || id2 == 10 || id2 == 16"),
+            CountCase(2, "id1 == 5 && id2 == 10 || id1 == 7 && id2 == 14"),
+            CountCase(1, "id1 == 5 && id2 == 10 && id3 == 15"),
+            CountCase(1, "id1 == 5 && (id2 == 10 || id1 == 7) && id3 == 15"),
+            CountCase(7, "!id1 == 5 && !(id2 == 12) && !id3 == 12"),
+        ])
+    }
+
     // MARK: Parser_TwoColumnAggregates (string and binary sizes)
 
     @Test func stringAndBinarySizes() throws {
