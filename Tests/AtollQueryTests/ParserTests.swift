@@ -36,12 +36,13 @@ private func parseError(_ query: String) -> AtollError? {
         ("1.5E-3", .double(0.0015)),
         ("'hello'", .string("hello")),
         ("\"hello\"", .string("hello")),
-        ("'it\\'s'", .string("it's")),
-        ("\"say \\\"hi\\\"\"", .string("say \"hi\"")),
-        ("'a\\nb\\tc\\rd\\\\e'", .string("a\nb\tc\rd\\e")),
-        ("'\\u00e9t\\u00E9'", .string("été")),
-        ("'\\u{1F600}'", .string("😀")),
-        ("'\\*'", .string("*")),
+        // The text as written between the quotes, backslashes included (realm-core).
+        ("'it\\'s'", .string("it\\'s")),
+        ("\"say \\\"hi\\\"\"", .string("say \\\"hi\\\"")),
+        ("'a\\nb\\tc\\rd\\\\e'", .string("a\\nb\\tc\\rd\\\\e")),
+        ("'\\u00e9t\\u00E9'", .string("\\u00e9t\\u00E9")),
+        ("'\\/\\b\\f\\0'", .string("\\/\\b\\f\\0")),
+        ("'é😀'", .string("é😀")),
         ("'日本語 テキスト'", .string("日本語 テキスト")),
         ("''", .string("")),
         ("true", .bool(true)),
@@ -288,7 +289,8 @@ private func parseError(_ query: String) -> AtollError? {
         ("name == \u{2018}Ali\u{2019}", ["typographic quote", "offset 8"]),
         ("name == 'a' #", ["expected a name after '#'"]),
         ("name == '\\u12'", ["4 hexadecimal digits"]),
-        ("name == '\\u{D800}'", ["invalid Unicode escape"]),
+        ("name == '\\u{1F600}'", ["4 hexadecimal digits"]),
+        ("name == '\\*'", ["invalid escape sequence", "offset 9"]),
     ]
 
     @Test(arguments: cases)

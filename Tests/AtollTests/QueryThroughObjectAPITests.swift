@@ -161,7 +161,7 @@ final class QDog: Object {
     }
 
     @Test func invalidQueriesThrowWithTheProblemAndItsPosition() throws {
-        for (query, fragment) in [("agee > 3", "'agee'"), ("age == 'a'", "offset 7"), ("age ==", "offset 6"), ("name.@count > 1", "@count"),
+        for (query, fragment) in [("agee > 3", "'agee'"), ("age == 'a'", "offset 7"), ("age ==", "offset 6"), ("age.@count > 1", "@count"),
                                   ("age > $1", "offset 6"), ("isActive > 1", "cannot compare bool property 'isActive'")] {
             do {
                 _ = try people.filter(throwing: query, 3)

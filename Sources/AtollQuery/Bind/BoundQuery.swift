@@ -113,6 +113,8 @@ public indirect enum BoundExpression: Sendable, Hashable {
     /// The value(s) at the end of a key path.
     case keyPath(BoundKeyPath)
     /// `path.@count` / `path.@size`: how many values the path reaches (0 when none). Int.
+    /// When the path reaches a single string or binary value (``BoundKeyPath/measuresLength``),
+    /// its length in bytes instead, or nil for a nil value (realm-core's `@size` of a string).
     case count(BoundKeyPath)
     /// `@min`, `@max`, `@sum`, `@avg` over the values a key path reaches.
     case aggregate(BoundAggregate)
@@ -146,6 +148,13 @@ public struct BoundKeyPath: Sendable, Hashable, CustomStringConvertible {
         self.objectClassName = objectClassName
         self.isToMany = isToMany
         self.canBeNull = canBeNull
+    }
+
+    /// Whether `@count`/`@size` of this path is the length of the one string or binary value it
+    /// reaches rather than the number of values: a to-one path ending in a string or data property.
+    public var measuresLength: Bool {
+        guard !isToMany, let last = steps.last?.property, !last.isList else { return false }
+        return last.type == .string || last.type == .data
     }
 
     /// The path as written with property names: "owner.name", "@links.Project.items.quota", "self".

@@ -1,50 +1,170 @@
 import AtollStorage
 
 extension BindingSession {
-    /// A comparison, including `x == ANY {…}` (IN) and `x == NONE {…}` (NOT IN).
+    /// A comparison, with quantified lists on either side expanded (see ``quantifiedComparison``).
     func bindComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
-        guard let rightQuantifier = node.rightQuantifier else {
-            return try bindPlainComparison(node, in: scope)
-        }
-        return try bindRightQuantifiedComparison(node, rightQuantifier, in: scope)
-    }
-
-    private func bindRightQuantifiedComparison(_ node: ComparisonNode, _ rightQuantifier: Quantifier, in scope: BindingScope) throws -> BoundPredicate {
-        guard node.operator == .equal || node.operator == .in else {
-            throw AtollError.invalidQuery("a quantifier on the right side is supported only as == ANY {…} or == NONE {…}", at: node.offset)
-        }
-        switch node.right {
-        case .list, .argument: break
-        default:
-            throw AtollError.invalidQuery("\(rightQuantifier.rawValue) on the right side needs a list {…}", at: node.right.offset)
-        }
-        var plain = node
-        plain.rightQuantifier = nil
-        // == and IN: always a comparison (only an ordering with nil binds to something else).
-        guard case .comparison(let comparison) = try bindPlainComparison(plain, in: scope) else {
-            throw AtollError.invalidQuery("a quantifier on the right side needs a comparison", at: node.offset)
-        }
-        switch rightQuantifier {
-        case .any:
-            return .comparison(comparison)
-        case .none:
-            if case .keyPath(let path) = comparison.left, path.isToMany {
-                throw AtollError.invalidQuery("== NONE {…} needs a single value on its left side, not the collection '\(path)'", at: node.offset)
-            }
-            return .not(.comparison(comparison))
-        case .all:
-            throw AtollError.invalidQuery("== ALL {…} is not supported; use == ANY {…} or == NONE {…}", at: node.offset)
-        }
-    }
-
-    /// Normalizes a comparison (key path on the left, collection on the left, lists to IN),
-    /// checks that the operator applies to the types, and converts the right side.
-    private func bindPlainComparison(_ node: ComparisonNode, in scope: BindingScope) throws -> BoundPredicate {
-        // Only operand binding recurses (into SUBQUERY); the rest runs in its own frame so the
+        // Only operand binding recurses (into SUBQUERY); the rest runs in its own frames so the
         // recursive path stays small (see QueryLimits.nestingDepthMax).
         let left = try bindOperand(node.left, in: scope)
         let right = try bindOperand(node.right, in: scope)
-        return try checkedComparison(node, left: left, right: right)
+        return try quantifiedComparison(node, left: left, right: right)
+    }
+
+    /// Lists of constants compared element by element, as realm-core does, expanded here into
+    /// ANDs and ORs of plain comparisons so that the planner and evaluator see only those:
+    /// - a list on the left, `ANY {1, 2} IN ANY list`, `ALL {'a', 'b'} IN list`: the left quantifier
+    ///   (ANY when absent) says whether some, every or no element `c` satisfies `c <op> right`;
+    /// - a list on the right of an operator other than ==, IN and BETWEEN, or after ALL or NONE:
+    ///   `name CONTAINS[c] {'a', 'b'}`, `name ENDSWITH $0` (an array), `age == ALL {…}`,
+    ///   `age != NONE {…}`; the right quantifier (ANY when absent) combines the elements.
+    /// A quantifier before a collection on the same side stays on the comparison it applies to.
+    /// Expansion is exact: combinations that would need the two quantifiers nested per element
+    /// (`ANY tags CONTAINS ALL {…}`) are refused.
+    private func quantifiedComparison(_ node: ComparisonNode, left: Operand, right: Operand) throws -> BoundPredicate {
+        if left.isConstant && right.isConstant {
+            throw AtollError.invalidQuery("cannot compare two constants; one side of \(node.operator.rawValue) must be a key path", at: node.offset)
+        }
+        if let quantifier = node.quantifier, case .constant = left {
+            throw AtollError.invalidQuery("\(quantifier.rawValue) needs a list {…} or a key path through a collection after it", at: node.quantifierOffset)
+        }
+        if case .list(let constants, let offset) = left, !right.isConstant {
+            guard node.quantifier != nil || node.rightQuantifier != nil || !right.isToManyKeyPath else {
+                throw AtollError.invalidQuery(
+                    "comparing a list {…} with the collection '\(right.keyPathDescription)' needs ANY, ALL or NONE before the list "
+                        + "(Atoll does not compare collections position by position)", at: offset
+                )
+            }
+            if node.quantifier == nil && node.rightQuantifier == nil {
+                // `{1, 2} == age`: IN, by the plain rules below.
+                return try keyPathFirst(node, left: left, right: right)
+            }
+            var element = node
+            element.quantifier = nil
+            var operands: [BoundPredicate] = []
+            operands.reserveCapacity(constants.count)
+            for constant in constants {
+                operands.append(try keyPathFirst(element, left: .constant(constant), right: right, rightQuantifier: node.rightQuantifier))
+            }
+            return Self.combine(operands, node.quantifier ?? .any)
+        }
+        var right = right
+        if let rightQuantifier = node.rightQuantifier, case .constant(let constant) = right {
+            // `age == ANY $0` with one value: a list of one. A literal or IN needs a list.
+            guard constant.argumentName != nil, node.operator != .in else {
+                throw AtollError.invalidQuery("\(rightQuantifier.rawValue) on the right side needs a list {…} or a collection", at: constant.offset)
+            }
+            right = .list([constant], offset: constant.offset)
+        }
+        if case .list(let constants, let offset) = right, !left.isConstant {
+            let inner = node.rightQuantifier ?? .any
+            let plainIn = (node.operator == .equal || node.operator == .in) && inner == .any
+            if (node.operator == .equal || node.operator == .in) && inner == .none && !left.isToManyKeyPath {
+                // `age == NONE {…}`: NOT IN.
+                var membership = node
+                membership.rightQuantifier = nil
+                return .not(try keyPathFirst(membership, left: left, right: right))
+            }
+            if plainIn || node.operator == .between {
+                if node.operator == .between && node.rightQuantifier != nil {
+                    throw AtollError.invalidQuery("BETWEEN takes {low, high}, not a quantified list", at: offset)
+                }
+                return try keyPathFirst(node, left: left, right: right)
+            }
+            // The quantifier of each element's comparison, and how their results combine.
+            var elementQuantifier = node.quantifier
+            var outer = inner
+            if left.isToManyKeyPath {
+                switch (node.quantifier ?? Quantifier.any, inner) {
+                case (.any, .any): (elementQuantifier, outer) = (Quantifier.any, Quantifier.any)
+                case (.all, .all): (elementQuantifier, outer) = (Quantifier.all, Quantifier.all)
+                case (.none, .any), (.all, .none): (elementQuantifier, outer) = (Quantifier.none, Quantifier.all)
+                case (let leftQuantifier, _):
+                    throw AtollError.invalidQuery(
+                        "\(leftQuantifier.rawValue) before a collection cannot be combined with \(inner.rawValue) before a list on the right; "
+                            + "write the comparison for each value of the list", at: offset
+                    )
+                }
+            }
+            var element = node
+            element.quantifier = elementQuantifier
+            element.rightQuantifier = nil
+            if element.operator == .in { element.operator = .equal }
+            var operands: [BoundPredicate] = []
+            operands.reserveCapacity(constants.count)
+            for constant in constants {
+                operands.append(try checkedComparison(element, left: left, right: .constant(constant)))
+            }
+            return Self.combine(operands, outer)
+        }
+        if node.rightQuantifier != nil && !right.isToManyKeyPath {
+            throw AtollError.invalidQuery("\(node.rightQuantifier?.rawValue ?? "ANY") on the right side needs a list {…} or a collection", at: node.right.offset)
+        }
+        return try keyPathFirst(node, left: left, right: right, rightQuantifier: node.rightQuantifier)
+    }
+
+    /// ANY: some operand holds; ALL: every one; NONE: none.
+    private static func combine(_ operands: [BoundPredicate], _ quantifier: Quantifier) -> BoundPredicate {
+        switch quantifier {
+        case .any: operands.count == 1 ? operands[0] : .or(operands)
+        case .all: operands.count == 1 ? operands[0] : .and(operands)
+        case .none: .not(operands.count == 1 ? operands[0] : .or(operands))
+        }
+    }
+
+    /// A constant compared with a quantified collection on the right (`5 == ANY scores`,
+    /// `'a' IN ALL tags`) becomes the collection compared with the constant; `NULL <string
+    /// operator> name` becomes what realm-core makes of it; then the plain rules apply.
+    private func keyPathFirst(_ node: ComparisonNode, left: Operand, right: Operand, rightQuantifier: Quantifier? = nil) throws -> BoundPredicate {
+        if case .constant(let constant) = left, constant.value == .null, node.operator.isStringOperator,
+           let rightInfo = info(of: right) {
+            return try nilOnTheLeft(node, right: right, rightInfo: rightInfo)
+        }
+        guard let rightQuantifier else {
+            return try checkedComparison(node, left: left, right: right)
+        }
+        guard right.isToManyKeyPath else {
+            throw AtollError.invalidQuery("\(rightQuantifier.rawValue) on the right side needs a list {…} or a collection", at: node.right.offset)
+        }
+        guard left.isConstant else {
+            throw AtollError.invalidQuery("cannot compare two collections; put ANY, ALL or NONE before one collection and compare with a single value", at: node.offset)
+        }
+        let mirrored: ComparisonOperator
+        if node.operator == .in {
+            mirrored = .equal
+        } else if let operatorMirrored = node.operator.mirrored {
+            mirrored = operatorMirrored
+        } else {
+            throw AtollError.invalidQuery("\(node.operator.rawValue) needs the collection on its left side", at: node.offset)
+        }
+        var swapped = node
+        swapped.quantifier = rightQuantifier
+        swapped.quantifierOffset = node.right.offset
+        swapped.operator = mirrored
+        swapped.rightQuantifier = nil
+        swapped.left = node.right
+        swapped.right = node.left
+        return try checkedComparison(swapped, left: right, right: left)
+    }
+
+    /// `NULL CONTAINS name`, `NULL LIKE name`: nil as the string searched, as realm-core evaluates
+    /// it: nil begins with, ends with and contains no value, not even nil; nil is LIKE only nil.
+    private func nilOnTheLeft(_ node: ComparisonNode, right: Operand, rightInfo: OperandInfo) throws -> BoundPredicate {
+        guard rightInfo.type == .string || rightInfo.type == .data else {
+            throw AtollError.invalidQuery("\(node.operator.rawValue) needs a string or binary data on its right side, but it is \(rightInfo.description)", at: node.offset)
+        }
+        if node.operator == .like && node.options.contains(.diacriticInsensitive) {
+            throw AtollError.invalidQuery("LIKE does not take [d] (as in Realm Swift); use [c], or BEGINSWITH/ENDSWITH/CONTAINS/== with [d]", at: node.offset)
+        }
+        guard !right.isToManyKeyPath else {
+            throw AtollError.invalidQuery("nil before \(node.operator.rawValue) needs a single value on the right side, not a collection", at: node.offset)
+        }
+        guard node.operator == .like else { return .constant(false) }
+        var equality = node
+        equality.operator = .equal
+        equality.options = []
+        equality.left = node.right
+        equality.right = node.left
+        return try checkedComparison(equality, left: right, right: .constant(ConstantOperand(value: .null, offset: node.left.offset, argumentName: nil, isBase64Literal: false)))
     }
 
     private func checkedComparison(_ node: ComparisonNode, left boundLeft: Operand, right boundRight: Operand) throws -> BoundPredicate {
@@ -97,6 +217,16 @@ extension BindingSession {
         if let quantifier = node.quantifier, !leftIsToMany {
             throw AtollError.invalidQuery("\(quantifier.rawValue) needs a key path through a list or linking objects", at: node.quantifierOffset)
         }
+        if comparisonOperator == .between && leftIsToMany && node.quantifier != .all {
+            // realm-core: "Only 'ALL' supported for operator 'BETWEEN' when applied to lists".
+            throw AtollError.invalidQuery("BETWEEN on the collection '\(left.keyPathDescription)' needs ALL before it (every value in the range); "
+                + "for some value in a range write ANY x >= low AND …, or SUBQUERY", at: node.offset)
+        }
+        if leftIsToMany, case .keyPath(let path, _) = left, path.valueType == .object,
+           case .constant(let constant) = right, constant.value == .null {
+            // realm-core: a collection of objects is never compared with nil.
+            throw AtollError.invalidQuery("'\(path)' is a collection of objects, which cannot be compared with nil; use \(path.description).@count == 0", at: node.offset)
+        }
         guard let leftInfo = info(of: left) else {
             throw AtollError.invalidQuery("one side of \(comparisonOperator.rawValue) must be a key path", at: node.offset)
         }
@@ -148,7 +278,8 @@ extension BindingSession {
         case .equal, .notEqual, .in:
             return
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            guard type.isNumeric || [.date, .string, .objectId].contains(type) else {
+            // Bools order false < true (realm-core).
+            guard type.isNumeric || [.bool, .date, .string, .objectId].contains(type) else {
                 throw AtollError.invalidQuery("\(comparisonOperator.rawValue) cannot compare \(left.description); use == or !=", at: offset)
             }
         case .between:
@@ -158,6 +289,9 @@ extension BindingSession {
         case .beginsWith, .endsWith, .contains, .like:
             guard type == .string || type == .data else {
                 throw AtollError.invalidQuery("\(comparisonOperator.rawValue) needs a string or binary data on its left side, but it is \(left.description)", at: offset)
+            }
+            if comparisonOperator == .like && options.contains(.diacriticInsensitive) {
+                throw AtollError.invalidQuery("LIKE does not take [d] (as in Realm Swift); use [c], or BEGINSWITH/ENDSWITH/CONTAINS/== with [d]", at: offset)
             }
         }
     }
@@ -211,10 +345,8 @@ extension BindingSession {
             if comparisonOperator == .between {
                 throw AtollError.invalidQuery("\(comparisonOperator.rawValue) cannot compare with nil", at: constant.offset)
             }
-            if comparisonOperator.isOrdering { return .null }  // see checkedComparison
-            guard left.canBeNull else {
-                throw AtollError.invalidQuery("\(left.description) is not optional, so it can never be nil; compare it with a value", at: constant.offset)
-            }
+            // Orderings: see checkedComparison. Equality with a value that cannot be nil is
+            // allowed and never holds for a value (realm-core), so `age == nil` matches nothing.
             return .null
         }
         switch (left.type, value) {

@@ -124,6 +124,14 @@ extension BindingSession {
         guard let collection = steps.last else {
             throw AtollError.invalidQuery("\(name) must follow a list or linking objects, as in dogs.\(name)", at: offset)
         }
+        if collectionOperator == .count, !collection.property.isToMany,
+           collection.property.type == .string || collection.property.type == .data {
+            // `name.@count` / `name.@size`: the length of a string or binary value (realm-core).
+            guard rest.isEmpty else {
+                throw AtollError.invalidQuery("@count must be at the end of a key path", at: offset)
+            }
+            return .count(try keyPath(scope: scope, steps: steps, offset: offset))
+        }
         guard collection.property.isToMany else {
             let path = steps.map(\.property.name).joined(separator: ".")
             throw AtollError.invalidQuery("\(name) can only follow a list or linking objects, but '\(path)' is \(Self.typeDescription(of: collection.property))", at: offset)

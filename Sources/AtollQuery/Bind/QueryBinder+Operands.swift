@@ -24,6 +24,12 @@ enum Operand {
         }
     }
 
+    /// The key path as written, for messages ("" for other operands).
+    var keyPathDescription: String {
+        if case .keyPath(let path, _) = self { return path.description }
+        return ""
+    }
+
     var isToManyKeyPath: Bool {
         if case .keyPath(let path, _) = self { return path.isToMany }
         return false
@@ -159,7 +165,7 @@ extension BindingSession {
             }
             return OperandInfo(type: path.valueType, objectClassName: path.objectClassName, canBeNull: path.canBeNull, description: description)
         case .count(let path, _):
-            return OperandInfo(type: .int, objectClassName: nil, canBeNull: false, description: "'\(path).@count'")
+            return OperandInfo(type: .int, objectClassName: nil, canBeNull: path.measuresLength && path.canBeNull, description: "'\(path).@count'")
         case .aggregate(let aggregate, _):
             return OperandInfo(
                 type: aggregate.resultType, objectClassName: nil, canBeNull: aggregate.function.isNilWhenEmpty,

@@ -13,30 +13,44 @@ import AtollStorage
 /// let query = try binder.bind(parsed, on: "Dog", arguments: ["Ali", 3])
 /// ```
 ///
-/// Realm semantics followed, and the choices made where Realm's SDKs differ:
+/// Realm semantics followed (realm-core's, which its `test/test_parser.cpp` pins down), and the
+/// choices made where Realm's SDKs differ:
 /// - **Numbers** of any type compare with each other (`intCol > 2.5`, `doubleCol == 3`). Strings
-///   never convert to numbers: `intCol == '5'` is an error, as is `boolCol == 1`.
-/// - **nil**: `optionalProp == nil` matches nil values; comparing a required property with nil is
-///   an error (Realm Swift's behaviour: it can never match, so it is almost surely a mistake).
-///   A path through a to-one link can be nil when the link is (`owner.age == nil` is allowed, as
-///   in Realm's query engine). `@min`, `@max`, `@avg` may be compared with nil (empty
-///   collections); `@sum` and `@count` may not. Orderings and BETWEEN reject nil.
-///   `BEGINSWITH`/`ENDSWITH`/`CONTAINS`/`LIKE` accept nil or "" and then never match (Foundation).
+///   never convert to numbers: `intCol == '5'` is an error, as is `boolCol == 1`. Bools order
+///   false < true.
+/// - **nil**: `optionalProp == nil` matches nil values. A property that cannot be nil (or a list
+///   of such values) may be compared with nil too: `age == nil` matches nothing, `age != nil`
+///   everything, `ALL scores == nil` only empty lists. A collection of objects is never compared
+///   with nil (an error, as in realm-core). A path through a to-one link can be nil when the link
+///   is (`owner.age == nil`). Orderings with nil follow realm-core (see `checkedComparison`);
+///   BETWEEN rejects nil. String operators with a nil pattern: every value (nil too) BEGINSWITH,
+///   ENDSWITH and CONTAINS nil; `LIKE nil` and `==[c] nil` match only nil. With nil on the left
+///   (`NULL CONTAINS name`) nothing matches, except `NULL LIKE name`, which is `name == nil`.
 /// - **Either side** may be the constant: `5 < age` binds as `age > 5`; `'comedy' IN genres`
 ///   binds as `ANY genres == 'comedy'`; `'ie' IN name` (a string on the right) binds as
-///   `name CONTAINS 'ie'`, as NSPredicate does. String operators need the key path on the left.
-/// - **Lists**: a bare comparison through a list or linking objects means ANY. `age == {18, 21}`
-///   and `age == ANY {18, 21}` mean `age IN {18, 21}`; `age == NONE {18, 21}` means
-///   `NOT age IN {18, 21}`. Comparing two collections, or two constants, is an error.
-/// - **Aggregates** need a collection: `@count`/`@size` on lists and linking objects (not on
-///   strings); `@min`/`@max`/`@sum`/`@avg` on lists of numbers, or on a numeric property through a
-///   list of objects (`items.@avg.priority`); `@min`/`@max` also on dates.
+///   `name CONTAINS 'ie'`, as NSPredicate does. String operators need the key path on the left,
+///   except with nil on the left.
+/// - **Lists** of constants (`{…}` or an array argument): `age == {18, 21}` and
+///   `age == ANY {18, 21}` mean `age IN {18, 21}`. After any other operator, or after ALL or NONE,
+///   a list means "some (every, no) element": `name CONTAINS[c] {'a', 'b'}`, `age != ALL {…}`.
+///   A quantified list on the left compares each element with the right side:
+///   `ANY {1, 2} IN ANY list`, `ALL {'a', 'b'} IN list`, `NONE {…} < ALL list`. Both forms bind
+///   to ANDs and ORs of plain comparisons. Comparing two collections, two constants, or an
+///   unquantified list with a collection (realm-core compares those position by position) is an
+///   error. BETWEEN on a collection needs ALL.
+/// - **Aggregates** need a collection: `@count`/`@size` on lists and linking objects, and on a
+///   string or binary value its length in bytes; `@min`/`@max`/`@sum`/`@avg` on lists of numbers,
+///   or on a numeric property through a list of objects (`items.@avg.priority`); `@min`/`@max`
+///   also on dates.
+/// - **Strings**: a literal keeps its text as written between the quotes, backslashes included
+///   (see `Lexer.scanString`). `LIKE[d]` is an error (as in Realm Swift, which has no diacritic-insensitive
+///   LIKE); `[d]` applies to the other string operators.
 /// - **SUBQUERY**: inside the predicate, key paths with or without the variable (`$x.name`,
 ///   `name`) refer to the element, as in Realm; a variable of an enclosing SUBQUERY cannot be used.
 /// - **Arguments**: `$n` picks argument n; `%@`, `%d`, `%f`, `%K` take arguments in order. Using
 ///   an argument that was not given is an error; extra arguments are ignored (as NSPredicate does).
 /// - Not supported (clear errors): arithmetic, `@type`, dictionaries, `TEXT`, geospatial
-///   queries, `MATCHES`, `@links.@count`.
+///   queries, `MATCHES`, `@links.@count`, `.length`, `inf`/`NaN` literals.
 public struct QueryBinder {
     let schema: any QuerySchemaProvider
 

@@ -211,7 +211,11 @@ struct ColumnTest {
             let matched: Bool
             if let m = comparator.stringMatcher { matched = m.matches(bytes) }
             else if let m = comparator.binaryMatcher { matched = m.matches(bytes) }
-            else { return op == .notEqual } // a nil pattern never matches
+            else {
+                // No matcher: the pattern is nil (see Comparator.nilPatternMatches).
+                let nilMatched = comparator.nilPatternMatches(valueIsNull: false)
+                return op == .notEqual ? !nilMatched : nilMatched
+            }
             return op == .notEqual ? !matched : matched
         }
         switch operand {

@@ -48,11 +48,25 @@ struct Comparator {
         }
     }
 
+    /// Whether a string operation matches when its pattern (right side) is nil, as realm-core's
+    /// string comparisons decide: every value, nil included, begins with, ends with and contains
+    /// nil (`name CONTAINS NULL` matches every object); `==[c]` and LIKE match only a nil value.
+    /// (A nil value with a non-nil pattern matches nothing.)
+    func nilPatternMatches(valueIsNull: Bool) -> Bool {
+        switch op {
+        case .beginsWith, .endsWith, .contains: true
+        default: valueIsNull
+        }
+    }
+
     /// `value <op> rhs`.
     func holds(_ value: QueryValue, _ rhs: QueryValue) -> Bool {
         if isStringOperation {
             let positive = op != .notEqual
-            guard !value.isNull, !rhs.isNull else { return !positive && !(value.isNull && rhs.isNull) }
+            if value.isNull || rhs.isNull {
+                let matched = rhs.isNull ? nilPatternMatches(valueIsNull: value.isNull) : false
+                return positive ? matched : !matched
+            }
             let matched: Bool
             switch value {
             case .string(let s):
@@ -91,7 +105,7 @@ struct Comparator {
         case .in:
             guard case .list(let elements) = rhs else { return false }
             if !listMatchers.isEmpty {
-                guard case .string(let s) = value else { return false }
+                guard case .string(let s) = value else { return value.isNull && elements.contains(.null) }
                 return listMatchers.contains { $0.matches(s) }
             }
             return elements.contains { ValueComparison.equal(value, $0) }

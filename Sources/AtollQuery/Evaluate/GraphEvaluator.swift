@@ -114,6 +114,14 @@ struct GraphEvaluator {
         case .constant(let v): return v
         case .keyPath(let path): return try firstValue(of: path, from: object)
         case .count(let path):
+            if path.measuresLength {
+                // A string's or binary value's length in bytes (realm-core's @size); nil for nil.
+                switch try firstValue(of: path, from: object) {
+                case .string(let string): return .int(Int64(string.utf8.count))
+                case .data(let bytes): return .int(Int64(bytes.count))
+                default: return .null
+                }
+            }
             var n: Int64 = 0
             try forEachValue(of: path, from: object) { _ in n += 1; return true }
             return .int(n)

@@ -9,8 +9,7 @@ import Foundation
 ///
 /// Literal forms recognized here:
 /// - integers `42`, `-7`, `0x1F`; floats `1.5`, `-2e-3`
-/// - strings `'…'` and `"…"` with the escapes `\\ \' \" \n \r \t \0 \uXXXX \u{X…}` (any other
-///   escaped character stands for itself, as in Realm)
+/// - strings `'…'` and `"…"`, whose text is kept as written (see `scanString`)
 /// - timestamps `2021-02-20@17:30:15` / `2021-02-20T17:30:15:500` (UTC, optional nanoseconds)
 ///   and `T1613842215:0` (seconds and nanoseconds since 1970, both of the same sign)
 /// - `uuid(d1b186e1-e9e0-4768-a1a7-c492519d47ee)`, `oid(507f1f77bcf86cd799439011)`, `B64"SGk="`
@@ -206,60 +205,47 @@ struct Lexer {
 
     // MARK: - Strings
 
+    /// A string literal's text exactly as written between its quotes, as realm-core keeps it: an
+    /// escape sequence is validated but not translated, so `'a\nb'` is the four characters
+    /// `a`, `\`, `n`, `b`, and `'it\'s'` is `it\'s`. The backslash only stops the next quote from
+    /// ending the literal. The escapes realm-core's lexer accepts are `\" \' \/ \\ \b \f \n \r
+    /// \t \0` and `\u` with four hexadecimal digits; any other is a syntax error.
     private mutating func scanString() throws -> String {
         let start = position
         let quote = bytes[position]
         position += 1
-        var result: [UInt8] = []
+        let textStart = position
         while true {
             guard let byte = peek() else {
                 throw AtollError.invalidQuery("unterminated string literal (missing closing \(quote == UInt8(ascii: "'") ? "'" : "\""))", at: start)
             }
             position += 1
             if byte == quote { break }
-            guard byte == UInt8(ascii: "\\") else {
-                result.append(byte)
-                continue
-            }
+            guard byte == UInt8(ascii: "\\") else { continue }
+            let escapeStart = position - 1
             guard let escaped = peek() else { continue }
             position += 1
             switch escaped {
-            case UInt8(ascii: "n"): result.append(0x0A)
-            case UInt8(ascii: "r"): result.append(0x0D)
-            case UInt8(ascii: "t"): result.append(0x09)
-            case UInt8(ascii: "0"): result.append(0x00)
-            case UInt8(ascii: "u"): result.append(contentsOf: try scanUnicodeEscape(escapeStart: position - 2))
-            default: result.append(escaped)  // \\ \' \" and any other character stand for themselves
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "b"),
+                 UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"), UInt8(ascii: "0"):
+                continue
+            case UInt8(ascii: "u"):
+                var digits = 0
+                while digits < 4, let digit = peek(), Self.isHexDigit(digit) {
+                    digits += 1
+                    position += 1
+                }
+                guard digits == 4 else {
+                    throw AtollError.invalidQuery("\\u in a string must be followed by 4 hexadecimal digits", at: escapeStart)
+                }
+            default:
+                throw AtollError.invalidQuery(
+                    "invalid escape sequence in a string literal; a backslash may precede only \" ' / \\ b f n r t 0 or u and 4 hexadecimal digits (the text is kept as written)",
+                    at: escapeStart
+                )
             }
         }
-        return String(decoding: result, as: UTF8.self)
-    }
-
-    /// `\uXXXX` or `\u{X…}` (the `\u` already consumed); returns the scalar's UTF-8.
-    private mutating func scanUnicodeEscape(escapeStart: Int) throws -> [UInt8] {
-        var digits: [UInt8] = []
-        if peek() == UInt8(ascii: "{") {
-            position += 1
-            while let byte = peek(), Self.isHexDigit(byte), digits.count < 8 {
-                digits.append(byte)
-                position += 1
-            }
-            guard peek() == UInt8(ascii: "}") else { throw AtollError.invalidQuery("expected '}' to close \\u{…}", at: escapeStart) }
-            position += 1
-        } else {
-            while digits.count < 4, let byte = peek(), Self.isHexDigit(byte) {
-                digits.append(byte)
-                position += 1
-            }
-            guard digits.count == 4 else { throw AtollError.invalidQuery("\\u must be followed by 4 hexadecimal digits", at: escapeStart) }
-        }
-        guard !digits.isEmpty,
-              let value = UInt32(String(decoding: digits, as: UTF8.self), radix: 16),
-              let scalar = Unicode.Scalar(value)
-        else {
-            throw AtollError.invalidQuery("invalid Unicode escape", at: escapeStart)
-        }
-        return Array(String(Character(scalar)).utf8)
+        return text(textStart..<(position - 1))
     }
 
     // MARK: - Arguments

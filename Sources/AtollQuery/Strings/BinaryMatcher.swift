@@ -8,7 +8,7 @@
 /// Semantics: the same operators as ``StringMatcher`` on bytes. `?` matches one byte and `*` any
 /// run of bytes. Folding has no meaning for arbitrary bytes, so `[c]` compares bytes
 /// ASCII-case-insensitively (useful for ASCII text stored as data) and `[d]` is ignored.
-/// BEGINSWITH, ENDSWITH and CONTAINS never match an empty pattern.
+/// BEGINSWITH, ENDSWITH and CONTAINS with an empty pattern match every value (realm-core).
 ///
 /// Cost per row: O(n), or O(n·m) worst case for CONTAINS and LIKE; never allocates.
 public struct BinaryMatcher: Sendable {
@@ -25,7 +25,7 @@ public struct BinaryMatcher: Sendable {
 
     /// Whether the row value `bytes` satisfies `bytes <operation> pattern`.
     public func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if pattern.isEmpty && operation.isSubstringSearch { return false }
+        if pattern.isEmpty && operation.isSubstringSearch { return true }
         if options.contains(.caseInsensitive) {
             return StringMatcher.run(operation, bytes.lazy.map(ASCII.lowercased), pattern)
         }

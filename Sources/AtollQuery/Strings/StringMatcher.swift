@@ -12,8 +12,8 @@
 ///   canonically equivalent spellings ('é' and "e\u{301}") are different strings.
 /// - With `[c]`, `[d]` or `[cd]` both sides are compared in their ``UnicodeFolding`` form, and a
 ///   match never splits a character: "Éclair" does not BEGINSWITH[c] "e" (it begins with "é").
-/// - `BEGINSWITH`, `ENDSWITH` and `CONTAINS` with an empty pattern never match, as in
-///   Foundation and Realm's Swift SDK; `"" == ""` and `"" LIKE ""` do match.
+/// - `BEGINSWITH`, `ENDSWITH` and `CONTAINS` with an empty pattern match every (non-nil) value,
+///   as in realm-core (every string begins with, ends with and contains the empty string).
 /// - `LIKE`: `*` matches any run of characters, `?` exactly one character, where a character is a
 ///   Unicode scalar together with the combining marks (canonical combining class ≠ 0) that follow
 ///   it, so `'caf?' LIKE` matches both spellings of "café"; a literal pattern character matches
@@ -54,7 +54,7 @@ public struct StringMatcher: Sendable {
 
     /// Whether the row value whose UTF-8 bytes are `text` satisfies `text <operation> pattern`.
     public func matches(_ text: UnsafeRawBufferPointer) -> Bool {
-        if patternBytes.isEmpty && operation.isSubstringSearch { return false }
+        if patternBytes.isEmpty && operation.isSubstringSearch { return true }
         if options.isEmpty {
             return matchesExactly(text)
         }
@@ -108,7 +108,7 @@ public struct StringMatcher: Sendable {
 }
 
 extension StringOperation {
-    /// BEGINSWITH, ENDSWITH and CONTAINS, which never match an empty pattern.
+    /// BEGINSWITH, ENDSWITH and CONTAINS, which every value satisfies with an empty pattern.
     var isSubstringSearch: Bool {
         switch self {
         case .beginsWith, .endsWith, .contains: true

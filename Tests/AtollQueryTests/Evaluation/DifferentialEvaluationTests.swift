@@ -63,7 +63,7 @@ import AtollTestSupport
     static func atom(_ rng: inout SeededGenerator) -> Predicate {
         let ops = ["==", "!=", "<", "<=", ">", ">="]
         let op = ops.randomElement(using: &rng) ?? "=="
-        switch Int.random(in: 0..<13, using: &rng) {
+        switch Int.random(in: 0..<18, using: &rng) {
         case 0:
             let c = Int64.random(in: -3...12, using: &rng)
             return Predicate(text: "i \(op) \(c)") { r, _ in ordered(r.i.map(Double.init), op, Double(c)) }
@@ -78,8 +78,9 @@ import AtollTestSupport
                 return null == isNil
             }
         case 3:
+            // Bools order false < true (realm-core).
             let b = Bool.random(using: &rng)
-            return Predicate(text: "b == \(b)") { r, _ in r.b == b }
+            return Predicate(text: "b \(op) \(b)") { r, _ in ordered(r.b ? 1 : 0, op, b ? 1 : 0) }
         case 4:
             let list = (0..<Int.random(in: 0...4, using: &rng)).map { _ in Int64.random(in: -3...12, using: &rng) }
             let withNil = Int.random(in: 0..<4, using: &rng) == 0
@@ -94,22 +95,37 @@ import AtollTestSupport
         case 6, 7:
             let operation = ["==", "!=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE"].randomElement(using: &rng) ?? "=="
             let caseless = Bool.random(using: &rng)
-            var pattern = randomString(&rng)
-            if operation == "LIKE" { pattern = String(pattern.map { Int.random(in: 0..<4, using: &rng) == 0 ? (Bool.random(using: &rng) ? "*" : "?") : $0 }) }
+            // Some patterns are nil, some are lists meaning "any of" (realm-core).
+            let patternCount = Int.random(in: 0..<4, using: &rng) == 0 ? Int.random(in: 0...3, using: &rng) : -1
+            var patterns: [String?] = (0..<max(1, patternCount)).map { _ in Int.random(in: 0..<8, using: &rng) == 0 ? nil : randomString(&rng) }
+            if operation == "LIKE" {
+                patterns = patterns.map { $0.map { String($0.map { Int.random(in: 0..<4, using: &rng) == 0 ? (Bool.random(using: &rng) ? "*" : "?") : $0 }) } }
+            }
+            if patternCount == 0 { patterns = [] }
             let fold: (String) -> String = { caseless ? $0.lowercased() : $0 }
-            let p = fold(pattern)
-            return Predicate(text: "s \(operation)\(caseless ? "[c]" : "") '\(pattern)'") { r, _ in
-                guard let s = r.s else { return operation == "!=" }
-                let v = fold(s)
+            let literals = patterns.map { $0.map { "'\($0)'" } ?? "NULL" }
+            let right = patternCount >= 0 ? "{\(literals.joined(separator: ", "))}" : literals[0]
+            func holds(_ value: String?, _ pattern: String?) -> Bool {
+                guard let pattern else {
+                    // A nil pattern: every value begins with, ends with and contains it; == and LIKE match nil.
+                    switch operation {
+                    case "BEGINSWITH", "ENDSWITH", "CONTAINS": return true
+                    case "!=": return value != nil
+                    default: return value == nil
+                    }
+                }
+                guard let value else { return operation == "!=" }
+                let v = fold(value), p = fold(pattern)
                 switch operation {
                 case "==": return v == p
                 case "!=": return v != p
-                case "BEGINSWITH": return !p.isEmpty && v.hasPrefix(p)
-                case "ENDSWITH": return !p.isEmpty && v.hasSuffix(p)
-                case "CONTAINS": return !p.isEmpty && v.contains(p)
+                case "BEGINSWITH": return v.hasPrefix(p)  // "" begins every string (realm-core)
+                case "ENDSWITH": return v.hasSuffix(p)
+                case "CONTAINS": return p.isEmpty || v.contains(p)
                 default: return like(Array(v), Array(p))
                 }
             }
+            return Predicate(text: "s \(operation)\(caseless ? "[c]" : "") \(right)") { r, _ in patterns.contains { holds(r.s, $0) } }
         case 8:
             let c = Int64.random(in: -3...12, using: &rng)
             return Predicate(text: "next.i \(op) \(c)") { r, rows in ordered(r.next.flatMap { rows[$0].i }.map(Double.init), op, Double(c)) }
@@ -130,6 +146,45 @@ import AtollTestSupport
         case 11:
             let c = Int64.random(in: -3...20, using: &rng)
             return Predicate(text: "li.@max \(op) \(c)") { r, _ in ordered(r.li.max().map(Double.init), op, Double(c)) }
+        case 13:
+            // The length of a string in UTF-8 bytes (realm-core's @size); nil for nil.
+            let c = Int.random(in: 0...8, using: &rng)
+            return Predicate(text: "s.@size \(op) \(c)") { r, _ in ordered(r.s.map { Double($0.utf8.count) }, op, Double(c)) }
+        case 14:
+            // A property that cannot be nil compared with nil: allowed, never equal.
+            let equal = Bool.random(using: &rng)
+            return Predicate(text: "\(["b", "i8"].randomElement(using: &rng) ?? "b") \(equal ? "==" : "!=") nil") { _, _ in !equal }
+        case 15:
+            // Lists on both sides: each constant against the list, combined by the left quantifier.
+            let list = (0..<Int.random(in: 0...3, using: &rng)).map { _ in Int64.random(in: -3...12, using: &rng) }
+            let outer = ["ANY", "ALL", "NONE"].randomElement(using: &rng) ?? "ANY"
+            let inner = ["", "ANY ", "ALL ", "NONE "].randomElement(using: &rng) ?? ""
+            return Predicate(text: "\(outer) {\(list.map(String.init).joined(separator: ", "))} IN \(inner)li") { r, _ in
+                let hits = list.map { c -> Bool in
+                    switch inner {
+                    case "ALL ": return r.li.allSatisfy { $0 == c }
+                    case "NONE ": return !r.li.contains(c)
+                    default: return r.li.contains(c)
+                    }
+                }
+                switch outer {
+                case "ANY": return hits.contains(true)
+                case "ALL": return !hits.contains(false)
+                default: return !hits.contains(true)
+                }
+            }
+        case 16:
+            // A quantified list on the right of a single value.
+            let list = (0..<Int.random(in: 0...3, using: &rng)).map { _ in Int64.random(in: -3...12, using: &rng) }
+            let q = ["ANY", "ALL", "NONE"].randomElement(using: &rng) ?? "ANY"
+            return Predicate(text: "i \(op) \(q) {\(list.map(String.init).joined(separator: ", "))}") { r, _ in
+                let hits = list.map { ordered(r.i.map(Double.init), op, Double($0)) }
+                switch q {
+                case "ANY": return hits.contains(true)
+                case "ALL": return !hits.contains(false)
+                default: return !hits.contains(true)
+                }
+            }
         default:
             let c = Double(Int.random(in: -8...8, using: &rng)) / 2
             return Predicate(text: "i \(op) \(c)") { r, _ in ordered(r.i.map(Double.init), op, c) }   // int vs non-integral

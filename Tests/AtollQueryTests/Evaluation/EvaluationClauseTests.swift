@@ -133,7 +133,7 @@ import AtollTestSupport
         ErrorCase("SUBQUERY(dogs, $d, $x.age > 1).@count > 0", ["unknown variable '$x'", "offset 19"]),
         // type mismatches
         ErrorCase("age == 'a'", ["cannot compare int property 'age' with string 'a'", "offset 7"]),
-        ErrorCase("isActive > 1", ["offset 9"]),
+        ErrorCase("isActive > 1", ["cannot compare bool property", "offset 11"]),
         ErrorCase("isActive == 1", ["cannot compare bool property", "offset 12"]),
         ErrorCase("name == 3", ["cannot compare string property 'name' with int 3", "offset 8"]),
         ErrorCase("born > 5", ["cannot compare date property", "offset 7"]),
@@ -147,9 +147,12 @@ import AtollTestSupport
         ErrorCase("age IN 3", ["IN needs a list", "offset 7"]),
         ErrorCase("3 == 4", ["two constants", "offset 2"]),
         ErrorCase("tags == scores", ["two collections", "offset 5"]),
-        // nil where a value can never be nil
-        ErrorCase("age == nil", ["'age' is not optional", "offset 7"]),
-        ErrorCase("name != NULL", ["'name' is not optional", "offset 8"]),
+        // nil and collections of objects; BETWEEN on a collection without ALL
+        ErrorCase("dogs == nil", ["'dogs' is a collection of objects", "offset 5"]),
+        ErrorCase("scores BETWEEN {1, 2}", ["needs ALL", "offset 7"]),
+        // LIKE[d]; string escapes other than realm-core's
+        ErrorCase("name LIKE[d] 'a'", ["LIKE does not take [d]", "offset 5"]),
+        ErrorCase("name == 'a\\qb'", ["invalid escape", "offset 10"]),
         // arguments
         ErrorCase("age > $1", [3], ["offset 6"]),
         ErrorCase("name == %@", ["placeholders but only 0 arguments"]),
@@ -164,7 +167,6 @@ import AtollTestSupport
         ErrorCase("bestFriend.@count > 1", ["'bestFriend' is a link to Person", "offset 11"]),
         ErrorCase("tags.@avg > 2", ["@avg cannot be applied to the string values of 'tags'", "offset 5"]),
         ErrorCase("dogs.@sum > 2", ["must be followed by one property", "offset 5"]),
-        ErrorCase("scores.@sum == nil", ["'scores.@sum' is not optional", "offset 15"]),
         ErrorCase("dogs.@foo > 1", ["unsupported collection operator '@foo'", "offset 5"]),
         ErrorCase("SUBQUERY(tags, $t, $t == 'a').@count > 0", ["SUBQUERY needs a list of objects", "offset 9"]),
         ErrorCase("SUBQUERY(dogs, $d, age > 1) > 0", ["must be followed by .@count"]),
@@ -176,7 +178,8 @@ import AtollTestSupport
         ErrorCase("TRUEPREDICATE LIMIT(-1)", ["LIMIT", "offset"]),
         ErrorCase("name MATCHES 'a.*'", ["MATCHES", "not supported", "offset 5"]),
         ErrorCase("age + 1 > 3", ["arithmetic is not supported", "offset 4"]),
-        ErrorCase("age == ALL {1, 2}", ["== ALL {…} is not supported", "offset 4"]),
+        ErrorCase("ANY tags == ALL {'a'}", ["cannot be combined", "offset 16"]),
+        ErrorCase("{1, 2} == scores", ["needs ANY, ALL or NONE before the list", "offset 0"]),
         ErrorCase("owner.name == 'x'", on: "Nope", ["no class named 'Nope'"]),
     ]
 

@@ -73,7 +73,10 @@ enum QueryCorpus {
         Entry("'comedy' IN tags", on: "Person"),
         Entry("priority IN {1,2,3} AND name==\"Northeast\"", on: "Item"),
         Entry("priority == 1 AND (progressMinutes < 5 OR progressMinutes < 10)", on: "Item"),
-        Entry("{'comedy', 'horror', 'suspense'} IN tags", on: "Person"),
+        // Realm's docs write `{'comedy', 'horror', 'suspense'} IN genres`, which realm-core compares
+        // position by position; Atoll asks for a quantifier (docs/QUERY_LANGUAGE.md).
+        Entry("ANY {'comedy', 'horror', 'suspense'} IN tags", on: "Person"),
+        Entry("ALL {'comedy', 'horror'} IN tags", on: "Person"),
     ]
 
     static let swiftFilterDataPage: [Entry] = [
