@@ -79,11 +79,43 @@ struct SyncLatencyBench {
             try await relay.listen(host: "127.0.0.1", port: 0, tls: .mutualTLS(
                 certificatePath: certs + "/relay.pem", keyPath: certs + "/relay-key.pem", caPath: certs + "/ca.pem"))
         }
-        func syncConfiguration(_ node: String) -> SyncConfiguration {
-            SyncConfiguration(relay: RelayAddress(host: "127.0.0.1", port: server.port),
+        let measured = Result {
+            try Self.measure(directory: dir, certificates: certs, portA: server.port, portB: server.port, realmID: "bench",
+                             warmups: warmups, samples: samples, label: "S2")
+        }
+        try blocking {
+            await server.shutdown()
+            await relay.shutdown()
+        }
+        let (latencies, commits) = try measured.get()
+        // Context for the figure: every sample waits for several fdatasyncs (two per Atoll commit).
+        let syncMilliseconds = 1000 / (try FsyncProbe.syncsPerSecond(directory: scratch.path, count: 200))
+
+        let p50 = Sampler.percentile(latencies, 50), p99 = Sampler.percentile(latencies, 99)
+        let what = "write on node A (commit) to node B's live Results callback through the relay, mutual TLS 1.3 on 127.0.0.1, in one process; fdatasync at A, relay and B"
+        reporter.add(Measurement(suite: "sync", name: "S2", unit: .milliseconds, atoll: p50, target: .atMost(5, label: "5 ms p50"),
+                                 note: "p50 of \(samples) writes; \(what); A's write transaction alone (to its commit returning): p50 \(Format.number(Sampler.percentile(commits, 50))) ms; one fdatasync of a 4 KiB page on this disk: \(Format.number(syncMilliseconds)) ms; 1-minute load average before/after: \(loadBefore)/\(Self.loadAverage())",
+                                 isSideBySide: false))
+        reporter.add(Measurement(suite: "sync", name: "S2_p99", unit: .milliseconds, atoll: p99, target: .report,
+                                 note: "p99 of the same \(samples) writes (min \(Format.number(latencies.min() ?? 0)) ms, max \(Format.number(latencies.max() ?? 0)) ms)",
+                                 isSideBySide: false))
+    }
+}
+
+extension SyncLatencyBench {
+    /// The samples of one latency run: node A (certificate `node-a`) on the relay at `portA`,
+    /// node B (`node-b`) on the relay at `portB` (the same relay for S2, two relays sharing one
+    /// PostgreSQL for the relay suite's R2), both on realm `realmID`, files in `directory`.
+    /// Returns milliseconds from just before each of A's write transactions to B's callback, and
+    /// to A's commit returning; both sessions are closed before it returns.
+    static func measure(directory dir: String, certificates certs: String, portA: Int, portB: Int, realmID: String,
+                        warmups: Int, samples: Int, label: String) throws -> (latencies: [Double], commits: [Double])
+    {
+        func syncConfiguration(_ node: String, port: Int) -> SyncConfiguration {
+            SyncConfiguration(relay: RelayAddress(host: "127.0.0.1", port: port),
                               tls: .mutualTLS(certificatePath: "\(certs)/\(node).pem", keyPath: "\(certs)/\(node)-key.pem",
                                               caPath: certs + "/ca.pem"),
-                              realmID: "bench")
+                              realmID: realmID)
         }
 
         // Node A: a realm on this thread, seeded with the objects the writes update.
@@ -94,23 +126,29 @@ struct SyncLatencyBench {
                 _ = try realmA.dynamicCreate("Item", value: ["id": i, "name": "item \(i)", "count": 0])
             }
         }
-        let sessionA = try realmA.sync(with: syncConfiguration("node-a"))
+        let sessionA = try realmA.sync(with: syncConfiguration("node-a", port: portA))
 
         // Node B: a realm confined to its own queue with a sorted live Results on it. The realm
         // and token are touched only inside `queueB.sync`.
         let recorder = Recorder()
-        let queueB = DispatchQueue(label: "atoll-bench.s2.node-b")
+        let queueB = DispatchQueue(label: "atoll-bench.\(label).node-b")
         let bConfiguration = Realm.Configuration(fileURL: URL(fileURLWithPath: dir + "/b.atoll"))
         var realmB: Realm?
         var token: NotificationToken?
-        let sessionB: SyncSession = try queueB.sync {
-            let realm = try Realm(configuration: bConfiguration, dynamicSchema: Self.schema, queue: queueB)
-            token = try realm.dynamicObjects("Item").sorted(byKeyPath: "id").observe { change in
-                guard case .update(_, _, let insertions, let modifications) = change else { return }
-                recorder.record(Recorder.Change(at: .now, modifications: modifications, insertions: insertions.count))
+        let sessionB: SyncSession
+        do {
+            sessionB = try queueB.sync {
+                let realm = try Realm(configuration: bConfiguration, dynamicSchema: Self.schema, queue: queueB)
+                token = realm.dynamicObjects("Item").sorted(byKeyPath: "id").observe { change in
+                    guard case .update(_, _, let insertions, let modifications) = change else { return }
+                    recorder.record(Recorder.Change(at: .now, modifications: modifications, insertions: insertions.count))
+                }
+                realmB = realm
+                return try realm.sync(with: syncConfiguration("node-b", port: portB))
             }
-            realmB = realm
-            return try realm.sync(with: syncConfiguration("node-b"))
+        } catch {
+            try blocking { await sessionA.close() }
+            throw error
         }
 
         var failure: (any Error)?
@@ -124,8 +162,8 @@ struct SyncLatencyBench {
             }
             // B has the seed: wait for its live results to show all of it.
             var seen = 0
-            while queueB.sync(execute: { realmB.map { (try? $0.dynamicObjects("Item").count) ?? 0 } ?? 0 }) < Self.objects {
-                guard recorder.next(after: seen, timeout: .seconds(30)) != nil else { throw BenchError("S2: node B did not receive the seed") }
+            while queueB.sync(execute: { realmB.map { $0.dynamicObjects("Item").count } ?? 0 }) < Self.objects {
+                guard recorder.next(after: seen, timeout: .seconds(30)) != nil else { throw BenchError("\(label): node B did not receive the seed") }
                 seen = recorder.count
             }
             queueB.sync { _ = realmB?.refresh() }
@@ -137,15 +175,15 @@ struct SyncLatencyBench {
                 let id = Int.random(in: 0..<Self.objects, using: &rng)
                 let started = ContinuousClock.now
                 try realmA.write {
-                    guard let item = try realmA.dynamicObject(ofType: "Item", forPrimaryKey: id) else { throw BenchError("S2: item \(id) missing on A") }
+                    guard let item = realmA.dynamicObject(ofType: "Item", forPrimaryKey: id) else { throw BenchError("\(label): item \(id) missing on A") }
                     try item.setValue(i + 1, forProperty: "count")
                 }
                 let committed = ContinuousClock.now
                 guard let change = recorder.next(after: before, timeout: .seconds(30)) else {
-                    throw BenchError("S2: no change set on node B for write \(i) (session B: \(sessionB.state), \(String(describing: sessionB.lastError)))")
+                    throw BenchError("\(label): no change set on node B for write \(i) (session B: \(sessionB.state), \(String(describing: sessionB.lastError)))")
                 }
                 guard change.modifications == [id], change.insertions == 0 else {
-                    throw BenchError("S2: node B reported modifications \(change.modifications), \(change.insertions) insertions; expected [\(id)]")
+                    throw BenchError("\(label): node B reported modifications \(change.modifications), \(change.insertions) insertions; expected [\(id)]")
                 }
                 if i >= warmups {
                     latencies.append(milliseconds(started.duration(to: change.at)))
@@ -165,21 +203,9 @@ struct SyncLatencyBench {
         try blocking {
             await sessionA.close()
             await sessionB.close()
-            await server.shutdown()
-            await relay.shutdown()
         }
         if let failure { throw failure }
-        // Context for the figure: every sample waits for several fdatasyncs (two per Atoll commit).
-        let syncMilliseconds = 1000 / (try FsyncProbe.syncsPerSecond(directory: scratch.path, count: 200))
-
-        let p50 = Sampler.percentile(latencies, 50), p99 = Sampler.percentile(latencies, 99)
-        let what = "write on node A (commit) to node B's live Results callback through the relay, mutual TLS 1.3 on 127.0.0.1, in one process; fdatasync at A, relay and B"
-        reporter.add(Measurement(suite: "sync", name: "S2", unit: .milliseconds, atoll: p50, target: .atMost(5, label: "5 ms p50"),
-                                 note: "p50 of \(samples) writes; \(what); A's write transaction alone (to its commit returning): p50 \(Format.number(Sampler.percentile(commits, 50))) ms; one fdatasync of a 4 KiB page on this disk: \(Format.number(syncMilliseconds)) ms; 1-minute load average before/after: \(loadBefore)/\(Self.loadAverage())",
-                                 isSideBySide: false))
-        reporter.add(Measurement(suite: "sync", name: "S2_p99", unit: .milliseconds, atoll: p99, target: .report,
-                                 note: "p99 of the same \(samples) writes (min \(Format.number(latencies.min() ?? 0)) ms, max \(Format.number(latencies.max() ?? 0)) ms)",
-                                 isSideBySide: false))
+        return (latencies, commits)
     }
 }
 
