@@ -170,8 +170,8 @@ final class LockFile: @unchecked Sendable {
             // A process that just closed the database may still share its lock file's open file
             // description with a child it is spawning (between fork and exec, before O_CLOEXEC
             // closes it), and the usage lock belongs to that description. Wait for such a moment
-            // to pass (bounded) before reporting the database open elsewhere.
-            for _ in 0..<200 where !sole {
+            // to pass (up to 5 s) before reporting the database open elsewhere.
+            for _ in 0..<500 where !sole {
                 usleep(10_000)
                 sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
             }
