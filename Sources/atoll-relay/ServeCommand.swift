@@ -168,16 +168,8 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             service = try SyncRelayService(path: db ?? "", configuration: relayConfiguration, logger: logger)
         }
+        // In force before the first connection is accepted.
         await service.setAccessRules(accessRules)
-        if let accessRules {
-            logger.notice("permissions from \(rules ?? ""): \(accessRules.rules.count) rule\(accessRules.rules.count == 1 ? "" : "s"); a realm no rule matches is closed")
-        } else {
-            logger.warning("no --rules: every admitted peer may read and write every realm")
-        }
-        if let authenticator {
-            let kinds = authenticator.algorithmsInForce.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            logger.notice("JSON Web Tokens for audience '\(authenticator.audience)'\(authenticator.issuer.map { " from issuer '\($0)'" } ?? ""), keys: \(kinds)")
-        }
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()
@@ -187,6 +179,15 @@ struct ServeCommand: AsyncParsableCommand {
         print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(mode)), \(statusText)")
         fflush(nil)
         logger.notice("relay started; \(service.summary); at most \(connectionsMax) connections, \(connectionsPerIdentityMax) per identity, \(memoryBudgetMib) MiB buffered")
+        if let accessRules {
+            logger.notice("permissions from \(rules ?? ""): \(accessRules.rules.count) rule\(accessRules.rules.count == 1 ? "" : "s"); a realm no rule matches is closed")
+        } else {
+            logger.warning("no --rules: every admitted peer may read and write every realm")
+        }
+        if let authenticator {
+            let kinds = authenticator.algorithmsInForce.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            logger.notice("JSON Web Tokens for audience '\(authenticator.audience)'\(authenticator.issuer.map { " from issuer '\($0)'" } ?? ""), keys: \(kinds)")
+        }
         var signal = await signals.next()
         while signal == SIGHUP {
             await reload(authenticator: authenticator, service: service, logger: logger)
