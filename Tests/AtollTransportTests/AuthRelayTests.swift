@@ -71,10 +71,37 @@ import AtollTestSupport
     /// Connects with `token`, says hello for `realm` as `node`, then sends `uploads` (sequence
     /// numbers) one at a time; returns every message the relay sent until it closed or until
     /// the last upload was answered.
+    ///
+    /// On a loaded machine this process may not get to send its hello within the relay's 10 s
+    /// handshake deadline, and the relay closes the connection: such an attempt, which reached no
+    /// welcome, is made again (at most 4 times; uploads are idempotent per node and sequence).
     func session(_ setup: Setup, token: String, realm: String, node: NodeID = .random(), uploads: [UInt64] = []) async throws -> [SyncMessage] {
+        var attempt = 1
+        while true {
+            do {
+                return try await sessionOnce(setup, token: token, realm: realm, node: node, uploads: uploads)
+            } catch let error as AtollError where attempt < 4 && [.closed, .connectionFailed, .timeout].contains(error.kind) {
+                attempt += 1
+            }
+        }
+    }
+
+    private func sessionOnce(_ setup: Setup, token: String, realm: String, node: NodeID, uploads: [UInt64]) async throws -> [SyncMessage] {
         let client = try setup.client(token)
         let sender = ProtocolNode(name: "n-\(node.description.prefix(6))", realm: realm, client: client, nodeID: node)
-        let messages = try await client.connect { connection in
+        let messages: [SyncMessage]
+        do {
+            messages = try await exchange(client, sender, uploads: uploads)
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        return messages
+    }
+
+    private func exchange(_ client: FrameClient, _ sender: ProtocolNode, uploads: [UInt64]) async throws -> [SyncMessage] {
+        try await client.connect { connection in
             var messages: [SyncMessage] = []
             var inbound = connection.inbound.makeAsyncIterator()
             func next() async throws -> SyncMessage? {
@@ -91,15 +118,16 @@ import AtollTestSupport
                 return nil
             }
             try await connection.send(sender.helloFrame())
-            guard case .welcome? = try await next() else { return messages }
+            guard let first = try await next() else {
+                throw AtollError(.closed, "the relay closed the connection before answering the hello")
+            }
+            guard case .welcome = first else { return messages }
             for seq in uploads {
                 try await connection.send(sender.uploadFrame(seq: seq))
                 guard case .uploadAck? = try await next() else { return messages }
             }
             return messages
         }
-        try await client.shutdown()
-        return messages
     }
 
     static func refusal(_ messages: [SyncMessage]) -> (code: SyncErrorCode, text: String)? {
