@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // Glibc calls Swift cannot import (futex, OFD locks), atomics on shared memory, CRC32C.
@@ -79,11 +80,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Who may sync what, at the relay: JSON Web Token identities (vapor/jwt-kit) and the
+        // permission rules file. Separate so that apps importing AtollSync do not build JWTKit.
+        .target(
+            name: "AtollRelayAuth",
+            dependencies: [
+                "AtollSync", "AtollStorage",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // The relay server (TLS listener, status endpoint) and its development certificate tool.
         .executableTarget(
             name: "atoll-relay",
             dependencies: [
-                "AtollSync", "AtollStorage", "AtollRelayPostgres",
+                "AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollRelayAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -128,8 +139,17 @@ let package = Package(
             path: "Tests/AtollObjectHelper",
             swiftSettings: strict
         ),
-        // Helpers shared by the test targets: temporary directories, a seeded generator.
-        .target(name: "AtollTestSupport", path: "Tests/AtollTestSupport", swiftSettings: strict),
+        // Helpers shared by the test targets: temporary directories, a seeded generator, a JSON
+        // Web Token issuer (keys made and tokens signed with swift-crypto).
+        .target(
+            name: "AtollTestSupport",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/AtollTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AtollTests",
             dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],

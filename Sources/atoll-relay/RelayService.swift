@@ -18,6 +18,8 @@ protocol RelayService: Sendable {
     func realms() async -> [RelayStatus.Realm]
     /// Flushes and closes whatever the service holds, after the last connection has ended.
     func shutdown() async
+    /// Puts permission rules in force (nil: everything allowed).
+    func setAccessRules(_ rules: AccessRules?) async
 }
 
 /// How far behind a peer is, as the relay core measures it.
@@ -100,6 +102,10 @@ protocol SyncRelayBackedService: RelayService {
 extension SyncRelayBackedService {
     func serve(_ connection: FrameConnection) async {
         await relay.serve(connection)
+    }
+
+    func setAccessRules(_ rules: AccessRules?) async {
+        await relay.setAccessRules(rules)
     }
 
     private func status() async -> SyncRelayStatus? {

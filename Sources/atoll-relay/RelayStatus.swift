@@ -7,6 +7,9 @@ struct RelayStatus: Codable, Sendable {
         var name: String
         var authentication: String
         var address: String
+        /// The identity in full: method and name, then a JWT's claims or a certificate's
+        /// alternative names.
+        var identity: String?
         var connectedSeconds: Double
         /// Operations and seconds behind, once the relay core reports them.
         var lagOperations: Int?
@@ -50,6 +53,7 @@ struct RelayStatus: Codable, Sendable {
         peers = connections.map { entry in
             Peer(
                 name: entry.peer.name, authentication: entry.peer.method.rawValue, address: entry.peer.address,
+                identity: entry.peer.details,
                 connectedSeconds: (now.timeIntervalSince(entry.since) * 10).rounded() / 10,
                 lagOperations: lag[entry.peer.name]?.operations, lagSeconds: lag[entry.peer.name]?.seconds)
         }
@@ -58,9 +62,9 @@ struct RelayStatus: Codable, Sendable {
     /// A human-readable table.
     var text: String {
         var lines = ["relay \(listen), up \(uptimeSeconds) s, \(peers.count) connected peer\(peers.count == 1 ? "" : "s")", "service: \(service)"]
-        let rows = [["PEER", "AUTH", "ADDRESS", "CONNECTED", "LAG OPS", "LAG S"]] + peers.map {
+        let rows = [["PEER", "AUTH", "ADDRESS", "CONNECTED", "LAG OPS", "LAG S", "IDENTITY"]] + peers.map {
             [$0.name, $0.authentication, $0.address, "\($0.connectedSeconds) s",
-             $0.lagOperations.map(String.init) ?? "-", $0.lagSeconds.map { String($0) } ?? "-"]
+             $0.lagOperations.map(String.init) ?? "-", $0.lagSeconds.map { String($0) } ?? "-", $0.identity ?? "-"]
         }
         if !peers.isEmpty { lines += Self.table(rows) }
         for realm in realms {

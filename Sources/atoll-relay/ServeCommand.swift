@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtollRelayAuth
 import AtollRelayPostgres
 import AtollStorage
 import AtollSync
@@ -19,8 +20,11 @@ struct ServeCommand: AsyncParsableCommand {
             'atoll-relay migrate' does); the password comes from PGPASSWORD or \
             --postgres-password-file, never from the command line. \
             Nodes authenticate with certificates issued by --ca (mutual TLS), or, with --tokens, \
-            with a bearer token over server-only TLS. Refused peers are logged on stderr. \
-            Prints one line on stdout when listening. SIGTERM or SIGINT shuts down cleanly (exit 0).
+            with a bearer token over server-only TLS: a static one from --tokens, or a JSON Web \
+            Token verified with --jwt-keys. --rules decides who may read and write which realm \
+            (docs/AUTH.md). Refused peers are logged on stderr. \
+            Prints one line on stdout when listening. SIGHUP reloads --rules and --jwt-keys. \
+            SIGTERM or SIGINT shuts down cleanly (exit 0).
             """
     )
 
@@ -47,6 +51,27 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Bearer tokens instead of client certificates: lines of 'NAME TOKEN'.", valueName: "PATH"))
     var tokens: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "JSON Web Tokens as bearer tokens, verified with this JSON Web Key Set (RS256, ES256, EdDSA public keys; HS256 secrets for development).",
+        valueName: "JWKS.json"))
+    var jwtKeys: String?
+
+    @Option(name: .long, help: ArgumentHelp("The audience (aud) a JSON Web Token must name; required with --jwt-keys.", valueName: "AUD"))
+    var jwtAudience: String?
+
+    @Option(name: .long, help: ArgumentHelp("The issuer (iss) a JSON Web Token must name (optional).", valueName: "ISS"))
+    var jwtIssuer: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds of leeway for a JSON Web Token's exp and nbf against clocks that differ a little; a connection is closed this long after its token's exp.",
+        valueName: "SECONDS"))
+    var jwtClockSkewSeconds: Double = JWTAuthenticator.clockSkewSecondsDefault
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Who may read and write which realm (JSON, docs/AUTH.md). Without it every admitted peer may read and write every realm.",
+        valueName: "PATH"))
+    var rules: String?
 
     @Option(name: .long, help: ArgumentHelp("Serve GET /status (JSON) over plain HTTP on this address.", valueName: "HOST:PORT"))
     var status: HostPort?
@@ -75,8 +100,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard postgresPasswordFile == nil || postgres != nil else {
             throw ValidationError("--postgres-password-file goes with --postgres")
         }
-        guard (ca == nil) != (tokens == nil) else {
-            throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens (bearer tokens)")
+        guard (ca == nil) != (tokens == nil && jwtKeys == nil) else {
+            throw ValidationError("give exactly one of --ca (mutual TLS) or --tokens and/or --jwt-keys (bearer tokens)")
+        }
+        guard (jwtKeys == nil) == (jwtAudience == nil), jwtIssuer == nil || jwtKeys != nil else {
+            throw ValidationError("--jwt-keys needs --jwt-audience (and --jwt-audience and --jwt-issuer go with --jwt-keys)")
         }
         guard connectionsMax >= 1, connectionsPerIdentityMax >= 1 else {
             throw ValidationError("--connections-max and --connections-per-identity-max must be at least 1")
@@ -100,11 +128,17 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = RelayLogging.logger()
         let admission: ClientAdmission
+        var authenticator: JWTAuthenticator?
         if let ca {
             admission = .mutualTLS(caPath: ca)
+        } else if let jwtKeys {
+            let jwt = try await JWTAuthenticator(keySetPath: jwtKeys, audience: jwtAudience ?? "", issuer: jwtIssuer, clockSkewSeconds: jwtClockSkewSeconds)
+            authenticator = jwt
+            admission = .verifiedToken(authenticator: jwt, staticTokens: try tokens.map { try TokenFile.load($0) } ?? [:])
         } else {
             admission = .bearerToken(tokens: try TokenFile.load(tokens ?? ""))
         }
+        let accessRules = try rules.map { try AccessRules.load(path: $0) }
         var location: PostgresLocation?
         var fileLock: RelayFileLock?
         if let postgres {
@@ -134,18 +168,60 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             service = try SyncRelayService(path: db ?? "", configuration: relayConfiguration, logger: logger)
         }
+        // In force before the first connection is accepted.
+        await service.setAccessRules(accessRules)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()
         let host = try await RelayHost.start(listen: listen, status: status, tls: tls, transport: transportConfiguration, service: service, logger: logger)
         let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
-        print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(ca != nil ? "mutual TLS" : "bearer tokens")), \(statusText)")
+        let mode = ca != nil ? "mutual TLS" : jwtKeys != nil ? "JSON Web Tokens\(tokens != nil ? " and bearer tokens" : "")" : "bearer tokens"
+        print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(mode)), \(statusText)")
         fflush(nil)
         logger.notice("relay started; \(service.summary); at most \(connectionsMax) connections, \(connectionsPerIdentityMax) per identity, \(memoryBudgetMib) MiB buffered")
-        let signal = await signals.next()
+        if let accessRules {
+            logger.notice("permissions from \(rules ?? ""): \(accessRules.rules.count) rule\(accessRules.rules.count == 1 ? "" : "s"); a realm no rule matches is closed")
+        } else {
+            logger.warning("no --rules: every admitted peer may read and write every realm")
+        }
+        if let authenticator {
+            let kinds = authenticator.algorithmsInForce.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            logger.notice("JSON Web Tokens for audience '\(authenticator.audience)'\(authenticator.issuer.map { " from issuer '\($0)'" } ?? ""), keys: \(kinds)")
+        }
+        var signal = await signals.next()
+        while signal == SIGHUP {
+            await reload(authenticator: authenticator, service: service, logger: logger)
+            signal = await signals.next()
+        }
         logger.notice("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
         await host.shutdown()
         logger.notice("stopped")
+    }
+
+    /// SIGHUP: reads --rules and --jwt-keys again. Each that loads is in force from now on (the
+    /// next handshake and the next upload of every session ask the new rules); one that does not
+    /// load leaves the old one in force, and the log says why.
+    private func reload(authenticator: JWTAuthenticator?, service: any RelayService, logger: Logger) async {
+        if let rules {
+            do {
+                let fresh = try AccessRules.load(path: rules)
+                await service.setAccessRules(fresh)
+                logger.notice("SIGHUP: reloaded \(rules): \(fresh.rules.count) rule\(fresh.rules.count == 1 ? "" : "s")")
+            } catch {
+                logger.error("SIGHUP: kept the previous rules: \(error)")
+            }
+        }
+        if let authenticator {
+            do {
+                try await authenticator.reload()
+                logger.notice("SIGHUP: reloaded \(authenticator.keySetPath): \(authenticator.algorithmsInForce.values.reduce(0, +)) keys")
+            } catch {
+                logger.error("SIGHUP: kept the previous JSON Web Keys: \(error)")
+            }
+        }
+        if rules == nil && authenticator == nil {
+            logger.notice("SIGHUP: nothing to reload (no --rules, no --jwt-keys)")
+        }
     }
 
     /// The relay's file must be creatable: its directory has to exist.
@@ -193,7 +269,7 @@ final class ShutdownSignals {
     init() {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         self.stream = stream
-        sources = [SIGTERM, SIGINT].map { number in
+        sources = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }

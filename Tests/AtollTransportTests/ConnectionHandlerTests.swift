@@ -64,7 +64,7 @@ import AtollTestSupport
     }
 
     @Test func aServerAdmitsAValidTokenThenPassesProtocolFramesAndConsumesHeartbeats() throws {
-        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        let harness = try Harness(role: .server(tokens: TokenAdmission(table: try TokenVerifier(["secret": "node-a"]), authenticator: nil)))
         try harness.peerSends([Frame(kind: TransportFrameKind.token, payload: Array("secret".utf8))])
         #expect(try harness.peerReceives() == [Frame(kind: TransportFrameKind.accepted, payload: [])])
         #expect(try harness.ready.wait().name == "node-a")
@@ -81,7 +81,7 @@ import AtollTestSupport
     }
 
     @Test func aLargeFrameBeforeAdmissionIsRefusedFromItsHeader() throws {
-        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        let harness = try Harness(role: .server(tokens: TokenAdmission(table: try TokenVerifier(["secret": "node-a"]), authenticator: nil)))
         var rng = SeededGenerator(seed: 9)
         let big = try harness.peerEncoder.encode([Frame(kind: TransportFrameKind.token, payload: randomBytes(100_000, &rng))])
         try harness.peerSendsRaw(Array(big.prefix(FrameHeader.bytes)))
@@ -93,7 +93,7 @@ import AtollTestSupport
     }
 
     @Test func fullSizeFramesFollowingTheTokenInTheSameReadAreAccepted() throws {
-        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        let harness = try Harness(role: .server(tokens: TokenAdmission(table: try TokenVerifier(["secret": "node-a"]), authenticator: nil)))
         var rng = SeededGenerator(seed: 10)
         let large = Frame(kind: 1, payload: randomBytes(200_000, &rng))
         try harness.peerSends([Frame(kind: TransportFrameKind.token, payload: Array("secret".utf8)), large])
@@ -102,7 +102,7 @@ import AtollTestSupport
     }
 
     @Test func aProtocolFrameBeforeTheTokenIsAViolationToldToThePeer() throws {
-        let harness = try Harness(role: .server(tokens: try TokenVerifier(["secret": "node-a"])))
+        let harness = try Harness(role: .server(tokens: TokenAdmission(table: try TokenVerifier(["secret": "node-a"]), authenticator: nil)))
         try harness.peerSends([Frame(kind: 1, payload: [1])])
         let sent = try harness.peerReceives()
         #expect(sent.count == 1)

@@ -53,6 +53,11 @@ public struct AtollError: Error, Sendable, Equatable, CustomStringConvertible {
         case cancelled
         /// A peer's clock is too far from this one's (sync refuses its stamps until it is right).
         case clockSkew
+        /// The bearer token (a JSON Web Token) has expired: get a fresh one and connect again.
+        case tokenExpired
+        /// The identity may not do this (read a realm, write it, change a class): the relay's
+        /// rules say so (docs/AUTH.md).
+        case permissionDenied
     }
 
     public let kind: Kind

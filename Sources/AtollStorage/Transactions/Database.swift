@@ -45,6 +45,8 @@ public final class Database: Sendable {
     /// Whether a one-sync commit through this instance returned, so that closing it seals the
     /// newest commit (Database+Roots.swift, "Sealing").
     let sealOnClose = Atomic<Bool>(false)
+    /// Asked by every write transaction of this process just before it commits (`setWriteGuard`).
+    private let writeGuard = Mutex<WriteGuard?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
     /// Whether commits to this file may become durable with one sync (format 3 and later).
@@ -445,6 +447,20 @@ public final class Database: Sendable {
     }
 
     /// Starts the write transaction, waiting for other writers (threads and processes).
+    /// Checks a write transaction before it commits: it receives the names of the tables whose
+    /// rows the transaction changed and throws to refuse the commit (nothing is written).
+    public typealias WriteGuard = @Sendable (_ changedTables: [String]) throws -> Void
+
+    /// Installs (or, with nil, removes) the check every later write transaction of this process
+    /// on this database passes before it commits, unless it sets `bypassesWriteGuard`. Sync uses
+    /// it to refuse, before commit, changes the relay would refuse (a realm read-only for this
+    /// node). Other processes writing the file are not affected.
+    public func setWriteGuard(_ guard: WriteGuard?) {
+        writeGuard.withLock { $0 = `guard` }
+    }
+
+    var currentWriteGuard: WriteGuard? { writeGuard.withLock { $0 } }
+
     public func beginWrite() throws -> WriteTransaction {
         guard !configuration.readOnly else { throw AtollError(.readOnly, "'\(displayName)' is open read-only") }
         let me = pthread_self()

@@ -49,6 +49,9 @@ public final class WriteTransaction: Transaction {
     @exclusivity(unchecked) package private(set) var mutationCount: UInt64 = 0
     /// When set, `Table.clear` logs one erase per object (sync needs per-object instructions).
     public var logsEveryErase = false
+    /// When set, commit skips the database's write guard (`Database.setWriteGuard`): sync's own
+    /// transactions, which apply what the relay sent.
+    public var bypassesWriteGuard = false
 
     /// The version `commit` creates.
     public var newVersion: UInt64 { version + 1 }
@@ -282,6 +285,11 @@ public final class WriteTransaction: Transaction {
             return version
         }
         if discardsLog { log = TransactionLogWriter() }
+        if !bypassesWriteGuard, let check = database.currentWriteGuard {
+            // Before anything is written: a refused transaction leaves the file as it was.
+            let changed = openTables.filter { $0.value.isChanged }.map { $0.value.name }.sorted()
+            if !changed.isEmpty { try check(changed) }
+        }
 
         // Link targets must exist once every table of the transaction is known.
         for spec in schema.specs.values {

@@ -31,6 +31,8 @@ actor NodeDriver {
     private var attemptReachedSession = false
     private var isClosed = false
     private var nextWaiterID: UInt64 = 0
+    /// The permission the database's write guard enforces (nil: no guard installed).
+    private var guardedPermission: RealmPermission?
     private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
@@ -98,6 +100,8 @@ actor NodeDriver {
             publisher.report(error as? AtollError ?? AtollError(.ioError, "\(error)"), connection: false)
         }
         failWaiters(AtollError(.closed, "the sync session was closed"))
+        session.replica.database.setWriteGuard(nil)
+        guardedPermission = nil
         try? await client.shutdown()
     }
 
@@ -150,8 +154,33 @@ actor NodeDriver {
             return
         }
         reconcileConnection()
+        updateWriteGuard()
         settleWaiters()
         publisher.setProgress(session.progress)
+    }
+
+    /// Keeps the database's write guard in step with the permission the relay gave in its last
+    /// `welcome`: a write transaction of this process that changes a synced class this node may
+    /// not write fails before commit with `.permissionDenied` (the relay would refuse it, and the
+    /// session would stop). Full permission, or none known, installs no guard.
+    private func updateWriteGuard() {
+        let permission = session.permission.flatMap { $0.write && $0.writeClasses == nil ? nil : $0 }
+        guard permission != guardedPermission else { return }
+        guardedPermission = permission
+        let database = session.replica.database
+        guard let permission else {
+            database.setWriteGuard(nil)
+            return
+        }
+        let synced = Set(session.replica.schema.byName.keys)
+        let realm = session.replica.realmID
+        database.setWriteGuard { changed in
+            for name in changed where synced.contains(name) && !permission.mayWrite(name) {
+                throw AtollError(.permissionDenied, permission.write
+                    ? "class '\(name)' is read-only in realm '\(realm)' for this node (the relay's rules let it change only \(permission.writeClasses?.joined(separator: ", ") ?? "")); the write transaction was not committed"
+                    : "realm '\(realm)' is read-only for this node (the relay's rules); the write transaction was not committed")
+            }
+        }
     }
 
     /// Keeps a connection loop running exactly while the session wants one.

@@ -101,6 +101,13 @@ public final class SyncRelay: Sendable {
         try await driver.status()
     }
 
+    /// Puts `rules` in force (nil: every admitted peer may read and write every realm). Sessions
+    /// already open keep their realm; the next upload of each, and every later handshake, is
+    /// checked against the new rules.
+    public func setAccessRules(_ rules: AccessRules?) async {
+        await driver.setAccessRules(rules)
+    }
+
     /// Closes the connections still open, writes the peers' acknowledgements and stops the
     /// relay's thread. Shut the `FrameServer` down first so no connection arrives meanwhile.
     public func shutdown() async {
@@ -202,6 +209,10 @@ actor RelayDriver {
         perform(core.refresh(now: Self.now()))
     }
 
+    func setAccessRules(_ rules: AccessRules?) {
+        core.accessRules = rules
+    }
+
     func status() throws -> SyncRelayStatus {
         SyncRelayStatus(relayID: core.relayID, realms: try core.status(), peerNames: names)
     }
@@ -225,7 +236,7 @@ actor RelayDriver {
         }
         nextConnection += 1
         connections[nextConnection] = Peer(identity: identity, outbound: outbound, since: Self.now())
-        perform(core.connected(nextConnection, now: Self.now()))
+        perform(core.connected(nextConnection, identity: identity, now: Self.now()))
         return nextConnection
     }
 
@@ -254,7 +265,10 @@ actor RelayDriver {
             case .send(let id, let frame):
                 guard let peer = connections[id] else { continue }
                 if frame.kind == SyncMessage.Kind.error.rawValue, case .error(let code, let message)? = try? SyncMessage(frame: frame) {
-                    logger.warning("\(code.isFatal ? "refused" : "warned") \(peer.identity): \(message)")
+                    logger.warning("\(code.isFatal ? "refused" : "warned") \(peer.identity) [\(peer.identity.details)]: \(message)")
+                }
+                if frame.kind == SyncMessage.Kind.welcome.rawValue {
+                    logger.info("session of \(peer.identity) [\(peer.identity.details)] began")
                 }
                 // The handshake is accepted: the node may send full-size frames once it reads this.
                 if frame.kind == SyncMessage.Kind.welcome.rawValue { peer.outbound.beginSession() }

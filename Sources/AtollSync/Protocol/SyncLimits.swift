@@ -34,6 +34,8 @@ public enum SyncLimits {
     public static let realmIDBytesMax = 256
     /// Most entries in a version vector (distinct origins in one realm).
     public static let versionVectorEntriesMax = 1 << 20
+    /// Most class names in one permission's `writeClasses` (rules file, welcome).
+    public static let permissionClassesMax = 1024
     /// Longest error message a peer may send, in UTF-8 bytes.
     public static let errorMessageBytesMax = 4096
     /// Most instructions a local transaction puts in one changeset before it is split.

@@ -2,7 +2,13 @@ import AtollStorage
 
 /// The protocol version this code speaks. A peer with another version gets a `.protocolVersion`
 /// error naming both.
-public let syncProtocolVersion: UInt32 = 1
+///
+/// Version 2 adds the node's permissions to `welcome` (`Welcome.permission`, flag bit 1). A relay
+/// accepts nodes of versions `syncProtocolVersionOldest...syncProtocolVersion` and answers each
+/// in its own version, so relays are upgraded first, then nodes.
+public let syncProtocolVersion: UInt32 = 2
+/// The oldest node version a relay of this code accepts.
+public let syncProtocolVersionOldest: UInt32 = 1
 
 /// Why a peer refuses or ends a session (sent in an `.error` message before closing).
 public enum SyncErrorCode: UInt16, Sendable, Equatable {
@@ -26,6 +32,9 @@ public enum SyncErrorCode: UInt16, Sendable, Equatable {
     case unavailable = 8
     /// A message that is not valid in the session's state (e.g. data before the handshake).
     case unexpectedMessage = 9
+    /// The identity may not read the realm (at `hello`), or an upload changes what it may not
+    /// write (the whole upload is refused; the message names the changeset and why).
+    case permissionDenied = 10
 
     /// Whether the session must end (every code but `.clockAhead`).
     public var isFatal: Bool { self != .clockAhead }
@@ -35,6 +44,7 @@ public enum SyncErrorCode: UInt16, Sendable, Equatable {
         case .schemaMismatch: .schemaMismatch
         case .unavailable: .connectionFailed
         case .clockAhead: .clockSkew
+        case .permissionDenied: .permissionDenied
         default: .protocolViolation
         }
     }
@@ -105,9 +115,12 @@ public enum SyncMessage: Equatable, Sendable {
         public var start: UInt64
         /// A snapshot of the compacted history follows (the node lacks trimmed changesets).
         public var snapshotFollows: Bool
+        /// What the node may do in the realm, when the relay has rules (version 2; nil: the relay
+        /// has none, or the node speaks version 1).
+        public var permission: RealmPermission?
 
         public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
-                    start: UInt64 = 0, snapshotFollows: Bool = false)
+                    start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil)
         {
             self.protocolVersion = protocolVersion
             self.relayID = relayID
@@ -115,6 +128,7 @@ public enum SyncMessage: Equatable, Sendable {
             self.head = head
             self.start = start
             self.snapshotFollows = snapshotFollows
+            self.permission = permission
         }
     }
 
@@ -163,7 +177,16 @@ extension SyncMessage {
             w.varint(wl.uploadedThrough)
             w.varint(wl.head)
             w.varint(wl.start)
-            w.u8(wl.snapshotFollows ? 1 : 0)
+            // Flags: bit 0 snapshot follows, bit 1 permission follows (version 2): u8 bits
+            // (0 read, 1 write, 2 writeClasses given), then with bit 2 a count and the class names.
+            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0))
+            if let p = wl.permission {
+                w.u8((p.read ? 1 : 0) | (p.write ? 2 : 0) | (p.writeClasses != nil ? 4 : 0))
+                if let classes = p.writeClasses {
+                    w.varint(UInt64(classes.count))
+                    for name in classes { w.string(name) }
+                }
+            }
         case .error(let code, let message):
             w.varint(UInt64(code.rawValue))
             w.string(truncated(message, bytes: SyncLimits.errorMessageBytesMax))
@@ -259,9 +282,21 @@ extension SyncMessage {
             let relay = try node(&r)
             let uploaded = try r.varint(), head = try r.varint(), start = try r.varint()
             let flags = try r.u8()
-            guard flags <= 1, start <= head else { throw AtollError(.protocolViolation, "a malformed welcome") }
+            guard flags <= 3, start <= head else { throw AtollError(.protocolViolation, "a malformed welcome") }
+            var permission: RealmPermission?
+            if flags & 2 != 0 {
+                let bits = try r.u8()
+                guard bits <= 7 else { throw AtollError(.protocolViolation, "unknown permission bits \(bits) in a welcome") }
+                var classes: [String]?
+                if bits & 4 != 0 {
+                    let n = try r.length(max: min(SyncLimits.permissionClassesMax, r.remaining))
+                    classes = try (0..<n).map { _ in try r.string(max: SchemaLimits.tableNameBytesMax) }
+                }
+                permission = RealmPermission(read: bits & 1 != 0, write: bits & 2 != 0, writeClasses: classes)
+            }
             return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: relay,
-                                    uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags == 1))
+                                    uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags & 1 != 0,
+                                    permission: permission))
         case .error:
             let raw = try r.varint()
             let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed

@@ -107,6 +107,10 @@ public final class RelayCore {
     /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
     /// of a failed commit was written, and the log is never trimmed past a failed read).
     public private(set) var maintenanceError: AtollError?
+    /// Who may read and write which realm (docs/AUTH.md); nil: every admitted peer may read and
+    /// write every realm. May be replaced at any time (a reload): a `hello` and every upload ask
+    /// the rules in force at that moment.
+    public var accessRules: AccessRules?
 
     public var relayID: NodeID { store.relayID }
 
@@ -115,6 +119,8 @@ public final class RelayCore {
 
     private final class Connection {
         let id: ConnectionID
+        /// Who the transport admitted; nil when the driver gave none (only literal rules match).
+        let identity: PeerIdentity?
         var realm: String?
         var node = NodeID.zero
         var known = VersionVector()
@@ -125,7 +131,10 @@ public final class RelayCore {
         /// Streaming the compacted history (the node lacks trimmed changesets).
         var snapshot: SnapshotStream?
 
-        init(id: ConnectionID) { self.id = id }
+        init(id: ConnectionID, identity: PeerIdentity?) {
+            self.id = id
+            self.identity = identity
+        }
     }
 
     private struct SnapshotStream {
@@ -151,10 +160,19 @@ public final class RelayCore {
 
     // MARK: connection events
 
-    public func connected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
-        connections[c] = Connection(id: c)
+    /// A connection was admitted; `identity` is who the transport says it is (the rules ask it).
+    public func connected(_ c: ConnectionID, identity: PeerIdentity? = nil, now: UInt64) -> [RelayAction] {
+        connections[c] = Connection(id: c, identity: identity)
         return []
     }
+
+    /// What the peer of `conn` may do in `realm` under the rules in force.
+    private func permissionOf(_ conn: Connection, in realm: String) -> RealmPermission {
+        guard let rules = accessRules else { return .full }
+        return rules.permission(for: realm, identity: conn.identity ?? PeerIdentity(name: "", method: .token, address: ""))
+    }
+
+    private func who(_ conn: Connection) -> String { conn.identity.map { "'\($0.name)'" } ?? "this peer" }
 
     public func disconnected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
         if let conn = connections.removeValue(forKey: c), let realm = conn.realm {
@@ -222,11 +240,17 @@ public final class RelayCore {
 
     private func hello(_ conn: Connection, _ h: SyncMessage.Hello, now: UInt64) -> [RelayAction] {
         let c = conn.id
-        guard h.protocolVersion == syncProtocolVersion else {
-            return refuse(c, .protocolVersion, "this relay speaks sync protocol \(syncProtocolVersion), the node \(h.protocolVersion); upgrade the older one")
+        guard (syncProtocolVersionOldest...syncProtocolVersion).contains(h.protocolVersion) else {
+            return refuse(c, .protocolVersion, "this relay speaks sync protocol \(syncProtocolVersionOldest) to \(syncProtocolVersion), the node \(h.protocolVersion); upgrade the older one")
         }
         if let problem = RealmID.problem(h.realmID) {
             return refuse(c, .invalidRealm, "\(problem) ('\(RealmID.printable(h.realmID))'); see RealmID for the allowed form")
+        }
+        // Before the store is asked anything: the answer must not depend on whether the realm
+        // exists, and a refused peer must not create it.
+        let permission = permissionOf(conn, in: h.realmID)
+        guard permission.read else {
+            return refuse(c, .permissionDenied, "\(who(conn)) may not sync realm '\(RealmID.printable(h.realmID))'")
         }
         guard h.schemaFingerprint.count == 16, h.nodeID != .zero else {
             return refuse(c, .invalidRealm, "a handshake needs a node id, a realm id and a 16-byte schema fingerprint")
@@ -280,8 +304,10 @@ public final class RelayCore {
             connections[c] = nil
             return actions + [.send(c, SyncMessage.error(code: .unavailable, message: "the relay cannot open realm '\(h.realmID)': \(error)").frame), .close(c)]
         }
-        let welcome = SyncMessage.Welcome(relayID: relayID, uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head,
-                                          start: start, snapshotFollows: snapshot != nil)
+        let welcome = SyncMessage.Welcome(protocolVersion: h.protocolVersion, relayID: relayID,
+                                          uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head, start: start,
+                                          snapshotFollows: snapshot != nil,
+                                          permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
         return actions + pump(conn, now: now)
     }
@@ -295,6 +321,9 @@ public final class RelayCore {
         // (a retry that went there), so the store decides, in the append's transaction, what is
         // new, what is a duplicate and what would leave a gap.
         let known = store.realms[realmID]?.origins[conn.node]?.stored ?? 0
+        if let refusal = writeRefusal(conn, realmID, changesets.filter { $0.seq > known }) {
+            return refuse(c, refusal.code, refusal.message)
+        }
         var accepted: [Changeset] = []
         var gap = false
         var clockAhead: Changeset?
@@ -330,6 +359,35 @@ public final class RelayCore {
             actions += pumpRealm(realmID, now: now)
         }
         return actions
+    }
+
+    /// Why `changesets` may not be stored under the rules in force now, or nil. The whole upload
+    /// is refused for the first changeset that changes what the identity may not write.
+    private func writeRefusal(_ conn: Connection, _ realmID: String, _ changesets: [Changeset]) -> (code: SyncErrorCode, message: String)? {
+        guard accessRules != nil, !changesets.isEmpty else { return nil }
+        let permission = permissionOf(conn, in: realmID)
+        let realm = RealmID.printable(realmID)
+        guard permission.read, permission.write else {
+            return (.permissionDenied, "changeset \(changesets[0].seq) was refused: realm '\(realm)' is \(permission.read ? "read-only" : "not accessible") for \(who(conn)); nothing of this upload was stored")
+        }
+        guard permission.writeClasses != nil else { return nil }
+        for cs in changesets {
+            let content: ChangesetContent
+            do {
+                content = try ChangesetContent.decode(cs.body, origin: cs.origin)
+            } catch {
+                return (.malformed, "changeset \(cs.seq) has a body that cannot be read: \(error)")
+            }
+            var touched = Set<Int>()
+            for instruction in content.instructions { touched.insert(instruction.object.classIndex) }
+            for index in touched.sorted() {
+                let name = index < content.classes.count ? content.classes[index] : "#\(index)"
+                if !permission.mayWrite(name) {
+                    return (.permissionDenied, "changeset \(cs.seq) was refused: it changes class '\(name)', which \(who(conn)) may not write in realm '\(realm)' (writable: \(permission.writeClasses?.joined(separator: ", ") ?? "")); nothing of this upload was stored")
+                }
+            }
+        }
+        return nil
     }
 
     /// Pumps every connection of `realmID`.

@@ -149,6 +149,7 @@ public final class SyncReplica {
             return SyncReplica(database: database, configuration: configuration, state: existing, schema: schema)
         }
         let w = try database.beginWrite()
+        w.bypassesWriteGuard = true
         do {
             if let raced = try loadState(w) {
                 // Another process started sync on the file meanwhile.
@@ -193,6 +194,7 @@ public final class SyncReplica {
     /// returns, rolls everything back when it throws.
     private func write<R>(_ body: (SyncWriter) throws -> R) throws -> (R, UInt64) {
         let w = try database.beginWrite()
+        w.bypassesWriteGuard = true
         do {
             guard let current = try Self.loadState(w) else {
                 throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")

@@ -81,6 +81,9 @@ public final class NodeSession {
     public private(set) var state: SessionState = .offline
     /// The error that stopped the session, if one did.
     public private(set) var lastError: AtollError?
+    /// What this node may do in the realm, as the relay said in its last `welcome` (nil: the relay
+    /// has no rules, or has not welcomed this node yet).
+    public private(set) var permission: RealmPermission?
     /// Remote clock readings capped so far (a peer's clock is too far ahead).
     public private(set) var clockWarnings = 0
 
@@ -293,6 +296,7 @@ public final class NodeSession {
                         code: .originConflict, fatal: true)
         }
         relayID = w.relayID
+        permission = w.permission
         relayHead = w.head
         snapshotNext = w.snapshotFollows ? 0 : nil
         resendRequestedAt = nil

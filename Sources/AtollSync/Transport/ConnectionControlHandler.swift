@@ -29,8 +29,11 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
 
     enum Role {
         /// `identities` counts admitted connections per peer name (`connectionsPerIdentityMax`).
-        case server(tokens: TokenVerifier?, identities: IdentityCounter? = nil)
-        case client(token: String?)
+        /// `tokens` nil: mutual TLS.
+        case server(tokens: TokenAdmission?, identities: IdentityCounter? = nil)
+        /// `onTokenExpired` is called when the server ends the connection because the token
+        /// expired (its client then asks its token provider again).
+        case client(token: String?, onTokenExpired: (@Sendable () -> Void)? = nil)
     }
 
     private enum State {
@@ -53,6 +56,11 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     let ready: EventLoopPromise<PeerIdentity>
     private var state = State.handshaking
     private var tlsPeerName = "unknown"
+    private var tlsAlternativeNames: [String] = []
+    /// Closes the connection when the peer's token expires.
+    private var expiryTimer: Scheduled<Void>?
+    /// A token is being verified (asynchronously); a second token frame is a violation.
+    private var verifyingToken = false
     /// The admitted peer's name (certificate or token), for log lines.
     private var peerName: String?
     private var remoteAddress = "unknown"
@@ -109,14 +117,15 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         guard state == .handshaking else { return }
         state = .authenticating
         let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLHandler.self).peerCertificate
-        tlsPeerName = TLSMaterial.peerName(certificate)
+        (tlsPeerName, tlsAlternativeNames) = TLSMaterial.peerNames(certificate)
         switch role {
         case .server(let tokens, _):
             if tokens == nil {
                 // Mutual TLS: BoringSSL has verified the client's chain against the CA.
-                accept(context, PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress))
+                accept(context, PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress,
+                                             alternativeNames: tlsAlternativeNames))
             }
-        case .client(let token):
+        case .client(let token, _):
             if let token {
                 context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.token, payload: Array(token.utf8))), promise: nil)
             }
@@ -132,7 +141,47 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
             countedIdentity = peer.name
         }
         context.writeAndFlush(wrapOutboundOut(Frame(kind: TransportFrameKind.accepted, payload: [])), promise: nil)
+        if let expires = peer.expires {
+            // A connection lives no longer than its token: the node reconnects with a fresh one.
+            let delay = TimeAmount.milliseconds(Int64(max(0, expires.timeIntervalSinceNow * 1000).rounded(.up)))
+            expiryTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+                fail(context, AtollError(.tokenExpired, "the token of '\(peer.name)' expired at \(expires); connect again with a fresh one"),
+                     tellPeer: true)
+            }
+        }
         becomeReady(context, peer)
+    }
+
+    /// Checks a token: the static table first (development), then the authenticator, whose
+    /// verification runs off the event loop and comes back to it.
+    private func verifyToken(_ context: ChannelHandlerContext, _ token: [UInt8], _ admission: TokenAdmission) {
+        guard !verifyingToken, token.count <= Goodbye.tokenBytesMax else {
+            fail(context, AtollError(.authenticationFailed, "the bearer token was not accepted"), tellPeer: true)
+            return
+        }
+        if let name = admission.table?.name(for: token) {
+            accept(context, PeerIdentity(name: name, method: .token, address: remoteAddress))
+            return
+        }
+        guard let authenticator = admission.authenticator else {
+            fail(context, AtollError(.authenticationFailed, "the bearer token was not accepted"), tellPeer: true)
+            return
+        }
+        verifyingToken = true
+        let promise = context.eventLoop.makePromise(of: AuthenticatedToken.self)
+        promise.completeWithTask { try await authenticator.authenticate(token) }
+        let address = remoteAddress
+        promise.futureResult.assumeIsolated().whenComplete { [self] result in
+            guard state == .authenticating else { return }
+            switch result {
+            case .success(let verified):
+                accept(context, PeerIdentity(name: verified.subject, method: .jwt, address: address, claims: verified.claims,
+                                             expires: verified.expires))
+            case .failure(let error):
+                let refusal = (error as? AtollError) ?? AtollError(.authenticationFailed, "the bearer token was not accepted: \(error)")
+                fail(context, refusal, tellPeer: true)
+            }
+        }
     }
 
     private func becomeReady(_ context: ChannelHandlerContext, _ peer: PeerIdentity) {
@@ -163,13 +212,11 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
         case (TransportFrameKind.heartbeat, .ready, _):
             break
         case (TransportFrameKind.goodbye, _, _):
-            fail(context, Goodbye.error(from: frame.payload), tellPeer: false)
+            let error = Goodbye.error(from: frame.payload)
+            if error.kind == .tokenExpired, case .client(_, let onTokenExpired?) = role { onTokenExpired() }
+            fail(context, error, tellPeer: false)
         case (TransportFrameKind.token, .authenticating, .server(let tokens?, _)):
-            guard frame.payload.count <= Goodbye.tokenBytesMax, let name = tokens.name(for: frame.payload) else {
-                fail(context, AtollError(.authenticationFailed, "the bearer token was not accepted"), tellPeer: true)
-                return
-            }
-            accept(context, PeerIdentity(name: name, method: .token, address: remoteAddress))
+            verifyToken(context, frame.payload, tokens)
         case (TransportFrameKind.accepted, .authenticating, .client):
             becomeReady(context, PeerIdentity(name: tlsPeerName, method: .certificate, address: remoteAddress))
         default:
@@ -189,6 +236,8 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         handshakeTimer?.cancel()
         handshakeTimer = nil
+        expiryTimer?.cancel()
+        expiryTimer = nil
         releaseIdentity()
         if state != .ready && state != .closed {
             let error = failure ?? AtollError(.connectionFailed, isServer

@@ -47,6 +47,9 @@ public final class FrameClient: Sendable {
     /// Whether `group` is this client's own (shut down by `shutdown()`).
     private let ownsGroup: Bool
     private let isShutDown = Atomic<Bool>(false)
+    /// The token a `tokenProvider` gave last, used until the server says it expired (its
+    /// goodbye carries `.tokenExpired`, at admission or later; the connection handler clears it).
+    private let providedToken = Mutex<String?>(nil)
     /// What this client's connections buffer (`bufferedBytesMax`).
     public let memoryBudget: MemoryBudget
 
@@ -86,7 +89,7 @@ public final class FrameClient: Sendable {
         guard !isShutDown.load(ordering: .relaxed) else {
             throw AtollError(.closed, "the client has been shut down")
         }
-        let pending = try await open()
+        let pending = try await open(token: try await currentToken())
         let peer: PeerIdentity
         do {
             peer = try await pending.ready.get()
@@ -100,7 +103,32 @@ public final class FrameClient: Sendable {
         }
     }
 
-    private func open() async throws -> PendingConnection {
+    /// The token to present: the fixed one, or the provider's (asked when none is held).
+    private func currentToken() async throws -> String? {
+        switch tls.token {
+        case nil:
+            return nil
+        case .fixed(let value):
+            return value
+        case .provider(let provider):
+            if let held = providedToken.withLock({ $0 }) { return held }
+            let fresh: String
+            do {
+                fresh = try await provider()
+            } catch let error as AtollError {
+                throw error
+            } catch {
+                throw AtollError(.authenticationFailed, "the token provider failed: \(error)")
+            }
+            guard !fresh.isEmpty, fresh.utf8.count <= Goodbye.tokenBytesMax else {
+                throw AtollError(.invalidArgument, "the token provider gave a token of \(fresh.utf8.count) bytes; a bearer token must be 1 to \(Goodbye.tokenBytesMax) bytes")
+            }
+            providedToken.withLock { $0 = fresh }
+            return fresh
+        }
+    }
+
+    private func open(token: String?) async throws -> PendingConnection {
         let tls = self.tls
         let configuration = self.configuration
         let budget = memoryBudget
@@ -114,7 +142,7 @@ public final class FrameClient: Sendable {
                         try ConnectionPipeline.install(
                             on: channel,
                             tls: NIOSSLClientHandler(context: tls.context, serverHostname: serverName),
-                            role: .client(token: tls.token),
+                            role: .client(token: token, onTokenExpired: { [self] in providedToken.withLock { $0 = nil } }),
                             configuration: configuration,
                             budget: budget)
                     }

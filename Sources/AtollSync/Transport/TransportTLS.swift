@@ -12,6 +12,10 @@ public enum ClientAdmission: Sendable {
     /// Server-only TLS plus a bearer token: a client presents no certificate and sends a token as
     /// its first frame. `tokens` maps each accepted token to the peer name it stands for.
     case bearerToken(tokens: [String: String])
+    /// Server-only TLS plus a bearer token verified by `authenticator` (JSON Web Tokens,
+    /// docs/AUTH.md); a token equal to one in `staticTokens` (token -> peer name, for
+    /// development) is admitted without asking it.
+    case verifiedToken(authenticator: any BearerTokenAuthenticator, staticTokens: [String: String] = [:])
 }
 
 /// The server's TLS identity and how it admits clients. TLS 1.3 only.
@@ -40,9 +44,16 @@ public enum ClientCredentials: Sendable {
     case certificate(certificatePath: String, keyPath: String)
     /// A bearer token (the server must be in token mode).
     case token(String)
+    /// A bearer token asked for when connecting: once, then again after the relay said the last
+    /// one expired (`AtollError(.tokenExpired)`). An error it throws ends that connection attempt
+    /// and is reported; the client retries with backoff.
+    case tokenProvider(TokenProvider)
     /// Nothing (only useful to check that a server refuses such a client).
     case none
 }
+
+/// Gives a client its bearer token (for example a JSON Web Token from the app's identity provider).
+public typealias TokenProvider = @Sendable () async throws -> String
 
 /// What a client trusts and presents. TLS 1.3 only; the server certificate must be issued by the
 /// CA in `caPath` and valid for the host connected to (or `serverName`).
@@ -68,12 +79,25 @@ public struct ClientTLSConfiguration: Sendable {
 /// Loaded, checked TLS material: what the handlers need at connection time.
 struct ServerTLSContext: Sendable {
     let context: NIOSSLContext
-    let tokens: TokenVerifier?
+    /// nil: mutual TLS.
+    let tokens: TokenAdmission?
+}
+
+/// How a server in token mode checks a token: the static table first, then the authenticator.
+struct TokenAdmission: Sendable {
+    let table: TokenVerifier?
+    let authenticator: (any BearerTokenAuthenticator)?
+}
+
+/// Where a client's bearer token comes from.
+enum ClientToken: Sendable {
+    case fixed(String)
+    case provider(TokenProvider)
 }
 
 struct ClientTLSContext: Sendable {
     let context: NIOSSLContext
-    let token: String?
+    let token: ClientToken?
     let serverName: String?
 }
 
@@ -85,7 +109,7 @@ enum TLSMaterial {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv13
         tls.maximumTLSVersion = .tlsv13
-        var tokens: TokenVerifier?
+        var tokens: TokenAdmission?
         switch configuration.admission {
         case .mutualTLS(let caPath):
             tls.trustRoots = .certificates(try loadCertificates(caPath, role: "CA certificate"))
@@ -95,7 +119,10 @@ enum TLSMaterial {
             guard !table.isEmpty else {
                 throw AtollError(.invalidArgument, "token mode needs at least one token")
             }
-            tokens = try TokenVerifier(table)
+            tokens = TokenAdmission(table: try TokenVerifier(table), authenticator: nil)
+            tls.certificateVerification = .none
+        case .verifiedToken(let authenticator, let table):
+            tokens = TokenAdmission(table: table.isEmpty ? nil : try TokenVerifier(table), authenticator: authenticator)
             tls.certificateVerification = .none
         }
         return ServerTLSContext(context: try makeContext(tls), tokens: tokens)
@@ -107,7 +134,7 @@ enum TLSMaterial {
         tls.maximumTLSVersion = .tlsv13
         tls.trustRoots = .certificates(try loadCertificates(configuration.caPath, role: "CA certificate"))
         tls.certificateVerification = .fullVerification
-        var token: String?
+        var token: ClientToken?
         switch configuration.credentials {
         case .certificate(let certificatePath, let keyPath):
             tls.certificateChain = try loadCertificates(certificatePath, role: "client certificate").map { .certificate($0) }
@@ -116,7 +143,9 @@ enum TLSMaterial {
             guard !value.isEmpty, value.utf8.count <= Goodbye.tokenBytesMax else {
                 throw AtollError(.invalidArgument, "a bearer token must be 1 to \(Goodbye.tokenBytesMax) bytes")
             }
-            token = value
+            token = .fixed(value)
+        case .tokenProvider(let provider):
+            token = .provider(provider)
         case .none:
             break
         }
@@ -170,20 +199,34 @@ enum TLSMaterial {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The common name of a peer certificate (or its first DNS name), for `PeerIdentity`.
-    static func peerName(_ certificate: NIOSSLCertificate?) -> String {
+    /// The common name of a peer certificate (or its first DNS name) and its subject alternative
+    /// names, for `PeerIdentity`. A certificate that does not parse (BoringSSL has already
+    /// verified it) is named "unknown"; one with neither a common name nor a DNS name "unnamed".
+    static func peerNames(_ certificate: NIOSSLCertificate?) -> (name: String, alternativeNames: [String]) {
         guard let certificate, let der = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: der) else {
-            return "unknown"
+            return ("unknown", [])
+        }
+        var alternativeNames: [String] = []
+        var firstDNSName: String?
+        if let names = try? parsed.extensions.subjectAlternativeNames {
+            for name in names {
+                switch name {
+                case .dnsName(let text):
+                    alternativeNames.append(text)
+                    firstDNSName = firstDNSName ?? text
+                case .rfc822Name(let text), .uniformResourceIdentifier(let text):
+                    alternativeNames.append(text)
+                default:
+                    break
+                }
+            }
         }
         for rdn in parsed.subject {
             for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
-                if let name = String(attribute.value) { return name }
+                if let name = String(attribute.value) { return (name, alternativeNames) }
             }
         }
-        if let names = try? parsed.extensions.subjectAlternativeNames {
-            for case .dnsName(let name) in names { return name }
-        }
-        return "unnamed"
+        return (firstDNSName ?? "unnamed", alternativeNames)
     }
 }
 

@@ -43,7 +43,9 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("This node's private key (PEM).", valueName: "PATH"))
     var key: String?
 
-    @Option(help: ArgumentHelp("A file holding a bearer token, instead of --cert and --key (the relay must run with --tokens).", valueName: "PATH"))
+    @Option(help: ArgumentHelp(
+        "A file holding a bearer token (a static token or a JSON Web Token), instead of --cert and --key (the relay must run with --tokens or --jwt-keys). Read again when the relay says the token expired: replace the file's content to hand the node a fresh token.",
+        valueName: "PATH"))
     var tokenFile: String?
 
     @Option(help: ArgumentHelp("The CA that issued the relay's certificate (PEM).", valueName: "PATH"))
@@ -66,10 +68,9 @@ struct NodeCommand: AsyncParsableCommand {
         let address = try RelayAddress(relay)
         let credentials: ClientCredentials
         if let tokenFile {
-            let bytes = try DatabaseAccess.readFile(tokenFile, what: "token file")
-            let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { throw CLIFailure(.badInput, "the token file '\(tokenFile)' is empty") }
-            credentials = .token(token)
+            // Checked now, so a missing or empty file stops the node at start with one line.
+            _ = try Self.readToken(tokenFile)
+            credentials = .tokenProvider { try Self.readToken(tokenFile) }
         } else {
             credentials = .certificate(certificatePath: cert ?? "", keyPath: key ?? "")
         }
@@ -107,6 +108,16 @@ struct NodeCommand: AsyncParsableCommand {
         out.flush()
         out.line("stopped")
         out.flush()
+    }
+}
+
+extension NodeCommand {
+    /// The token in `path`, without surrounding white space.
+    static func readToken(_ path: String) throws -> String {
+        let bytes = try DatabaseAccess.readFile(path, what: "token file")
+        let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw CLIFailure(.badInput, "the token file '\(path)' is empty") }
+        return token
     }
 }
 

@@ -32,7 +32,7 @@ struct ExitStatus: Equatable {
             self = .ioError
         case .fileLocked, .tooManyActiveVersions, .tooManyReaders, .timeout:
             self = .busy
-        case .fileAccessDenied, .readOnly:
+        case .fileAccessDenied, .readOnly, .permissionDenied:
             self = .permission
         default:
             self = .internalError

@@ -27,6 +27,8 @@ final class Cluster: @unchecked Sendable {
     private(set) var relayLogs: [ChildProcess] = []
     /// Extra `atoll-relay serve` arguments, kept for restarts.
     var relayArguments: [String] = []
+    /// How the relay admits nodes (nil: `--ca` with the cluster's CA, mutual TLS).
+    var admission: [String]?
     /// Extra environment variables of the relay and node processes.
     var environment: [String: String] = [:]
 
@@ -102,7 +104,8 @@ final class Cluster: @unchecked Sendable {
         let store = postgres.map { ["--postgres", $0] } ?? ["--db", directory.file(index == 0 ? "relay.atoll" : "relay-\(index).atoll")]
         let child = try ChildProcess(Executables.relay, ["serve"] + store + [
             "--listen", listen,
-            "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem", "--ca", "\(certs)/ca.pem",
+            "--cert", "\(certs)/relay.pem", "--key", "\(certs)/relay-key.pem",
+        ] + (admission ?? ["--ca", "\(certs)/ca.pem"]) + [
             "--status", "127.0.0.1:\(statusPorts[index] ?? 0)",
         ] + relayArguments, name: "relay-\(index)", in: directory, environment: environment.merging(extra) { $1 })
         relays[index] = child
@@ -144,14 +147,16 @@ final class Cluster: @unchecked Sendable {
     /// directory's pair), connected to relay `relay` (the one it had before, else 0), and, unless
     /// told not to, waits until it is connected.
     @discardableResult
-    func startNode(_ name: String, certificates: String? = nil, realm: String? = nil, relay: Int? = nil, waitConnected: Bool = true) throws -> ChildProcess {
+    func startNode(_ name: String, certificates: String? = nil, tokenFile: String? = nil, realm: String? = nil, relay: Int? = nil,
+                   waitConnected: Bool = true) throws -> ChildProcess {
         precondition(nodes[name]?.isRunning != true, "node \(name) is running")
         let dir = certificates ?? certs
         let relayIndex = relay ?? nodeRelays[name] ?? 0
         nodeRelays[name] = relayIndex
         let child = try ChildProcess(Executables.atoll, [
             "node", database(name), "--relay", "127.0.0.1:\(relayPorts[relayIndex] ?? 0)",
-            "--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem", "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
+        ] + (tokenFile.map { ["--token-file", $0] } ?? ["--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem"]) + [
+            "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
         ], name: "node-\(name)", in: directory, environment: environment)
         nodes[name] = child
         if waitConnected {

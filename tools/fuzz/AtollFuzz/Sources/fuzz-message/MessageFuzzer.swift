@@ -88,6 +88,8 @@ enum MessageSeeds {
             .hello(.init(nodeID: node, realmID: "shop", schemaFingerprint: [1, 2, 3, 4], cursor: DownloadCursor(relayID: other, seq: 3),
                          versionVector: VersionVector([node: 3, other: 9]))),
             .welcome(.init(relayID: other, uploadedThrough: 3, head: 10, start: 4, snapshotFollows: true)),
+            .welcome(.init(relayID: other, uploadedThrough: 3, head: 10, start: 4, permission: RealmPermission(read: true, write: true, writeClasses: ["Task"]))),
+            .error(code: .permissionDenied, message: "'mallory' may not sync realm 'user/bob'"),
             .error(code: .clockAhead, message: "the node's clock is ahead"),
             .upload(changesets),
             .uploadAck(through: 9, resend: true),
