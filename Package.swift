@@ -132,7 +132,7 @@ let package = Package(
         .target(name: "AtollTestSupport", path: "Tests/AtollTestSupport", swiftSettings: strict),
         .testTarget(
             name: "AtollTests",
-            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],
+            dependencies: ["Atoll", "AtollStorage", "AtollSync", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
