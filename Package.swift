@@ -152,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtollTests",
-            dependencies: ["Atoll", "AtollStorage", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],
+            dependencies: ["Atoll", "AtollStorage", "AtollSync", "AtollTestHelper", "AtollObjectHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -217,6 +217,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             let total = values.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i }; return $0 }
             return ValueConversion.aggregate(.int(total), as: T.self) ?? .zero
         }
+        if case .scalar(.decimal128) = p.atollType.kind {
+            let total = values.reduce(Decimal128.zero) { if case .decimal128(let d) = $1 { return $0 + d }; return $0 }
+            return ValueConversion.aggregate(.decimal128(total), as: T.self) ?? .zero
+        }
         let total = values.reduce(0.0) { $0 + (StorageOrdering.double($1) ?? 0) }
         if case .scalar(.float) = p.atollType.kind { return ValueConversion.aggregate(.float(Float(total)), as: T.self) ?? .zero }
         return ValueConversion.aggregate(.double(total), as: T.self) ?? .zero
@@ -226,6 +230,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         if let v = tableAggregate(property, .average) {
             if case .double(let d) = v { return T(d) }
+            if case .decimal128(let d) = v { return T(d.doubleValue) }
             return nil
         }
         let (_, values) = propertyValues(property)
@@ -271,6 +276,7 @@ enum StorageOrdering {
         case .int(let i): Double(i)
         case .float(let f): Double(f)
         case .double(let d): d
+        case .decimal128(let d): d.doubleValue
         default: nil
         }
     }
@@ -278,6 +284,7 @@ enum StorageOrdering {
     static func less(_ a: StorageValue, _ b: StorageValue) -> Bool {
         if case .timestamp(let x) = a, case .timestamp(let y) = b { return x < y }
         if case .int(let x) = a, case .int(let y) = b { return x < y }
+        if case .decimal128(let x) = a, case .decimal128(let y) = b { return x < y }
         return (double(a) ?? 0) < (double(b) ?? 0)
     }
 }

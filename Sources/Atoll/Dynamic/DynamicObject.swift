@@ -218,6 +218,22 @@ public final class DynamicObject: CustomStringConvertible {
         }
     }
 
+    /// Adds `delta` to an integer property as a counter: the change is recorded as an
+    /// addition, so increments made concurrently on synced nodes all count (docs/SYNC.md).
+    /// Throws for an unknown or non-integer property, a nil value, or a sum outside the
+    /// property's width.
+    public func increment(_ property: String, by delta: Int = 1) throws {
+        try context.checkWrite()
+        let (t, c) = try column(property)
+        // addInteger checks everything before it changes anything: a failure leaves no trace.
+        try t.addInteger(key, c, Int64(delta))
+    }
+
+    /// Subtracts `delta` from an integer property as a counter (see `increment(_:by:)`).
+    public func decrement(_ property: String, by delta: Int = 1) throws {
+        try increment(property, by: -delta)
+    }
+
     /// `Dog { id: 1, name: Rex, owner: Person(ali) }`. Text for people, so a value that cannot
     /// be read is written as the error, never as a value: `Dog(unreadable: ...)`.
     public var description: String {

@@ -6,13 +6,13 @@ extension DynamicSchema {
     /// - A JSON array of classes: `{"name": "Dog", "primaryKey": "id", "properties": {...}}`
     ///   (`primaryKey` optional).
     /// - Each property maps its name to a type string or an object:
-    ///   - `"bool" "int" "float" "double" "string" "data" "date" "uuid" "objectId"`;
+    ///   - `"bool" "int" "float" "double" "string" "data" "date" "uuid" "objectId" "decimal128"`;
     ///   - a class name for a link (`"Person"` and `"Person?"` both mean an optional link);
     ///   - `T?` for optional, `T[]` for a list, `T?[]` for a list of optional values;
     ///   - `{"type": T, "optional": Bool, "indexed": Bool}`, `{"type": "list", "objectType": T}`,
     ///     `{"type": "object", "objectType": "Person"}`,
     ///     `{"type": "linkingObjects", "objectType": "Person", "property": "dogs"}`.
-    /// - Not supported (clear errors): `mixed`, `decimal128`, sets (`<>`), dictionaries (`{}`),
+    /// - Not supported (clear errors): `mixed`, sets (`<>`), dictionaries (`{}`),
     ///   embedded and asymmetric classes, default values.
     ///
     /// - Parameter sourceName: the file name used in error messages (`schema.json:4:17: ...`).
@@ -77,7 +77,7 @@ struct DynamicSchemaJSON {
     private var classOffsets: [Int] = []
     private var propertyOffsets: [[String: Int]] = []
 
-    static let typeList = "bool, int, float, double, string, data, date, uuid, objectId"
+    static let typeList = "bool, int, float, double, string, data, date, uuid, objectId, decimal128"
 
     init(source: JSONSource) { self.source = source }
 
@@ -225,7 +225,7 @@ struct DynamicSchemaJSON {
             return DynamicProperty(name: name, type: valueType, isOptional: isOptional, isList: isList)
         }
         switch name_ {
-        case "mixed", "decimal128", "decimal", "set", "dictionary", "counter":
+        case "mixed", "decimal", "set", "dictionary", "counter":
             throw fail(offset, "\(where_): type '\(name_)' is not supported by Atoll (supported: \(Self.typeList), class names)")
         case "list", "object", "linkingObjects":
             throw fail(offset, "\(where_): '\(name_)' needs the object form, e.g. {\"type\": \"\(name_)\", \"objectType\": ...}")

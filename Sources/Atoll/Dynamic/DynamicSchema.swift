@@ -3,6 +3,8 @@ import AtollStorage
 /// The type of a property in a ``DynamicSchema``.
 public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
     case bool, int, float, double, string, data, date, uuid, objectId
+    /// An IEEE 754 decimal128 (`Decimal128`).
+    case decimal128
     /// A link to an object of the named class (a single link is always optional).
     case object(String)
     /// The objects of a class whose link (or list of links) `property` points here. Computed
@@ -22,6 +24,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
     static let valueTypes: [String: DynamicPropertyType] = [
         "bool": .bool, "int": .int, "float": .float, "double": .double, "string": .string,
         "data": .data, "date": .date, "uuid": .uuid, "objectId": .objectId,
+        "decimal128": .decimal128,
     ]
 
     var columnType: ColumnType? {
@@ -35,6 +38,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
         case .date: .timestamp
         case .uuid: .uuid
         case .objectId: .objectId
+        case .decimal128: .decimal128
         case .object: .link
         case .linkingObjects: nil
         }
@@ -51,6 +55,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
         case .timestamp: self = .date
         case .uuid: self = .uuid
         case .objectId: self = .objectId
+        case .decimal128: self = .decimal128
         case .link: self = .object(column.linkTarget ?? "")
         }
     }

@@ -17,6 +17,7 @@ enum DynamicValues {
         case .timestamp(let t): Date(t)
         case .uuid(let u): u
         case .objectId(let o): o
+        case .decimal128(let d): d
         }
     }
 

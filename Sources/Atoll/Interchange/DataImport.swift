@@ -238,6 +238,8 @@ struct DataImporter {
                     }
                     if onlyIfChanged, try table.listValues(key, c) == values { continue }
                     try table.setList(key, c, values)
+                } else if let counter = m.value.members, counter.count == 1, counter[0].key == "$inc" {
+                    try increment(counter[0].value, table: table, key: key, column: c, isNew: isNew)
                 } else {
                     let value = try scalar(m.value, table: table, column: c)
                     if onlyIfChanged, try table.value(key, c) == value { continue }
@@ -255,6 +257,20 @@ struct DataImporter {
         // Popped last first: the first child is imported next, then its own nested objects.
         for child in children.reversed() { nestedToImport.append((child.node, child.table, depth + 1)) }
         return key
+    }
+
+    /// `{"$inc": n}`: adds n to an integer property as a counter (Table.addInteger), so that
+    /// increments imported on different synced nodes all count. On a new object it starts at 0.
+    private func increment(_ node: JSONNode, table: Table, key: ObjectKey, column c: Int, isNew: Bool) throws {
+        let col = table.spec.columns[c]
+        guard col.type == .int else {
+            throw fail(node.offset, .typeMismatch, "'\(table.name).\(col.name)' is \(col.type); {\"$inc\": n} applies only to integer properties")
+        }
+        guard case .number(let text) = node.value, let delta = Int64(text) else {
+            throw fail(node.offset, .typeMismatch, "{\"$inc\": n} needs an integer n, found \(node.typeName)")
+        }
+        if isNew, try table.value(key, c).isNull { try table.set(key, c, .int(0)) }
+        try table.addInteger(key, c, delta)
     }
 
     private func linkTarget(_ col: ColumnSpec, _ spec: TableSpec) throws -> Table {

@@ -15,6 +15,7 @@ public import AtollStorage
 // | date     | an ISO-8601 string, up to 9 fractional digits (ISO8601Timestamp)     |
 // | uuid     | a string such as "5e4f3a1c-8b6d-4c1f-9a3e-2b7c6d5e4f3a" (lower case when printed) |
 // | objectId | a string of 24 hexadecimal digits                                    |
+// | decimal128 | a string such as "19.99", "1.50", "-1.5E-7", "NaN", "Infinity" (Decimal128.scientificString, which keeps the exact encoding); a JSON number is read from its text, every digit kept |
 // | link     | the target's primary-key value, or a nested object                  |
 // | list     | an array of the above                                                |
 // | nil      | null                                                                 |
@@ -49,6 +50,7 @@ enum InterchangeValue {
         case .uuid(let u): out.string(u.uuidString.lowercased())
         case .objectId(let o): out.string(o.description)
         case .link(let k): out.int(Int64(bitPattern: k.rawValue))
+        case .decimal128(let d): out.string(d.scientificString)
         }
     }
 
@@ -130,6 +132,11 @@ enum InterchangeValue {
             return .success(.objectId(o))
         case (.objectId, _):
             return expected("an ObjectId string")
+        case (.decimal128, .string(let s)), (.decimal128, .number(let s)):
+            guard let d = try? Decimal128(string: s) else { return .failure(Mismatch(message: "\"\(s.prefix(40))\" is not a Decimal128 (a number such as \"19.99\" or \"-1.5E-7\", or \"NaN\", \"Inf\")")) }
+            return .success(.decimal128(d))
+        case (.decimal128, _):
+            return expected("a decimal number or a string such as \"19.99\"")
         case (.link, _):
             return expected("a link")
         }

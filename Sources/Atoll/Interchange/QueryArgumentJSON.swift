@@ -7,7 +7,8 @@ import AtollQuery
 /// - `null`, `true`/`false`, numbers (an integer literal is an int, anything else a double),
 ///   strings;
 /// - `{"$date": "2024-05-17T09:30:00.5Z"}` (ISO-8601, up to 9 fractional digits),
-///   `{"$data": "base64"}`, `{"$uuid": "..."}`, `{"$oid": "24 hex digits"}`;
+///   `{"$data": "base64"}`, `{"$uuid": "..."}`, `{"$oid": "24 hex digits"}`,
+///   `{"$numberDecimal": "19.99"}` (a Decimal128, MongoDB's extended-JSON name);
 /// - an array of these: a collection argument (`age IN $0`).
 ///
 /// With `DynamicResults.filter`, an argument compared with a link is the target's primary-key
@@ -36,7 +37,7 @@ public enum QueryArgumentJSON {
             return .list(try elements.map { try value($0, source: source, depth: depth + 1) })
         case .object(let members):
             guard members.count == 1, let m = members.first, let text = m.value.string else {
-                throw source.error(.invalidInput, at: node.offset, "an object argument is {\"$date\": \"ISO-8601\"}, {\"$data\": \"base64\"}, {\"$uuid\": \"...\"} or {\"$oid\": \"...\"}")
+                throw source.error(.invalidInput, at: node.offset, "an object argument is {\"$date\": \"ISO-8601\"}, {\"$data\": \"base64\"}, {\"$uuid\": \"...\"}, {\"$oid\": \"...\"} or {\"$numberDecimal\": \"...\"}")
             }
             switch m.key {
             case "$date":
@@ -59,8 +60,11 @@ public enum QueryArgumentJSON {
             case "$oid":
                 guard let o = try? ObjectId(string: text) else { throw source.error(.invalidInput, at: m.value.offset, "\"\(text)\" is not an ObjectId (24 hexadecimal digits)") }
                 return .objectId(o)
+            case "$numberDecimal":
+                guard let d = try? Decimal128(string: text) else { throw source.error(.invalidInput, at: m.value.offset, "\"\(text.prefix(40))\" is not a Decimal128") }
+                return .decimal128(d)
             default:
-                throw source.error(.invalidInput, at: m.keyOffset, "unknown argument type \"\(m.key)\"; use $date, $data, $uuid or $oid")
+                throw source.error(.invalidInput, at: m.keyOffset, "unknown argument type \"\(m.key)\"; use $date, $data, $uuid, $oid or $numberDecimal")
             }
         }
     }

@@ -120,6 +120,7 @@ enum PrimaryKeyOrder {
         case (.uuid(let x), .uuid(let y)):
             return withUnsafeBytes(of: x.uuid) { xb in withUnsafeBytes(of: y.uuid) { yb in xb.lexicographicallyPrecedes(yb) } }
         case (.objectId(let x), .objectId(let y)): return x < y
+        case (.decimal128(let x), .decimal128(let y)): return x < y
         default: return a.description < b.description
         }
     }

@@ -47,6 +47,7 @@ public enum PropertyType: Int, Sendable, CaseIterable, CustomStringConvertible {
         case .timestamp: self = .date
         case .uuid: self = .UUID
         case .objectId: self = .objectId
+        case .decimal128: self = .decimal128
         case .link: self = .object
         }
     }
@@ -146,6 +147,7 @@ extension PropertyInfo {
         case .timestamp: return scalar(Date.self)
         case .uuid: return scalar(UUID.self)
         case .objectId: return scalar(ObjectId.self)
+        case .decimal128: return scalar(Decimal128.self)
         case .link: return c.isList ? List<Object>.self : Object?.self
         }
     }

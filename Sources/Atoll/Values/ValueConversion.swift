@@ -72,6 +72,19 @@ enum ValueConversion {
             if let u = value as? UUID { return .uuid(u) }
         case .objectId:
             if let o = value as? ObjectId { return .objectId(o) }
+        case .decimal128:
+            // As RealmSwift: a Decimal128, any number, or a numeric string.
+            if Swift.type(of: value) == Bool.self { return nil }
+            if let d = value as? Decimal128 { return .decimal128(d) }
+            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .decimal128(Decimal128($0)) } }
+            if let d = value as? Double { return .decimal128(Decimal128(d)) }
+            if let f = value as? Float { return .decimal128(Decimal128(f)) }
+            if let d = value as? Decimal { return (try? Decimal128(string: d.description)).map { .decimal128($0) } }
+            if let s = value as? String { return (try? Decimal128(string: s)).map { .decimal128($0) } }
+            if let n = value as? NSNumber {
+                let type = String(cString: n.objCType)
+                return .decimal128(type == "f" || type == "d" ? Decimal128(n.doubleValue) : Decimal128(n.int64Value))
+            }
         case .link:
             return nil
         }
@@ -96,6 +109,9 @@ enum ValueConversion {
         case .double(let d):
             if T.self == Float.self { return Float(d) as? T }
             if let integerType, d.isFinite, abs(d) < 9.2e18 { return integer(integerType, Int64(d.rounded(.towardZero))) as? T }
+        case .decimal128(let d):
+            if T.self == Double.self { return d.doubleValue as? T }
+            if T.self == Float.self { return Float(d.doubleValue) as? T }
         default:
             break
         }
@@ -128,6 +144,7 @@ enum ValueConversion {
         case .timestamp(let t): return Date(t)
         case .uuid(let u): return u
         case .objectId(let o): return o
+        case .decimal128(let d): return d
         case .link(let k):
             guard let realm, let target = property.atollType.objectType else { return nil }
             return realm.makeObject(target, key: k)

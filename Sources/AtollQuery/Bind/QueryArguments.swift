@@ -47,6 +47,7 @@ enum QueryArgumentConversion {
         case let value as Date: return .timestamp(value)
         case let value as UUID: return .uuid(value)
         case let value as ObjectId: return .objectId(value)
+        case let value as Decimal128: return .decimal128(value)
         case let value as any QueryObjectReference: return .object(className: value.queryClassName, key: value.queryObjectKey)
         case let sequence as any Sequence:
             // One level of nesting: lists of lists have no meaning in a query.

@@ -375,6 +375,25 @@ extension BindingSession {
             return .double(Double(number))
         case (.double, .float(let number)):
             return .double(Double(number))
+        case (.decimal128, .decimal128):
+            return value
+        case (.decimal128, .int(let number)):
+            return .decimal128(Decimal128(number))
+        case (.decimal128, .double(let number)):
+            // realm-core converts a Double as Decimal128(double) does: 15 significant digits,
+            // so a literal such as 0.1 equals the stored "0.1". Write more digits as a string.
+            return .decimal128(Decimal128(number))
+        case (.decimal128, .float(let number)):
+            return .decimal128(Decimal128(number))
+        case (.decimal128, .string(let text)):
+            // realm-core accepts a number written as a string for a decimal property.
+            guard let decimal = try? Decimal128(string: text) else { throw mismatch }
+            return .decimal128(decimal)
+        case (.int, .decimal128(let number)):
+            return number.exactInt64.map { .int($0) } ?? value
+        case (.float, .decimal128), (.double, .decimal128):
+            // Compared exactly, through Decimal128 (ValueComparison).
+            return value
         case (.object, .object(let className, _)):
             guard className == left.objectClassName else {
                 throw AtollError.invalidQuery("cannot compare \(left.description) with a \(className) object; it holds \(left.objectClassName ?? "other") objects", at: constant.offset)

@@ -172,6 +172,8 @@ extension BindingSession {
             resultType = type
         case (.sum, .int):
             resultType = .int
+        case (.sum, .decimal128), (.avg, .decimal128):
+            resultType = .decimal128
         case (.sum, let type) where type.isNumeric:
             resultType = .double
         case (.avg, let type) where type.isNumeric:

@@ -152,7 +152,7 @@ struct BindingSession {
         guard let value = QueryArgumentConversion.queryValue(from: arguments[index]) else {
             throw AtollError.invalidQuery(
                 "argument \(index) (\(reference.spelling)) has unsupported type \(QueryArgumentConversion.typeName(of: arguments[index])); "
-                    + "use Bool, an integer, Double, Float, String, Data, Date, UUID, ObjectId, an object, nil, or an array of these",
+                    + "use Bool, an integer, Double, Float, String, Data, Date, UUID, ObjectId, Decimal128, an object, nil, or an array of these",
                 at: offset
             )
         }

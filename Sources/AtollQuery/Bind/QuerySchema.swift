@@ -68,9 +68,10 @@ public struct QueryClassSchema: Sendable, Hashable {
 /// The value types a property (or a list's elements) can have.
 public enum QueryValueType: String, Sendable, Hashable, CaseIterable {
     case bool, int, float, double, string, data, date, uuid, objectId, object
+    case decimal128
 
-    /// int, float and double, which compare with each other.
-    public var isNumeric: Bool { self == .int || self == .float || self == .double }
+    /// int, float, double and decimal128, which compare with each other.
+    public var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal128 }
 }
 
 /// One property of a ``QueryClassSchema``.

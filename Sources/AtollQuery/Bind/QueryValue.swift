@@ -21,6 +21,7 @@ public enum QueryValue: Sendable, Hashable, CustomStringConvertible {
     case timestamp(seconds: Int64, nanoseconds: Int32)
     case uuid(UUID)
     case objectId(ObjectId)
+    case decimal128(Decimal128)
     /// A managed object, by class and object key.
     case object(className: String, key: UInt64)
     /// The values of `IN {…}` / `IN $0`, or the two bounds of `BETWEEN`.
@@ -61,6 +62,7 @@ public enum QueryValue: Sendable, Hashable, CustomStringConvertible {
         case .timestamp(let seconds, let nanoseconds): "date T\(seconds):\(nanoseconds)"
         case .uuid(let value): "uuid \(value.uuidString.lowercased())"
         case .objectId(let value): "objectId \(value)"
+        case .decimal128(let value): "decimal128 \(value)"
         case .object(let className, let key): "\(className) object \(key)"
         case .list(let values): "list of \(values.count) values"
         }

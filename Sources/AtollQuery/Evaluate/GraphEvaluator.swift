@@ -136,6 +136,7 @@ struct GraphEvaluator {
         var best = QueryValue.null
         var intTotal: Int64 = 0
         var doubleTotal = 0.0
+        var decimalTotal = Decimal128.zero
         var count = 0
         try forEachValue(of: a.values, from: object) { v in
             if v.isNull { return true }
@@ -145,12 +146,15 @@ struct GraphEvaluator {
             case .max: if best.isNull || ValueComparison.compare(v, best) > 0 { best = v }
             case .sum, .avg:
                 if case .int(let i) = v { intTotal = intTotal &+ i }
+                if case .decimal128(let d) = v { decimalTotal += d }
                 doubleTotal += ValueComparison.numeric(v) ?? 0
             }
             return true
         }
         switch a.function {
         case .min, .max: return best
+        case .sum where a.resultType == .decimal128: return .decimal128(decimalTotal)
+        case .avg where a.resultType == .decimal128: return count == 0 ? .null : .decimal128(decimalTotal.divided(by: count))
         case .sum: return a.resultType == .int ? .int(intTotal) : .double(doubleTotal)
         case .avg: return count == 0 ? .null : .double(doubleTotal / Double(count))
         }

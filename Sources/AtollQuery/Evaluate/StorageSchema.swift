@@ -89,6 +89,7 @@ extension QueryValueType {
         case .uuid: self = .uuid
         case .objectId: self = .objectId
         case .link: self = .object
+        case .decimal128: self = .decimal128
         }
     }
 }
@@ -108,6 +109,7 @@ extension QueryValue {
         case .uuid(let u): self = .uuid(u)
         case .objectId(let o): self = .objectId(o)
         case .link(let k): self = .object(className: linkTarget ?? "", key: k.rawValue)
+        case .decimal128(let d): self = .decimal128(d)
         }
     }
 
@@ -125,6 +127,7 @@ extension QueryValue {
         case .uuid(let u): .uuid(u)
         case .objectId(let o): .objectId(o)
         case .object(_, let key): .link(ObjectKey(key))
+        case .decimal128(let d): .decimal128(d)
         case .list: nil
         }
     }

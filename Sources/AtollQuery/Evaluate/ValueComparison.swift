@@ -9,6 +9,19 @@ enum ValueComparison {
         case .int(let i): Double(i)
         case .float(let f): Double(f)
         case .double(let d): d
+        case .decimal128(let d): d.doubleValue
+        default: nil
+        }
+    }
+
+    /// The order of a decimal and another number (realm-core converts the other to Decimal128:
+    /// an integer exactly, a float or double to 15 significant digits); nil if `b` is no number.
+    static func compareDecimal(_ a: Decimal128, _ b: QueryValue) -> Int? {
+        switch b {
+        case .decimal128(let y): a.compare(y)
+        case .int(let y): a.compare(y)
+        case .double(let y): a.compare(y)
+        case .float(let y): a.compare(Double(y))
         default: nil
         }
     }
@@ -20,6 +33,8 @@ enum ValueComparison {
         case (.int(let x), .int(let y)): return x == y
         case (.object(_, let x), .object(_, let y)): return x == y
         case (.timestamp, .timestamp): return a.normalizedTimestamp == b.normalizedTimestamp
+        case (.decimal128(let x), _): if let order = compareDecimal(x, b) { return order == 0 }; return false
+        case (_, .decimal128(let y)): if let order = compareDecimal(y, a) { return order == 0 }; return false
         default:
             if let x = numeric(a), let y = numeric(b) { return x == y }
             return a == b
@@ -45,6 +60,8 @@ enum ValueComparison {
             return xs.lexicographicallyPrecedes(ys) ? -1 : (xs == ys ? 0 : 1)
         case (.objectId(let x), .objectId(let y)): return x < y ? -1 : (x == y ? 0 : 1)
         case (.object(_, let x), .object(_, let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.decimal128(let x), _) where compareDecimal(x, b) != nil: return compareDecimal(x, b) ?? 0
+        case (_, .decimal128(let y)) where compareDecimal(y, a) != nil: return -(compareDecimal(y, a) ?? 0)
         default:
             if let x = numeric(a), let y = numeric(b) { return x < y ? -1 : (x > y ? 1 : 0) }
             let ta = "\(a)", tb = "\(b)"

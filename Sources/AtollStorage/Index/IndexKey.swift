@@ -11,6 +11,7 @@ import struct Foundation.UUID
 //     timestamp   0x05, 8 bytes big-endian seconds (sign flipped), 4 bytes big-endian nanoseconds
 //     uuid        0x06, 16 bytes
 //     objectId    0x07, 12 bytes
+//     decimal128  0x08, 18 bytes of Decimal128.orderedKey (canonical: 1.0 and 1 share a key)
 //
 // Because the encoding is prefix-free, the index entries of one value are exactly the entries
 // whose key starts with the value's encoding.
@@ -32,6 +33,7 @@ package enum IndexKey {
             w.u8(0x05); w.u64BigEndian(UInt64(bitPattern: t.seconds) ^ (1 << 63)); w.u32BigEndian(UInt32(bitPattern: t.nanoseconds))
         case .uuid(let u): w.u8(0x06); withUnsafeBytes(of: u.uuid) { w.append($0) }
         case .objectId(let o): w.u8(0x07); w.append(o.bytes)
+        case .decimal128(let d): w.u8(0x08); w.append(d.orderedKey)
         case .float, .double, .binary, .link:
             // Not indexable (TableSpec.validate rejects such indexes); encode as null so a
             // programming error cannot corrupt an index.

@@ -11,6 +11,8 @@ public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCon
     case objectId = 9
     /// A link to an object of `ColumnSpec.linkTarget`, stored as the target's object key.
     case link = 10
+    /// An IEEE 754-2008 decimal128 in BID encoding (`Decimal128`), 16 bytes.
+    case decimal128 = 11
 
     public var description: String {
         switch self {
@@ -24,13 +26,14 @@ public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCon
         case .uuid: "uuid"
         case .objectId: "objectId"
         case .link: "link"
+        case .decimal128: "decimal128"
         }
     }
 
     /// Whether a search index may be built on a column of this type (as in Realm).
     public var isIndexable: Bool {
         switch self {
-        case .bool, .int, .string, .timestamp, .uuid, .objectId: true
+        case .bool, .int, .string, .timestamp, .uuid, .objectId, .decimal128: true
         case .float, .double, .binary, .link: false
         }
     }
@@ -51,7 +54,7 @@ enum PhysicalKind: Equatable, Sendable {
     case ints
     case float32
     case float64
-    /// Fixed-width byte strings (uuid: 16, objectId: 12).
+    /// Fixed-width byte strings (uuid: 16, objectId: 12, decimal128: 16).
     case fixed(Int)
     /// Variable-length bytes (string, binary, every list).
     case bytes

@@ -37,7 +37,7 @@ public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
         case .bool, .int, .link, .timestamp: return .ints
         case .float: return .float32
         case .double: return .float64
-        case .uuid: return .fixed(16)
+        case .uuid, .decimal128: return .fixed(16)
         case .objectId: return .fixed(12)
         case .string, .binary: return .bytes
         }

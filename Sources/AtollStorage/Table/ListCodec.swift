@@ -55,6 +55,7 @@ enum ListCodec {
         case .timestamp(let t): b.setInt(r, t.seconds); blocks[1].setInt(r, Int64(t.nanoseconds))
         case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { (b.values.pointer + r * 16).copyMemory(from: src, byteCount: 16) } }
         case .objectId(let o): o.store(to: b.values.pointer + r * 12)
+        case .decimal128(let d): d.store(to: b.values.pointer + r * 16)
         case .string(var s): s.withUTF8 { b.setBytes(r, UnsafeRawBufferPointer($0), external: false) }
         case .binary(let d): d.withUnsafeBytes { b.setBytes(r, $0, external: false) }
         }
@@ -133,6 +134,7 @@ package struct ListView {
             let c = BlockCodec.fixedColumn(p, at: start0, rows: count)
             if c.isNull(i) { return .null }
             let b = c.bytes(i)
+            if type == .decimal128 { return .decimal128(Decimal128(littleEndianBytes: b)) }
             if k == 16, b.count == 16 {
                 return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
             }

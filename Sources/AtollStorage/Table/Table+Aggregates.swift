@@ -95,6 +95,29 @@ extension Table {
             case .count: return .int(Int64(count))
             case .sum, .average: throw AtollError(.typeMismatch, "cannot sum or average the dates of '\(name).\(col.name)'")
             }
+        case .decimal128:
+            // Exact comparison and decimal arithmetic (Decimal128+Arithmetic): a sum of prices
+            // stays a decimal, as in Realm.
+            var sum = Decimal128.zero
+            var lo: Decimal128?, hi: Decimal128?
+            try forEachLeaf { leaf in
+                let column = leaf.fixedColumn(b)
+                for r in 0..<leaf.count where !column.isNull(r) {
+                    let v = Decimal128(littleEndianBytes: column.bytes(r))
+                    sum += v
+                    if lo.map({ v < $0 }) ?? true { lo = v }
+                    if hi.map({ v > $0 }) ?? true { hi = v }
+                    count += 1
+                }
+                return true
+            }
+            switch kind {
+            case .sum: return .decimal128(sum)
+            case .min: return lo.map { .decimal128($0) } ?? .null
+            case .max: return hi.map { .decimal128($0) } ?? .null
+            case .average: return count == 0 ? .null : .decimal128(sum.divided(by: count))
+            case .count: return .int(Int64(count))
+            }
         default:
             guard kind == .count else { throw AtollError(.typeMismatch, "cannot aggregate '\(name).\(col.name)' of type \(col.type)") }
             try forEachLeaf { leaf in

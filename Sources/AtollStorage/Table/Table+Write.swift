@@ -231,7 +231,7 @@ extension Table {
     @inline(__always)
     static func isPatchable(_ value: StorageValue, kind: PhysicalKind) -> Bool {
         switch (value, kind) {
-        case (.double, .float64), (.float, .float32), (.uuid, .fixed(16)), (.objectId, .fixed(12)): true
+        case (.double, .float64), (.float, .float32), (.uuid, .fixed(16)), (.objectId, .fixed(12)), (.decimal128, .fixed(16)): true
         default: false
         }
     }
@@ -244,6 +244,7 @@ extension Table {
         case .double(let v): at.setU64(0, v.bitPattern)
         case .uuid(let u): withUnsafeBytes(of: u.uuid) { if let src = $0.baseAddress { at.copyMemory(from: src, byteCount: 16) } }
         case .objectId(let o): o.store(to: at)
+        case .decimal128(let d): d.store(to: at)
         default: break
         }
     }
@@ -297,7 +298,7 @@ extension Table {
         case .int(let v): block.setInt(r, v)
         case .link(let k): block.setInt(r, Int64(bitPattern: k.rawValue))
         case .timestamp(let t): block.setInt(r, t.seconds); m.blocks[b + 1].setInt(r, Int64(t.nanoseconds))
-        case .float, .double, .uuid, .objectId: Self.storeFixed(value, at: block.values.pointer + r * block.stride)
+        case .float, .double, .uuid, .objectId, .decimal128: Self.storeFixed(value, at: block.values.pointer + r * block.stride)
         case .string(var s): try s.withUTF8 { try placeBytes(UnsafeRawBufferPointer($0), block: b, leaf: m, row: r) }
         case .binary(let d): try d.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
         }

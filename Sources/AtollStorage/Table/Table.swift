@@ -205,6 +205,8 @@ public final class Table {
 
     package func objectId(_ h: RowHandle, _ c: Int) -> ObjectId { ObjectId(twelveBytes: Array(fixedBytes(h, c))) }
 
+    package func decimal128(_ h: RowHandle, _ c: Int) -> Decimal128 { Decimal128(littleEndianBytes: fixedBytes(h, c)) }
+
     /// The bytes of a string or binary value, in place (nil for null). Valid while the snapshot is.
     @inlinable @inline(__always)
     package func bytes(_ h: RowHandle, _ c: Int) throws -> UnsafeRawBufferPointer? {
@@ -261,6 +263,7 @@ public final class Table {
         case .uuid: return .uuid(uuid(h, c))
         case .objectId: return .objectId(objectId(h, c))
         case .link: return link(h, c).map { .link($0) } ?? .null
+        case .decimal128: return .decimal128(decimal128(h, c))
         }
     }
 

@@ -43,6 +43,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     case objectId(ObjectId)
     /// A link: the target object's key (the target table comes from the schema).
     case link(ObjectKey)
+    case decimal128(Decimal128)
 
     public var isNull: Bool { if case .null = self { true } else { false } }
 
@@ -59,6 +60,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .uuid(let v): "uuid(\(v.uuidString))"
         case .objectId(let v): "oid(\(v))"
         case .link(let k): "->\(k.rawValue)"
+        case .decimal128(let v): "decimal128(\(v))"
         }
     }
 
@@ -67,7 +69,8 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         switch (self, type) {
         case (.null, _): true
         case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
-             (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link):
+             (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link),
+             (.decimal128, .decimal128):
             true
         default: false
         }
@@ -86,6 +89,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .uuid: "uuid"
         case .objectId: "objectId"
         case .link: "link"
+        case .decimal128: "decimal128"
         }
     }
 }
@@ -95,7 +99,9 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
 extension StorageValue {
     package enum Tag: UInt8 {
         case null = 0, boolFalse = 1, boolTrue = 2, int = 3, float = 4, double = 5, string = 6, binary = 7,
-             timestamp = 8, uuid = 9, objectId = 10, link = 11
+             timestamp = 8, uuid = 9, objectId = 10, link = 11,
+             // 12 is taken: sync changesets mark a link's primary key with it (ChangesetContent.linkTag).
+             decimal128 = 13
     }
 
     package func encode(into w: inout ByteWriter) {
@@ -113,6 +119,7 @@ extension StorageValue {
             withUnsafeBytes(of: u.uuid) { w.append($0) }
         case .objectId(let o): w.u8(Tag.objectId.rawValue); w.append(o.bytes)
         case .link(let k): w.u8(Tag.link.rawValue); w.varint(k.rawValue)
+        case .decimal128(let d): w.u8(Tag.decimal128.rawValue); d.write(to: &w)
         }
     }
 
@@ -138,6 +145,7 @@ extension StorageValue {
             return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
         case .objectId: return .objectId(ObjectId(twelveBytes: Array(try r.bytes(12))))
         case .link: return .link(ObjectKey(try r.varint()))
+        case .decimal128: return .decimal128(Decimal128(littleEndianBytes: try r.bytes(16)))
         }
     }
 }

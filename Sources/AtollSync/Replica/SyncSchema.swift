@@ -42,6 +42,7 @@ final class SyncedClass {
         case .timestamp: return .timestamp(Timestamp(seconds: 0, nanoseconds: 0))
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         case .objectId: return .objectId(ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? ObjectId())
+        case .decimal128: return .decimal128(Decimal128())
         case .link: return .null
         }
     }

@@ -16,15 +16,16 @@ struct ImportCommand: ParsableCommand {
               "id": "int", "name": "string", "owner": "Person?", "tags": "string[]",
               "vets": {"type": "linkingObjects", "objectType": "Vet",
                        "property": "patients"}}}]
-        Types: bool int float double string data date uuid objectId, a class name
-        for a link, T? for optional, T[] for a list.
+        Types: bool int float double string data date uuid objectId decimal128, a class name
+        for a link, T? for optional, T[] for a list. A decimal128 is a string such as "19.99".
 
         Classes the database lacks are added; classes it has must match the schema.
 
         The data is {"Class": [objects...], ...}. A link is a nested object, or the primary-key value of \
         an object in the database or anywhere in the file. Dates are ISO-8601 strings (up to 9 \
         fractional digits), data is base64, NaN and the infinities are the strings "NaN", "Infinity", \
-        "-Infinity". The import is one transaction: if anything fails, the database is left as it was \
+        "-Infinity". {"likes": {"$inc": 1}} adds to an integer property as a counter (with --update, \
+        increments imported on different synced nodes all count). The import is one transaction: if anything fails, the database is left as it was \
         (and a database the import created is removed).
         """
     )

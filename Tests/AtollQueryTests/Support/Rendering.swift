@@ -42,6 +42,7 @@ enum Rendering {
         case .timestamp(let seconds, let nanoseconds): "ts(\(seconds),\(nanoseconds))"
         case .uuid(let uuid): "uuid(\(uuid.uuidString.lowercased()))"
         case .objectId(let objectId): "oid(\(objectId))"
+        case .decimal128(let decimal): "decimal128(\(decimal))"
         case .object(let className, let key): "obj(\(className),\(key))"
         case .list(let values): "[" + values.map(render).joined(separator: ", ") + "]"
         }
