@@ -25,3 +25,21 @@ extension List: Equatable {
         return lhs.elementsEqual(rhs)
     }
 }
+
+extension MutableSet: Equatable {
+    /// Managed sets: the same instance. Unmanaged sets: the same elements (in any order).
+    public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.realm == nil, rhs.realm == nil else { return false }
+        return lhs.storage.count == rhs.storage.count && lhs.storage.allSatisfy { rhs.storage.contains($0) }
+    }
+}
+
+extension Map: Equatable {
+    /// Managed maps: the same instance. Unmanaged maps: the same keys with equal values.
+    public static func == (lhs: Map<Key, Value>, rhs: Map<Key, Value>) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.realm == nil, rhs.realm == nil else { return false }
+        return lhs.storage == rhs.storage
+    }
+}

@@ -189,7 +189,14 @@ public final class DynamicObject: CustomStringConvertible {
     public func value(forProperty property: String) throws -> Any? {
         let (t, c) = try column(property)
         let col = t.spec.columns[c]
+        if col.isMap {
+            // A map as a dictionary; a map of objects gives nil for a deleted object's key.
+            var entries: [String: Any?] = [:]
+            for e in try t.mapEntries(key, c) { entries[e.key] = swiftValue(e.value, col) }
+            return entries
+        }
         if col.isList {
+            // A list's elements in order; a set's in set order.
             return try t.listValues(key, c).map { swiftValue($0, col) }
         }
         return swiftValue(try t.value(key, c), col)

@@ -175,32 +175,33 @@ struct DynamicSchemaJSON {
             }
             if optional == true { throw fail(m.value.offset, "\(where_): linking objects cannot be optional") }
             return DynamicProperty(name: m.key, type: .linkingObjects(objectType, property: originProperty), isIndexed: indexed)
-        case "list", "object":
+        case "list", "set", "dictionary", "object":
             guard let objectType else { throw fail(m.value.offset, "\(where_): type \"\(type)\" needs \"objectType\"") }
             let element = try parseTypeString(objectType, name: m.key, at: m.value.offset, where_)
-            guard !element.isList else { throw fail(m.value.offset, "\(where_): lists of lists are not supported") }
+            guard !element.isCollection else { throw fail(m.value.offset, "\(where_): collections of collections are not supported") }
             if type == "object" {
                 guard case .object = element.type else { throw fail(m.value.offset, "\(where_): type \"object\" needs a class name as \"objectType\", not '\(objectType)'") }
                 property = element
             } else {
-                property = DynamicProperty(name: m.key, type: element.type, isOptional: element.isOptional || optional == true, isList: true)
-                if case .object = element.type, optional == true {
-                    throw fail(m.value.offset, "\(where_): a list of objects cannot hold nil")
+                property = DynamicProperty(name: m.key, type: element.type, isOptional: element.isOptional || optional == true,
+                                           isList: type == "list", isSet: type == "set", isMap: type == "dictionary")
+                if case .object = element.type, optional == true, type != "dictionary" {
+                    throw fail(m.value.offset, "\(where_): a \(type) of objects cannot hold nil")
                 }
                 property.isIndexed = indexed
                 return property
             }
         default:
             if originProperty != nil { throw fail(m.value.offset, "\(where_): \"property\" applies only to linkingObjects") }
-            if objectType != nil { throw fail(m.value.offset, "\(where_): \"objectType\" applies only to list, object and linkingObjects") }
+            if objectType != nil { throw fail(m.value.offset, "\(where_): \"objectType\" applies only to list, set, dictionary, object and linkingObjects") }
             property = try parseTypeString(type, name: m.key, at: m.value.offset, where_)
         }
         if let optional {
-            if case .object = property.type, !property.isList {
+            if case .object = property.type, !property.isList, !property.isSet {
                 // Links are always optional (realm-js accepts either spelling).
             } else if optional {
                 property.isOptional = true
-            } else if property.isOptional, !property.isList {
+            } else if property.isOptional, !property.isCollection {
                 throw fail(m.value.offset, "\(where_): '\(type)' is optional but \"optional\" is false")
             }
         }
@@ -208,30 +209,30 @@ struct DynamicSchemaJSON {
         return property
     }
 
-    /// `int`, `int?`, `int[]`, `int?[]`, `Person`, `Person?`, `Person[]`.
+    /// `int`, `int?`, `int[]`, `int?[]`, `int<>` (a set), `int?{}` (a map), `Person`, `Person?`,
+    /// `Person[]`, `Person<>`, `Person{}`.
     private func parseTypeString(_ text: String, name: String, at offset: Int, _ where_: String) throws -> DynamicProperty {
         var base = Substring(text)
-        var isList = false, isOptional = false
+        var isList = false, isSet = false, isMap = false, isOptional = false
         if base.hasSuffix("[]") { isList = true; base = base.dropLast(2) }
+        else if base.hasSuffix("<>") { isSet = true; base = base.dropLast(2) }
+        else if base.hasSuffix("{}") { isMap = true; base = base.dropLast(2) }
         if base.hasSuffix("?") { isOptional = true; base = base.dropLast() }
-        if base.hasSuffix("<>") || base.hasSuffix("{}") {
-            throw fail(offset, "\(where_): \(base.hasSuffix("<>") ? "sets" : "dictionaries") are not supported by Atoll (type '\(text)')")
-        }
-        guard !base.isEmpty, !base.contains("?"), !base.contains("["), !base.contains("]") else {
-            throw fail(offset, "\(where_): '\(text)' is not a type; write T, T?, T[] or T?[]")
+        guard !base.isEmpty, !base.contains("?"), !base.contains("["), !base.contains("]"), !base.contains("<"), !base.contains("{") else {
+            throw fail(offset, "\(where_): '\(text)' is not a type; write T, T?, T[], T?[], T<>, T?<>, T{} or T?{}")
         }
         let name_ = String(base)
         if let valueType = DynamicPropertyType.valueTypes[name_] {
-            return DynamicProperty(name: name, type: valueType, isOptional: isOptional, isList: isList)
+            return DynamicProperty(name: name, type: valueType, isOptional: isOptional, isList: isList, isSet: isSet, isMap: isMap)
         }
         switch name_ {
-        case "mixed", "decimal", "set", "dictionary", "counter":
+        case "mixed", "decimal", "counter":
             throw fail(offset, "\(where_): type '\(name_)' is not supported by Atoll (supported: \(Self.typeList), class names)")
-        case "list", "object", "linkingObjects":
+        case "list", "set", "dictionary", "object", "linkingObjects":
             throw fail(offset, "\(where_): '\(name_)' needs the object form, e.g. {\"type\": \"\(name_)\", \"objectType\": ...}")
         default:
             // A class name; whether it exists is checked once every class is known.
-            return DynamicProperty(name: name, type: .object(name_), isOptional: isOptional, isList: isList)
+            return DynamicProperty(name: name, type: .object(name_), isOptional: isOptional || isMap, isList: isList, isSet: isSet, isMap: isMap)
         }
     }
 }

@@ -69,21 +69,35 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
     public var isOptional: Bool
     public var isList: Bool
     public var isIndexed: Bool
+    /// A set (realm-js `int<>`): unique elements.
+    public var isSet: Bool
+    /// A map with string keys (realm-js `int{}`). A map of objects always holds optional
+    /// values: a deleted object's value becomes nil.
+    public var isMap: Bool
 
-    public init(name: String, type: DynamicPropertyType, isOptional: Bool = false, isList: Bool = false, isIndexed: Bool = false) {
+    public init(name: String, type: DynamicPropertyType, isOptional: Bool = false, isList: Bool = false, isIndexed: Bool = false,
+                isSet: Bool = false, isMap: Bool = false)
+    {
         self.name = name
         self.type = type
-        if case .object = type, !isList { self.isOptional = true } else { self.isOptional = isOptional }
+        if case .object = type, !isList, !isSet { self.isOptional = true } else { self.isOptional = isOptional }
         self.isList = isList
         self.isIndexed = isIndexed
+        self.isSet = isSet
+        self.isMap = isMap
     }
+
+    /// Whether the property holds a list, a set or a map.
+    public var isCollection: Bool { isList || isSet || isMap }
 
     public var isLinkingObjects: Bool { if case .linkingObjects = type { true } else { false } }
 
-    /// The realm-js type string: `"int"`, `"string?"`, `"Person?"`, `"double[]"`, `"int?[]"`.
+    /// The realm-js type string: `"int"`, `"string?"`, `"Person?"`, `"double[]"`, `"int?[]"`,
+    /// `"string<>"` (a set), `"int?{}"` (a map), `"Person{}"` (a map of objects).
     public var typeString: String {
         if case .linkingObjects = type { return "linkingObjects" }
-        return type.description + (isOptional ? "?" : "") + (isList ? "[]" : "")
+        if case .object = type, isMap { return type.description + "{}" }
+        return type.description + (isOptional ? "?" : "") + (isList ? "[]" : isSet ? "<>" : isMap ? "{}" : "")
     }
 
     public var description: String { "\(name): \(typeString)\(isIndexed ? " (indexed)" : "")" }
@@ -93,10 +107,11 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
         guard let t = type.columnType else { return nil }
         var nullable = isOptional
         if case .object(let target) = type {
-            nullable = !isList
-            return ColumnSpec(name: name, type: .link, isNullable: nullable, isList: isList, linkTarget: target)
+            nullable = !isList && !isSet
+            return ColumnSpec(name: name, type: .link, isNullable: nullable, isList: isList, linkTarget: target, isSet: isSet, isMap: isMap)
         }
-        return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey)
+        return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey,
+                          isSet: isSet, isMap: isMap)
     }
 }
 
@@ -139,8 +154,8 @@ public struct DynamicClassSchema: Sendable, Hashable, CustomStringConvertible {
         primaryKey = spec.primaryKey
         var properties: [DynamicProperty] = []
         for c in spec.columns where !DynamicSchema.isInternal(c.name) {
-            properties.append(DynamicProperty(name: c.name, type: DynamicPropertyType(c), isOptional: c.type == .link ? !c.isList : c.isNullable,
-                                              isList: c.isList, isIndexed: c.isIndexed))
+            properties.append(DynamicProperty(name: c.name, type: DynamicPropertyType(c), isOptional: c.type == .link ? !c.isList || c.isMap : c.isNullable,
+                                              isList: c.isList && !c.isSet && !c.isMap, isIndexed: c.isIndexed, isSet: c.isSet, isMap: c.isMap))
         }
         for l in spec.linkingObjects {
             properties.append(DynamicProperty(name: l.name, type: .linkingObjects(l.originTable, property: l.originProperty)))
@@ -232,6 +247,7 @@ struct DynamicSchemaValidator {
                 case .object(let target):
                     guard classNames.contains(target) else { throw fail(ci, p.name, unknownClass(target, classNames)) }
                     if p.isList && p.isOptional { throw fail(ci, p.name, "a list of objects cannot hold nil; write '\(target)[]'") }
+                    if p.isSet && p.isOptional { throw fail(ci, p.name, "a set of objects cannot hold nil; write '\(target)<>'") }
                     if p.isIndexed { throw fail(ci, p.name, "links cannot be indexed") }
                 case .linkingObjects(let origin, let property):
                     guard let originClass = schema[className: origin] else { throw fail(ci, p.name, unknownClass(origin, classNames)) }
@@ -242,10 +258,10 @@ struct DynamicSchemaValidator {
                     guard case .object(let target) = originProperty.type, target == c.name else {
                         throw fail(ci, p.name, "'\(origin).\(property)' is not a link to '\(c.name)', so it cannot be the origin of linking objects")
                     }
-                    if p.isList || p.isIndexed { throw fail(ci, p.name, "linking objects cannot be a list or indexed") }
+                    if p.isCollection || p.isIndexed { throw fail(ci, p.name, "linking objects cannot be a list, set, map or indexed") }
                 default:
                     if p.isIndexed {
-                        guard !p.isList, let t = p.type.columnType, t.isIndexable else {
+                        guard !p.isCollection, let t = p.type.columnType, t.isIndexable else {
                             throw fail(ci, p.name, "\(p.typeString) properties cannot be indexed (indexable: bool, int, string, date, uuid, objectId)")
                         }
                     }
@@ -256,7 +272,7 @@ struct DynamicSchemaValidator {
                     let suggestion = NameSuggestion.closest(to: pk, among: c.properties.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
                     throw fail(ci, nil, "the primary key '\(pk)' is not one of its properties\(suggestion)")
                 }
-                guard !p.isList, let t = p.type.columnType, t.canBePrimaryKey else {
+                guard !p.isCollection, let t = p.type.columnType, t.canBePrimaryKey else {
                     throw fail(ci, pk, "a \(p.typeString) property cannot be the primary key (allowed: int, string, uuid, objectId)")
                 }
             }

@@ -112,6 +112,18 @@ struct DynamicWriter {
     /// Sets one column of an object from a dynamic value.
     mutating func set(_ value: Any?, table: Table, key: ObjectKey, column c: Int, onlyIfChanged: Bool) throws {
         let col = table.spec.columns[c]
+        if col.isMap {
+            let entries = try mapEntries(value, column: col, className: table.name)
+            if onlyIfChanged, try table.mapEntries(key, c).elementsEqual(entries, by: { $0.key == $1.key && $0.value == $1.value }) { return }
+            try table.mapAssign(key, c, entries)
+            return
+        }
+        if col.isSet {
+            let values = try listValues(value, column: col, className: table.name)
+            if onlyIfChanged, try table.listValues(key, c) == SortedSearch.sortedUnique(values) { return }
+            try table.setAssign(key, c, values)
+            return
+        }
         if col.isList {
             let values = try listValues(value, column: col, className: table.name)
             if onlyIfChanged, try table.listValues(key, c) == values { return }
@@ -124,16 +136,30 @@ struct DynamicWriter {
         try table.set(key, c, stored)
     }
 
+    /// A map's entries from a dictionary with string keys or a `Map`, sorted by key.
+    private mutating func mapEntries(_ value: Any?, column col: ColumnSpec, className: String) throws -> [(key: String, value: StorageValue)] {
+        guard let value = flattenOptional(value) else { return [] }
+        guard let items = ObjectWriter.mapItems(value) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for map property '\(className).\(col.name)'; pass a dictionary with string keys")
+        }
+        let element = col.elementSpec
+        return try items.map { k, item in
+            try MapKeyRules.validate(k)
+            if col.type == .link { return (key: k, value: try linkValue(item, column: element, className: className)) }
+            return (key: k, value: try DynamicValues.scalar(item, column: element, className: className))
+        }
+    }
+
+    /// A list's or set's elements from an array or a collection.
     private mutating func listValues(_ value: Any?, column col: ColumnSpec, className: String) throws -> [StorageValue] {
         guard let value = flattenOptional(value) else { return [] }
         guard let items = ObjectWriter.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(className).\(col.name)'; pass an array or a collection")
         }
-        var element = col
-        element.isList = false
+        let element = col.elementSpec
         return try items.map { item in
             if col.type == .link {
-                guard flattenOptional(item) != nil else { throw AtollError(.requiredValueMissing, "list '\(className).\(col.name)' cannot hold nil objects") }
+                guard flattenOptional(item) != nil else { throw AtollError(.requiredValueMissing, "\(col.isSet ? "set" : "list") '\(className).\(col.name)' cannot hold nil objects") }
                 return try linkValue(item, column: element, className: className)
             }
             return try DynamicValues.scalar(item, column: element, className: className)

@@ -73,7 +73,7 @@ extension Realm {
                     problems.append("'\(c.name).\(p.name)' is not in the file")
                     continue
                 }
-                if f.type != p.type || f.isList != p.isList || f.isOptional != p.isOptional {
+                if f.type != p.type || f.isList != p.isList || f.isSet != p.isSet || f.isMap != p.isMap || f.isOptional != p.isOptional {
                     problems.append("'\(c.name).\(p.name)' is \(p.typeString) in the schema but \(f.typeString) in the file")
                 }
             }

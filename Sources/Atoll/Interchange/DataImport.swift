@@ -216,7 +216,13 @@ struct DataImporter {
             let where_ = "'\(spec.name).\(col.name)'"
             if col.type == .link {
                 // Nested objects are created now; every link is set in the second pass.
-                if col.isList {
+                if col.isMap {
+                    guard case .object(let entries) = m.value.value else {
+                        if m.value.isNull { pending.append(PendingLink(table: table, key: key, column: c, node: m.value, onlyIfChanged: onlyIfChanged)); continue }
+                        throw fail(m.value.offset, .typeMismatch, "\(where_) is a map of '\(col.linkTarget ?? "")' objects; expected an object, found \(m.value.typeName)")
+                    }
+                    for e in entries where e.value.members != nil { children.append((e.value, try linkTarget(col, spec))) }
+                } else if col.isList {
                     guard case .array(let elements) = m.value.value else {
                         if m.value.isNull { pending.append(PendingLink(table: table, key: key, column: c, node: m.value, onlyIfChanged: onlyIfChanged)); continue }
                         throw fail(m.value.offset, .typeMismatch, "\(where_) is a list of '\(col.linkTarget ?? "")' objects; expected an array, found \(m.value.typeName)")
@@ -229,15 +235,32 @@ struct DataImporter {
                 continue
             }
             do {
-                if col.isList {
+                if col.isMap {
+                    let entries: [(key: String, value: StorageValue)]
+                    switch m.value.value {
+                    case .null: entries = []
+                    case .object(let members): entries = try members.map { e in
+                        do { try MapKeyRules.validate(e.key) } catch let error as AtollError { throw fail(e.keyOffset, error.kind, "\(where_): \(error.message)") }
+                        return (key: e.key, value: try scalar(e.value, table: table, column: c))
+                    }
+                    default: throw fail(m.value.offset, .typeMismatch, "\(where_) is a map of \(col.type); expected an object, found \(m.value.typeName)")
+                    }
+                    if onlyIfChanged, try table.mapEntries(key, c).elementsEqual(entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }, by: { $0.key == $1.key && $0.value == $1.value }) { continue }
+                    try table.mapAssign(key, c, entries)
+                } else if col.isList {
                     let values: [StorageValue]
                     switch m.value.value {
                     case .null: values = []
                     case .array(let elements): values = try elements.map { try scalar($0, table: table, column: c) }
                     default: throw fail(m.value.offset, .typeMismatch, "\(where_) is a list of \(col.type); expected an array, found \(m.value.typeName)")
                     }
-                    if onlyIfChanged, try table.listValues(key, c) == values { continue }
-                    try table.setList(key, c, values)
+                    if col.isSet {
+                        if onlyIfChanged, try table.listValues(key, c) == SortedSearch.sortedUnique(values) { continue }
+                        try table.setAssign(key, c, values)
+                    } else {
+                        if onlyIfChanged, try table.listValues(key, c) == values { continue }
+                        try table.setList(key, c, values)
+                    }
                 } else if let counter = m.value.members, counter.count == 1, counter[0].key == "$inc" {
                     try increment(counter[0].value, table: table, key: key, column: c, isNew: isNew)
                 } else {
@@ -299,19 +322,37 @@ struct DataImporter {
     private mutating func setLink(_ link: PendingLink) throws {
         let col = link.table.spec.columns[link.column]
         let target = try linkTarget(col, link.table.spec)
-        if col.isList {
+        if col.isMap {
+            var entries: [(key: String, value: StorageValue)] = []
+            if case .object(let members) = link.node.value {
+                for e in members {
+                    do { try MapKeyRules.validate(e.key) } catch let error as AtollError { throw fail(e.keyOffset, error.kind, "'\(link.table.name).\(col.name)': \(error.message)") }
+                    entries.append((key: e.key, value: e.value.isNull ? .null : .link(try resolve(e.value, target: target, from: link.table, column: col))))
+                }
+            }
+            if link.onlyIfChanged,
+               try link.table.mapEntries(link.key, link.column).elementsEqual(entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }, by: { $0.key == $1.key && $0.value == $1.value }) {
+                return
+            }
+            try link.table.mapAssign(link.key, link.column, entries)
+        } else if col.isList {
             var keys: [StorageValue] = []
             if case .array(let elements) = link.node.value {
                 keys.reserveCapacity(elements.count)
                 for e in elements {
                     guard !e.isNull else {
-                        throw fail(e.offset, .requiredValueMissing, "'\(link.table.name).\(col.name)' is a list of objects; it cannot hold null")
+                        throw fail(e.offset, .requiredValueMissing, "'\(link.table.name).\(col.name)' is a \(col.isSet ? "set" : "list") of objects; it cannot hold null")
                     }
                     keys.append(.link(try resolve(e, target: target, from: link.table, column: col)))
                 }
             }
-            if link.onlyIfChanged, try link.table.listValues(link.key, link.column) == keys { return }
-            try link.table.setList(link.key, link.column, keys)
+            if col.isSet {
+                if link.onlyIfChanged, try link.table.listValues(link.key, link.column) == SortedSearch.sortedUnique(keys) { return }
+                try link.table.setAssign(link.key, link.column, keys)
+            } else {
+                if link.onlyIfChanged, try link.table.listValues(link.key, link.column) == keys { return }
+                try link.table.setList(link.key, link.column, keys)
+            }
         } else {
             let value: StorageValue = link.node.isNull ? .null : .link(try resolve(link.node, target: target, from: link.table, column: col))
             if link.onlyIfChanged, try link.table.value(link.key, link.column) == value { return }
@@ -346,6 +387,7 @@ struct DataImporter {
 extension DynamicProperty {
     /// The realm-js type string of a stored column.
     static func typeString(of col: ColumnSpec) -> String {
-        DynamicProperty(name: col.name, type: DynamicPropertyType(col), isOptional: col.type == .link ? !col.isList : col.isNullable, isList: col.isList).typeString
+        DynamicProperty(name: col.name, type: DynamicPropertyType(col), isOptional: col.type == .link ? !col.isList || col.isMap : col.isNullable,
+                        isList: col.isList && !col.isSet && !col.isMap, isSet: col.isSet, isMap: col.isMap).typeString
     }
 }

@@ -57,7 +57,18 @@ final class ObjectJSONEncoder {
     /// One property's value.
     func appendValue(_ table: Table, _ key: ObjectKey, column c: Int, to out: inout JSONOutput) throws {
         let col = table.spec.columns[c]
-        if col.isList {
+        if col.isMap {
+            // A map is a JSON object, its keys in sorted order (the stored order) in both styles.
+            out.byte(UInt8(ascii: "{"))
+            for (i, entry) in try table.mapEntries(key, c).enumerated() {
+                if i > 0 { style == .canonical ? out.byte(UInt8(ascii: ",")) : out.raw(", ") }
+                out.string(entry.key)
+                style == .canonical ? out.byte(UInt8(ascii: ":")) : out.raw(": ")
+                try appendElement(entry.value, column: col, to: &out)
+            }
+            out.byte(UInt8(ascii: "}"))
+        } else if col.isList {
+            // Lists in their order; sets in set order (stable, so canonical dumps compare).
             out.byte(UInt8(ascii: "["))
             for (i, v) in try table.listValues(key, c).enumerated() {
                 if i > 0 { style == .canonical ? out.byte(UInt8(ascii: ",")) : out.raw(", ") }

@@ -96,7 +96,7 @@ public final class Migration {
             }
             if let added = t.columnIndex(named: newName) {
                 let a = t.spec.columns[added], f = t.spec.columns[from]
-                guard a.type == f.type, a.isList == f.isList, a.linkTarget == f.linkTarget else {
+                guard a.type == f.type, a.isList == f.isList, a.isSet == f.isSet, a.isMap == f.isMap, a.linkTarget == f.linkTarget else {
                     throw AtollError(.schemaMismatch, "cannot rename '\(typeName).\(oldName)' (\(f)) to '\(newName)' (\(a)): the types differ")
                 }
                 try transaction.removeColumn(t.key, added)
@@ -156,12 +156,13 @@ struct MigrationRunner {
             for c in schema.tableSpec.columns {
                 if let i = t.columnIndex(named: c.name) {
                     let f = t.spec.columns[i]
-                    guard f.type != c.type || f.isList != c.isList || f.linkTarget != c.linkTarget || f.isNullable != c.isNullable else { continue }
+                    guard f.type != c.type || f.isList != c.isList || f.isSet != c.isSet || f.isMap != c.isMap || f.linkTarget != c.linkTarget
+                        || f.isNullable != c.isNullable else { continue }
                     let aside = Self.asidePrefix + c.name
                     try w.renameColumn(t.key, i, to: aside)
                     oldColumns[schema.className]?[c.name] = aside
                     let added = try w.addColumn(t.key, c)
-                    if f.type == c.type, f.isList == c.isList, f.linkTarget == c.linkTarget {
+                    if f.type == c.type, f.isList == c.isList, f.isSet == c.isSet, f.isMap == c.isMap, f.linkTarget == c.linkTarget {
                         // Only optionality changed: carry the values over (nil becomes the default).
                         try copyValues(table: t.key, from: aside, to: added, w)
                     }
@@ -204,7 +205,11 @@ struct MigrationRunner {
         guard let source = t.columnIndex(named: aside) else { return }
         let spec = t.spec.columns[column]
         for k in try t.objectKeys() {
-            if spec.isList {
+            if spec.isMap {
+                try t.mapAssign(k, column, try t.mapEntries(k, source).filter { !$0.value.isNull || spec.isNullable })
+            } else if spec.isSet {
+                try t.setAssign(k, column, try t.listValues(k, source).filter { !$0.isNull || spec.isNullable })
+            } else if spec.isList {
                 try t.setList(k, column, try t.listValues(k, source).filter { !$0.isNull || spec.isNullable })
             } else {
                 let v = try t.value(k, source)

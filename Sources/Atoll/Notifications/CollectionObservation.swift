@@ -33,6 +33,23 @@ extension List {
 
     func observe(keyPaths: [String]?, flag: ObservationFlag, _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         guard let m = managed else { atollProgrammerError("only managed lists can be observed") }
+        return ManagedCollection(realm: m.realm, owner: m.owner, key: m.key, column: m.column).observePositions(
+            keyPaths: keyPaths, flag: flag,
+            onInitial: { block(.initial(self)) },
+            onUpdate: { d, i, mods in block(.update(self, deletions: d, insertions: i, modifications: mods)) },
+            onError: { block(.error($0)) })
+    }
+}
+
+extension ManagedCollection {
+    /// Observes the collection's elements by position (lists and sets): `onUpdate` gets the
+    /// deleted (old), inserted and modified (new) positions after every commit that changes the
+    /// collection or, for objects, one of its objects (limited to `keyPaths`).
+    func observePositions(keyPaths: [String]?, flag: ObservationFlag, onInitial: @escaping () -> Void,
+                          onUpdate: @escaping ([Int], [Int], [Int]) -> Void,
+                          onError: @escaping (any Error) -> Void) -> NotificationToken
+    {
+        let m = self
         let realm = m.realm
         realm.requireNoWriteForObserving()
         let ownerTable = m.owner.tableKey
@@ -54,12 +71,12 @@ extension List {
         var previous: [StorageValue]
         do { previous = try current() ?? [] } catch {
             flag.cancel()
-            block(.error(error))
+            onError(error)
             return NotificationToken(flag: flag)
         }
         var dependsOn = dependencies()
         var ownerDeleted = false
-        realm.observers.add(flag: flag, fail: { block(.error($0)) }) { realm, summary, notify in
+        realm.observers.add(flag: flag, fail: { onError($0) }) { realm, summary, notify in
             guard !ownerDeleted else { return }
             if summary.schemaChanged { dependsOn = dependencies() }
             guard !summary.isComplete || summary.schemaChanged || dependsOn.contains(where: { summary.touches($0) }) else { return }
@@ -67,7 +84,7 @@ extension List {
                 ownerDeleted = true
                 let deletions = Array(previous.indices)
                 previous = []
-                if notify, !deletions.isEmpty { block(.update(self, deletions: deletions, insertions: [], modifications: [])) }
+                if notify, !deletions.isEmpty { onUpdate(deletions, [], []) }
                 return
             }
             let target = targetName.flatMap { realm.transaction.tableKey(named: $0) }
@@ -99,9 +116,9 @@ extension List {
             }
             previous = now
             guard notify, let change, !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty) else { return }
-            block(.update(self, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+            onUpdate(change.deletions, change.insertions, change.modifications)
         }
-        block(.initial(self))
+        onInitial()
         return NotificationToken(flag: flag)
     }
 }

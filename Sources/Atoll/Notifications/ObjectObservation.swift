@@ -132,7 +132,8 @@ extension Object {
         return try table.contains(m.key)
     }
 
-    /// Stored values of the given properties (lists as their element arrays); throws when they
+    /// Stored values of the given properties (lists and sets as their element arrays, maps as
+    /// alternating keys and values); throws when they
     /// cannot be read.
     func snapshotValues(_ indices: [Int]) throws -> [Int: [StorageValue]] {
         guard let m = _managed, let table = try m.realm.tableIfPresent(m.binding), let row = try table.locate(m.key) else { return [:] }
@@ -140,7 +141,10 @@ extension Object {
         for i in indices {
             let column = m.binding.columns[i]
             guard column >= 0 else { continue }
-            if m.schema.allProperties[i].isList {
+            if m.schema.allProperties[i].isMap {
+                // Keys and values alternate, so that a changed key is a change.
+                result[i] = zip(try table.mapKeys(row, column), try table.list(row, column).values).flatMap { [StorageValue.string($0.0), $0.1] }
+            } else if m.schema.allProperties[i].atollType.isCollection {
                 result[i] = try table.list(row, column).values
             } else {
                 result[i] = [try table.value(row, column)]
@@ -151,7 +155,14 @@ extension Object {
 
     static func swiftValues(_ stored: [StorageValue]?, _ p: PropertyInfo, _ realm: Realm) -> Any? {
         guard let stored else { return nil }
-        if p.isList { return stored.map { ValueConversion.swiftValue($0, property: p, realm: realm) } }
+        if p.isMap {
+            var entries: [String: Any?] = [:]
+            for i in stride(from: 0, to: stored.count - 1, by: 2) {
+                if case .string(let k) = stored[i] { entries[k] = ValueConversion.swiftValue(stored[i + 1], property: p, realm: realm) }
+            }
+            return entries
+        }
+        if p.atollType.isCollection { return stored.map { ValueConversion.swiftValue($0, property: p, realm: realm) } }
         return stored.first.flatMap { ValueConversion.swiftValue($0, property: p, realm: realm) }
     }
 }

@@ -27,6 +27,10 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
     public var isLinkingObjects: Bool { if case .linkingObjects = atollType.kind { true } else { false } }
     /// Whether this is a `List` property.
     public var isList: Bool { if case .list = atollType.kind { true } else { false } }
+    /// Whether this is a `MutableSet` property.
+    public var isSet: Bool { if case .set = atollType.kind { true } else { false } }
+    /// Whether this is a `Map` property.
+    public var isMap: Bool { if case .map = atollType.kind { true } else { false } }
     /// Whether the property may be nil (for lists: whether its elements may be).
     public var isOptional: Bool { atollType.isOptional }
     /// The linked class for links, lists of links and linking objects.
@@ -50,8 +54,12 @@ public struct PropertyInfo: Sendable, CustomStringConvertible {
         var nullable = atollType.isOptional
         if case .link = atollType.kind { nullable = true }
         if case .list(_, let target) = atollType.kind { nullable = target == nil && atollType.isOptional }
+        if case .set(_, let target) = atollType.kind { nullable = target == nil && atollType.isOptional }
+        // A map of objects holds nil for a deleted target (`Map<String, Dog?>`, as RealmSwift requires).
+        if case .map(_, let target) = atollType.kind { nullable = target != nil || atollType.isOptional }
         return ColumnSpec(name: name, type: t, isNullable: nullable, isList: isList, isIndexed: isIndexed && !isPrimaryKey,
-                          linkTarget: atollType.objectType?.className(), intBits: atollType.intBits)
+                          linkTarget: atollType.objectType?.className(), intBits: atollType.intBits,
+                          isSet: isSet, isMap: isMap)
     }
 }
 
@@ -153,7 +161,11 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
                 problems.append("property '\(p.name)' of type \(t) cannot be a primary key")
             case .scalar(let t) where p.isIndexed && !p.isPrimaryKey && !t.isIndexable:
                 problems.append("property '\(p.name)' of type \(t) cannot be indexed")
-            case .list, .link:
+            case .map(_, _?) where !p.atollType.isOptional:
+                problems.append("map property '\(p.name)' of objects must have optional values (Map<String, \(p.objectClassName ?? "Object")?>)")
+            case .set(_, _?) where p.atollType.isOptional:
+                problems.append("set property '\(p.name)' of objects cannot hold nil (MutableSet<\(p.objectClassName ?? "Object")>)")
+            case .list, .link, .set, .map:
                 if p.isPrimaryKey { problems.append("property '\(p.name)' cannot be a primary key") }
             default: break
             }

@@ -62,26 +62,22 @@ extension PropertyInfo: Equatable {
         switch atollType.kind {
         case .scalar(let t): PropertyType(t)
         case .link: .object
-        case .list(_, _?): .object
-        case .list(let t, nil): PropertyType(t)
+        case .list(_, _?), .set(_, _?), .map(_, _?): .object
+        case .list(let t, nil), .set(let t, nil), .map(let t, nil): PropertyType(t)
         case .linkingObjects: .linkingObjects
         }
     }
 
     /// Whether this is a `List` property (RealmSwift's name).
     public var isArray: Bool { isList }
-    /// Whether this is a set (Atoll has no `MutableSet` yet: always false).
-    public var isSet: Bool { false }
-    /// Whether this is a map (Atoll has no `Map` yet: always false).
-    public var isMap: Bool { false }
     /// The stored column's name (Atoll stores every property under its own name).
     public var columnName: String { name }
 
-    /// Same name, type, optionality, list or not, integer width, index, primary key and target
+    /// Same name, type, optionality, list/set/map or not, integer width, index, primary key and target
     /// class (by name: a property read from the file, as in `Migration.oldSchema`, equals the
     /// model's).
     public static func == (lhs: PropertyInfo, rhs: PropertyInfo) -> Bool {
-        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isList == rhs.isList && lhs.isOptional == rhs.isOptional
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isList == rhs.isList && lhs.isSet == rhs.isSet && lhs.isMap == rhs.isMap && lhs.isOptional == rhs.isOptional
             && lhs.atollType.intBits == rhs.atollType.intBits && lhs.isIndexed == rhs.isIndexed
             && lhs.isPrimaryKey == rhs.isPrimaryKey && lhs.objectClassName == rhs.objectClassName && lhs.originProperty == rhs.originProperty
     }
@@ -118,14 +114,19 @@ extension PropertyInfo {
     /// A property as the file stores it (no model class behind it).
     init(fileColumn c: ColumnSpec, isPrimaryKey: Bool) {
         let kind: _PropertyType.Kind
-        if c.isList {
-            kind = .list(c.type, target: c.type == .link ? ObjectIdentifier(Object.self) : nil)
+        let target = c.type == .link ? ObjectIdentifier(Object.self) : nil
+        if c.isSet {
+            kind = .set(c.type, target: target)
+        } else if c.isMap {
+            kind = .map(c.type, target: target)
+        } else if c.isList {
+            kind = .list(c.type, target: target)
         } else if c.type == .link {
             kind = .link(ObjectIdentifier(Object.self))
         } else {
             kind = .scalar(c.type)
         }
-        let optional = c.type == .link ? !c.isList : c.isNullable
+        let optional = c.type == .link ? !c.isList || c.isMap : c.isNullable
         self.init(name: c.name, atollType: _PropertyType(kind: kind, isOptional: optional, intBits: c.intBits, objectType: nil),
                   isPrimaryKey: isPrimaryKey, isIndexed: c.isIndexed || isPrimaryKey, isIgnored: false, originProperty: nil,
                   hasDeclaredDefault: false, valueType: Self.swiftType(of: c), fileLinkTarget: c.linkTarget)
@@ -134,6 +135,8 @@ extension PropertyInfo {
     /// A Swift type for a stored column (for dynamic conversions).
     static func swiftType(of c: ColumnSpec) -> any PersistableValue.Type {
         func scalar<T: RealmCollectionValue>(_ t: T.Type) -> any PersistableValue.Type {
+            if c.isSet { return c.isNullable ? MutableSet<T?>.self : MutableSet<T>.self }
+            if c.isMap { return c.isNullable ? Map<String, T?>.self : Map<String, T>.self }
             if c.isList { return c.isNullable ? List<T?>.self : List<T>.self }
             return c.isNullable ? T?.self : T.self
         }
@@ -148,7 +151,10 @@ extension PropertyInfo {
         case .uuid: return scalar(UUID.self)
         case .objectId: return scalar(ObjectId.self)
         case .decimal128: return scalar(Decimal128.self)
-        case .link: return c.isList ? List<Object>.self : Object?.self
+        case .link:
+            if c.isSet { return MutableSet<Object>.self }
+            if c.isMap { return Map<String, Object?>.self }
+            return c.isList ? List<Object>.self : Object?.self
         }
     }
 }

@@ -7,13 +7,17 @@ public struct _PropertyType: Sendable, Equatable {
         case scalar(ColumnType)
         case link(ObjectIdentifier)
         case list(ColumnType, target: ObjectIdentifier?)
+        /// `MutableSet<T>`: unique elements (links when `target` is set).
+        case set(ColumnType, target: ObjectIdentifier?)
+        /// `Map<String, T>`: values under string keys (links when `target` is set).
+        case map(ColumnType, target: ObjectIdentifier?)
         case linkingObjects(ObjectIdentifier)
     }
 
     let kind: Kind
     let isOptional: Bool
     let intBits: UInt8
-    /// For links, lists of links and linking objects: the target class.
+    /// For links, lists, sets and maps of links and linking objects: the target class.
     let objectType: Object.Type?
 
     /// Same kind, optionality and integer width.
@@ -25,13 +29,29 @@ public struct _PropertyType: Sendable, Equatable {
         _PropertyType(kind: .scalar(t), isOptional: false, intBits: bits, objectType: nil)
     }
 
+    /// Whether the property holds a collection (list, set or map).
+    var isCollection: Bool {
+        switch kind {
+        case .list, .set, .map: true
+        case .scalar, .link, .linkingObjects: false
+        }
+    }
+
+    /// The element type and link target of a list, set or map.
+    var collectionElement: (type: ColumnType, target: ObjectIdentifier?)? {
+        switch kind {
+        case .list(let t, let target), .set(let t, let target), .map(let t, let target): (t, target)
+        case .scalar, .link, .linkingObjects: nil
+        }
+    }
+
     var optional: _PropertyType { _PropertyType(kind: kind, isOptional: true, intBits: intBits, objectType: objectType) }
 
     var columnType: ColumnType? {
         switch kind {
         case .scalar(let t): t
         case .link: .link
-        case .list(let t, _): t
+        case .list(let t, _), .set(let t, _), .map(let t, _): t
         case .linkingObjects: nil
         }
     }

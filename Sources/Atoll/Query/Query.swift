@@ -384,3 +384,4 @@ public protocol _QueryCollection {
 }
 extension List: _QueryCollection {}
 extension LinkingObjects: _QueryCollection {}
+extension MutableSet: _QueryCollection {}

@@ -73,7 +73,7 @@ final class ClassBinding: Sendable {
                 continue
             }
             let have = spec.columns[c]
-            if have.type != wanted.type || have.isList != wanted.isList || have.isNullable != wanted.isNullable || have.linkTarget != wanted.linkTarget {
+            if have.type != wanted.type || have.isList != wanted.isList || have.isSet != wanted.isSet || have.isMap != wanted.isMap || have.isNullable != wanted.isNullable || have.linkTarget != wanted.linkTarget {
                 problems.append("property '\(p.name)' is \(wanted) in the code but \(have) in the file")
             }
             columns.append(c)

@@ -289,6 +289,7 @@ struct ObjectWriter {
     /// `LinkingObjects` (as in RealmSwift, any collection may be assigned to a list).
     static func listItems(_ value: Any) -> [Any?]? {
         if let list = instance(value, of: (any _ListProtocol).self) { return list.anyElements }
+        if let set = instance(value, of: (any _MutableSetProtocol).self) { return set.anyElements }
         if let items = array(value) { return items }
         if let collection = value as? any _ObjectCollection { return collection._objects.map { .some($0) } }
         return nil
@@ -316,6 +317,17 @@ struct ObjectWriter {
             let elements = try listElements(value, property: p)
             if onlyIfChanged, try table.listValues(key, column) == elements { return }
             try table.setList(key, column, elements)
+        case .set:
+            let elements = try listElements(value, property: p)
+            if onlyIfChanged, try table.listValues(key, column) == SortedSearch.sortedUnique(elements) { return }
+            try table.setAssign(key, column, elements)
+        case .map:
+            let entries = try mapEntries(value, property: p)
+            if onlyIfChanged {
+                let current = try table.mapEntries(key, column)
+                if current.count == entries.count, Dictionary(entries, uniquingKeysWith: { $1 }) == Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }) { return }
+            }
+            try table.mapAssign(key, column, entries.map { (key: $0.0, value: $0.1) })
         case .linkingObjects:
             return
         }
@@ -352,23 +364,62 @@ struct ObjectWriter {
         guard let items = Self.listItems(value) else {
             throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for list property '\(p.name)'")
         }
-        guard case .list(let elementType, let target) = p.atollType.kind else { return [] }
         var result: [StorageValue] = []
         result.reserveCapacity(items.count)
-        for item in items {
-            if target != nil {
-                guard flattenOptional(item) != nil else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil objects") }
-                result.append(try linkValue(item, property: p))
-            } else if let item = flattenOptional(item) {
-                guard let v = ValueConversion.scalar(item, type: elementType) else {
-                    throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for list property '\(p.name)'")
-                }
-                result.append(v)
-            } else {
-                guard p.atollType.isOptional else { throw AtollError(.requiredValueMissing, "list '\(p.name)' cannot hold nil") }
-                result.append(.null)
+        for item in items { result.append(try elementValue(item, property: p)) }
+        return result
+    }
+
+    /// One element of a list or set, or one value of a map, as stored.
+    mutating func elementValue(_ item: Any?, property p: PropertyInfo) throws -> StorageValue {
+        guard let (elementType, target) = p.atollType.collectionElement else { return .null }
+        let what = p.isMap ? "map" : p.isSet ? "set" : "list"
+        if target != nil {
+            if flattenOptional(item) == nil {
+                guard p.isMap else { throw AtollError(.requiredValueMissing, "\(what) '\(p.name)' cannot hold nil objects") }
+                return .null
             }
+            return try linkValue(item, property: p)
+        } else if let item = flattenOptional(item) {
+            guard let v = ValueConversion.scalar(item, type: elementType) else {
+                throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for \(what) property '\(p.name)'")
+            }
+            return v
+        } else {
+            guard p.atollType.isOptional else { throw AtollError(.requiredValueMissing, "\(what) '\(p.name)' cannot hold nil") }
+            return .null
+        }
+    }
+
+    /// The entries of a value given for a map property: a `Map`, a dictionary with string
+    /// keys, or nil (empty).
+    mutating func mapEntries(_ value: Any?, property p: PropertyInfo) throws -> [(String, StorageValue)] {
+        guard let value = flattenOptional(value) else { return [] }
+        guard let entries = Self.mapItems(value) else {
+            throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for map property '\(p.name)'")
+        }
+        var result: [(String, StorageValue)] = []
+        result.reserveCapacity(entries.count)
+        for (k, v) in entries {
+            try MapKeyRules.validate(k)
+            result.append((k, try elementValue(v, property: p)))
         }
         return result
+    }
+
+    /// The entries of a value given for a map property, sorted by key; nil for other values.
+    static func mapItems(_ value: Any) -> [(String, Any?)]? {
+        if let map = instance(value, of: (any _MapProtocol).self) { return map.anyEntries }
+        if let d = value as? [String: Any?] { return d.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) } }
+        if let d = value as? [String: Any] { return d.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, .some($0.value)) } }
+        if let d = instance(value, of: NSDictionary.self) {
+            var result: [(String, Any?)] = []
+            for (k, v) in d {
+                guard let key = k as? String else { return nil }
+                result.append((key, .some(v)))
+            }
+            return result.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        }
+        return nil
     }
 }

@@ -54,7 +54,7 @@ enum SchemaSetup {
             for c in code.columns {
                 guard let i = file.columnIndex(named: c.name) else { problems.append("property '\(schema.className).\(c.name)' has been added"); continue }
                 let f = file.columns[i]
-                if f.type != c.type || f.isList != c.isList || f.linkTarget != c.linkTarget {
+                if f.type != c.type || f.isList != c.isList || f.isSet != c.isSet || f.isMap != c.isMap || f.linkTarget != c.linkTarget {
                     problems.append("property '\(schema.className).\(c.name)' has changed type from \(f) to \(c)")
                 } else if f.isNullable != c.isNullable {
                     problems.append("property '\(schema.className).\(c.name)' has been made \(c.isNullable ? "optional" : "required")")

@@ -205,6 +205,16 @@ extension PropertyInfo {
             let list = listType.makeUnmanaged()
             try list.replaceAll(with: value, property: self)
             return list
+        case .set:
+            guard let setType = valueType as? any _MutableSetProtocol.Type else { return valueType._atollDefault() }
+            let set = setType.makeUnmanaged()
+            try set.replaceAll(with: value, property: self)
+            return set
+        case .map:
+            guard let mapType = valueType as? any _MapProtocol.Type else { return valueType._atollDefault() }
+            let map = mapType.makeUnmanaged()
+            try map.replaceAll(with: value, property: self)
+            return map
         case .linkingObjects:
             return valueType._atollDefault()
         }

@@ -176,7 +176,20 @@ extension Transaction {
         try t.forEachLeaf { leaf in
             for r in 0..<leaf.count {
                 let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-                for c in listColumns { _ = try t.list(h, c).values }
+                for c in listColumns {
+                    let values = try t.list(h, c).values
+                    let col = t.spec.columns[c]
+                    // Sets: unique and in set order; maps: keys unique and sorted by their bytes.
+                    if col.isSet, zip(values, values.dropFirst()).contains(where: { StorageValue.setOrder($0, $1) >= 0 }) {
+                        throw AtollError.corrupted("set '\(t.name).\(col.name)' of object \(h.key.rawValue) is not sorted and unique")
+                    }
+                    if col.isMap {
+                        let keys = try t.mapKeys(h, c)
+                        if keys.contains(where: \.isEmpty) || zip(keys, keys.dropFirst()).contains(where: { !$0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                            throw AtollError.corrupted("map '\(t.name).\(col.name)' of object \(h.key.rawValue) has keys out of order")
+                        }
+                    }
+                }
             }
             return true
         }

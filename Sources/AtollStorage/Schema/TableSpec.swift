@@ -3,7 +3,15 @@ public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
     public var name: String
     public var type: ColumnType
     public var isNullable: Bool
+    /// The column holds a collection: a list, or a set (`isSet`) or a map (`isMap`), which are
+    /// stored like lists (an encoded sequence of elements, see ListCodec). Every check of
+    /// `isList` that means "not a single value" therefore covers sets and maps too; the list
+    /// operations (positional edits) refuse sets and maps.
     public var isList: Bool
+    /// A set: unique elements, kept sorted by value (Realm's set order). Implies `isList`.
+    public var isSet: Bool
+    /// A map from string keys to elements, kept sorted by key. Implies `isList`.
+    public var isMap: Bool
     public var isIndexed: Bool
     /// For links (and lists of links): the name of the target table.
     public var linkTarget: String?
@@ -12,21 +20,40 @@ public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
     public var intBits: UInt8
 
     public init(name: String, type: ColumnType, isNullable: Bool = false, isList: Bool = false,
-                isIndexed: Bool = false, linkTarget: String? = nil, intBits: UInt8 = 64)
+                isIndexed: Bool = false, linkTarget: String? = nil, intBits: UInt8 = 64,
+                isSet: Bool = false, isMap: Bool = false)
     {
+        precondition(!(isSet && isMap), "a column is a set or a map, not both")
         self.name = name
         self.type = type
         self.isNullable = isNullable
-        self.isList = isList
+        self.isList = isList || isSet || isMap
+        self.isSet = isSet
+        self.isMap = isMap
         self.isIndexed = isIndexed
         self.linkTarget = linkTarget
         self.intBits = intBits
     }
 
+    /// Which collection the column holds, or nil for a single value.
+    public var collectionKind: CollectionKind? {
+        guard isList else { return nil }
+        return isSet ? .set : isMap ? .map : .list
+    }
+
+    /// A copy of the column describing one element (or one map value) of a collection column.
+    public var elementSpec: ColumnSpec {
+        var e = self
+        e.isList = false
+        e.isSet = false
+        e.isMap = false
+        return e
+    }
+
     public var description: String {
         var s = type == .link ? (linkTarget ?? "link") : type.description
         if isNullable { s += "?" }
-        if isList { s += "[]" }
+        if isSet { s += "<>" } else if isMap { s += "{}" } else if isList { s += "[]" }
         return "\(name): \(s)\(isIndexed ? " (indexed)" : "")"
     }
 
@@ -45,6 +72,13 @@ public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// Leaf blocks the column uses (a timestamp stores seconds and nanoseconds separately).
     var blockCount: Int { (!isList && type == .timestamp) ? 2 : 1 }
+}
+
+/// The kinds of collection a column can hold (realm-js schema notation: `int[]`, `int<>`, `int{}`).
+public enum CollectionKind: Sendable, Hashable {
+    case list
+    case set
+    case map
 }
 
 /// An inverse relationship: the objects of `originTable` whose `originProperty` links here.
@@ -127,6 +161,15 @@ extension TableSpec {
             }
             if c.isIndexed && (!c.type.isIndexable || c.isList) {
                 throw AtollError(.invalidArgument, "property '\(name).\(c.name)' of type \(c.type) cannot be indexed")
+            }
+            if c.isSet && c.isMap {
+                throw AtollError(.invalidArgument, "property '\(name).\(c.name)' cannot be both a set and a map")
+            }
+            if c.isSet && c.type == .link && c.isNullable {
+                throw AtollError(.invalidArgument, "property '\(name).\(c.name)': a set of objects cannot hold nil")
+            }
+            if c.isMap && c.type == .link && !c.isNullable {
+                throw AtollError(.invalidArgument, "property '\(name).\(c.name)': a map of objects must have optional values (a value becomes nil when its object is deleted)")
             }
             guard [8, 16, 32, 64].contains(c.intBits) else {
                 throw AtollError(.invalidArgument, "property '\(name).\(c.name)' declares \(c.intBits)-bit integers")

@@ -6,9 +6,10 @@ import Synchronization
 //     0x03 ++ UTF-8 name        -> metadata value (schema version, ...)
 //     0x04 ++ UTF-8 name        -> u32 root page of an internal tree (InternalTrees.swift)
 //
-// Table spec:  varint format (1), string name, u8 flags (bit 0 embedded), string primary key
+// Table spec:  varint format (1, or 2 when a column is a set or a map), string name, u8 flags (bit 0 embedded), string primary key
 //              ("" for none), varint column count, per column: string name, u8 type, u8 flags
-//              (bit 0 nullable, bit 1 list, bit 2 indexed), u8 int bits, string link target
+//              (bit 0 nullable, bit 1 list, bit 2 indexed, bit 3 set, bit 4 map; sets and maps
+//              also carry bit 1, format 2 only), u8 int bits, string link target
 //              ("" for none); varint linking-objects count, per entry: string name, string
 //              origin table, string origin property.
 // Table roots: u32 cluster root, varint object count, varint next object key, u32 backlink
@@ -57,7 +58,9 @@ enum CatalogKey {
 extension TableSpec {
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 64)
-        w.varint(1)
+        // Format 2 only when needed, so files without sets and maps stay readable by older
+        // versions, and an older version refuses (rather than misreads) a set or a map.
+        w.varint(columns.contains { $0.isSet || $0.isMap } ? 2 : 1)
         w.string(name)
         w.u8(isEmbedded ? 1 : 0)
         w.string(primaryKey ?? "")
@@ -65,7 +68,7 @@ extension TableSpec {
         for c in columns {
             w.string(c.name)
             w.u8(c.type.rawValue)
-            w.u8((c.isNullable ? 1 : 0) | (c.isList ? 2 : 0) | (c.isIndexed ? 4 : 0))
+            w.u8((c.isNullable ? 1 : 0) | (c.isList ? 2 : 0) | (c.isIndexed ? 4 : 0) | (c.isSet ? 8 : 0) | (c.isMap ? 16 : 0))
             w.u8(c.intBits)
             w.string(c.linkTarget ?? "")
         }
@@ -81,7 +84,7 @@ extension TableSpec {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> TableSpec {
         var r = ByteReader(bytes, context: "table schema")
         let format = try r.varint()
-        guard format == 1 else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
+        guard format == 1 || format == 2 else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
         let name = try r.string(max: 1024)
         let flags = try r.u8()
         let pk = try r.string(max: 1024)
@@ -92,10 +95,14 @@ extension TableSpec {
             let rawType = try r.u8()
             guard let type = ColumnType(rawValue: rawType) else { throw AtollError.corrupted("unknown column type \(rawType) in '\(name)'") }
             let f = try r.u8()
+            guard f & ~0x1F == 0, format == 2 || f & 0x18 == 0, f & 0x18 != 0x18 else {
+                throw AtollError.corrupted("column '\(cname)' of '\(name)' has unknown flags \(f)")
+            }
             let bits = try r.u8()
             let target = try r.string(max: 1024)
             columns.append(ColumnSpec(name: cname, type: type, isNullable: f & 1 != 0, isList: f & 2 != 0, isIndexed: f & 4 != 0,
-                                      linkTarget: target.isEmpty ? nil : target, intBits: bits))
+                                      linkTarget: target.isEmpty ? nil : target, intBits: bits,
+                                      isSet: f & 8 != 0, isMap: f & 16 != 0))
         }
         let ln = try r.length(max: SchemaLimits.columnsPerTableMax)
         var linking: [LinkingObjectsSpec] = []

@@ -6,28 +6,40 @@ import struct Foundation.UUID
 //     Element blocks: one block, or two int blocks (seconds, nanoseconds) for timestamps.
 //     Lists of links store the target object keys in an int block.
 //
+// A set is stored exactly like a list whose elements are unique and sorted (SetOrder). A map
+// is stored like a list of its values sorted by key, with one more block in front: the keys,
+// a bytes block without nulls (UTF-8):
+//
+//     varint count, keys block (bytes), then the value blocks as for a list.
+//
+// Readers of a map that only want its values (queries, aggregates) see them through the same
+// ListView as a list's elements.
+//
 // Reading an element is O(1) from the encoded bytes. A transaction that changes a list keeps
 // it decoded (Table.dirtyLists) and encodes it once at commit.
 
 enum ListCodec {
     static func blockSpecs(for column: ColumnSpec) -> [BlockSpec] {
-        let nullable = column.isNullable && column.type != .link
+        // Lists and sets of links hold no nulls (a deleted target is removed); a map's link
+        // value becomes null when its target is deleted.
+        let nullable = column.isNullable && (column.type != .link || column.isMap)
         switch column.type {
         case .timestamp: return [BlockSpec(kind: .ints, nullable: nullable), BlockSpec(kind: .ints, nullable: false)]
-        default:
-            var scalar = column
-            scalar.isList = false
-            return [BlockSpec(kind: scalar.physical, nullable: nullable)]
+        default: return [BlockSpec(kind: column.elementSpec.physical, nullable: nullable)]
         }
     }
 
-    /// Encodes `values` (already validated for the column) into list bytes.
-    static func encode(_ values: [StorageValue], column: ColumnSpec) -> [UInt8] {
-        let specs = blockSpecs(for: column)
+    /// Encodes `values` (already validated for the column) into list bytes; for a map column,
+    /// `keys` are the map's keys in the order of `values` (sorted).
+    static func encode(_ values: [StorageValue], keys: [String] = [], column: ColumnSpec) -> [UInt8] {
+        assert(!column.isMap || keys.count == values.count, "a map needs one key per value")
+        let specs = (column.isMap ? [BlockSpec(kind: .bytes, nullable: false)] : []) + blockSpecs(for: column)
         let blocks = specs.map { MutableBlock(spec: $0, capacity: values.count) }
+        let valueBlocks = column.isMap ? Array(blocks.dropFirst()) : blocks
         for (r, v) in values.enumerated() {
             for b in blocks { b.insertDefault(at: r) }
-            fill(blocks, row: r, value: v)
+            if column.isMap { var k = keys[r]; k.withUTF8 { blocks[0].setBytes(r, UnsafeRawBufferPointer($0), external: false) } }
+            fill(valueBlocks, row: r, value: v)
         }
         var w = ByteWriter(capacity: 16)
         w.varint(UInt64(values.count))
@@ -74,18 +86,19 @@ package struct ListView {
     /// Offsets of the element blocks (the second only for timestamps: nanoseconds).
     let start0: Int
     let start1: Int
+    /// For a map: the offset of the keys block (-1 for lists and sets).
+    let keyStart: Int
 
-    /// Validates `bytes` as a list of `column`'s element type.
+    /// Validates `bytes` as a list of `column`'s element type (or a map of them).
     init(_ bytes: UnsafeRawBufferPointer, column: ColumnSpec) throws {
         type = column.type
-        var element = column
-        element.isList = false
-        kind = element.physical
+        kind = column.elementSpec.physical
         guard bytes.count > 0, let base = bytes.baseAddress else {
             count = 0
             p = UnsafeRawPointer(bitPattern: 8).unsafelyUnwrapped
             start0 = 0
             start1 = 0
+            keyStart = -1
             return
         }
         var r = ByteReader(bytes, context: "list value")
@@ -98,7 +111,13 @@ package struct ListView {
             }
             return end
         }
-        start0 = r.offset
+        if column.isMap {
+            keyStart = r.offset
+            start0 = try blockEnd(.bytes, at: keyStart)
+        } else {
+            keyStart = -1
+            start0 = r.offset
+        }
         let end0 = try blockEnd(kind, at: start0)
         if column.type == .timestamp {
             start1 = end0
@@ -148,4 +167,13 @@ package struct ListView {
     }
 
     package var values: [StorageValue] { (0..<count).map { value(at: $0) } }
+
+    /// A map's key at `i` (maps only; "" otherwise).
+    package func key(at i: Int) -> String {
+        guard keyStart >= 0, i >= 0, i < count else { return "" }
+        return String(decoding: BlockCodec.bytesColumn(p, at: keyStart, rows: count).stored(i), as: UTF8.self)
+    }
+
+    /// A map's keys, in order (sorted).
+    package var keys: [String] { (0..<count).map { key(at: $0) } }
 }

@@ -8,11 +8,12 @@ extension Table {
         guard let allocator = transaction.allocator, let cluster else { return }
         for (slot, values) in dirtyLists {
             guard let (leaf, row) = try cluster.modify(slot.key) else { continue }
-            let bytes = ListCodec.encode(values, column: spec.columns[slot.column])
+            let bytes = encodedCollection(slot, values)
             try bytes.withUnsafeBytes { try placeBytes($0, block: layout.firstBlock[slot.column], leaf: leaf, row: row) }
             try cluster.fit(slot.key)
         }
         dirtyLists.removeAll()
+        dirtyMapKeys.removeAll()
         _ = allocator
         try flushIndexes()
     }
@@ -184,5 +185,6 @@ extension Table {
         pendingIndex.removeAll()
         indexTouched.removeAll()
         dirtyLists.removeAll()
+        dirtyMapKeys.removeAll()
     }
 }

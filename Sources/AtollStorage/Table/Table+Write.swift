@@ -21,7 +21,7 @@ extension Table {
         return (txn, cluster)
     }
 
-    private func column(_ c: Int) throws -> ColumnSpec {
+    func column(_ c: Int) throws -> ColumnSpec {
         guard c >= 0, c < spec.columns.count else { throw AtollError(.invalidArgument, "'\(name)' has no column \(c)") }
         return spec.columns[c]
     }
@@ -358,7 +358,11 @@ extension Table {
         for entry in try Backlinks.all(root: roots.backlinkRoot, target: key, space: transaction.space) {
             let origin = try transaction.table(entry.originTable)
             let originColumn = origin.spec.columns[entry.originColumn]
-            if originColumn.isList {
+            if originColumn.isMap {
+                try origin.mapNullifyLinks(entry.originKey, entry.originColumn, to: key)
+            } else if originColumn.isSet {
+                _ = try origin.setRemove(entry.originKey, entry.originColumn, .link(key), implicit: true)
+            } else if originColumn.isList {
                 let values = try origin.listValues(entry.originKey, entry.originColumn)
                 for i in values.indices.reversed() where values[i] == .link(key) {
                     try origin.listRemove(entry.originKey, entry.originColumn, at: i, implicit: true)
@@ -386,6 +390,7 @@ extension Table {
                 transaction.allocator?.freeBlob(first, length: length)
             }
             dirtyLists[ListSlot(key: key.rawValue, column: c)] = nil
+            dirtyMapKeys[ListSlot(key: key.rawValue, column: c)] = nil
         }
         try cluster.remove(key.rawValue)
         roots.objectCount -= 1
@@ -419,6 +424,7 @@ extension Table {
         pendingIndex.removeAll()
         indexTouched.removeAll()
         dirtyLists.removeAll()
+        dirtyMapKeys.removeAll()
         roots.clusterRoot = 0
         roots.objectCount = 0
         isChanged = true
@@ -430,7 +436,9 @@ extension Table {
 
     func listColumn(_ c: Int) throws -> ColumnSpec {
         let col = try column(c)
-        guard col.isList else { throw AtollError(.typeMismatch, "'\(name).\(col.name)' is not a list") }
+        guard col.isList, !col.isSet, !col.isMap else {
+            throw AtollError(.typeMismatch, "'\(name).\(col.name)' is not a list\(col.isSet ? "; it is a set" : col.isMap ? "; it is a map" : "")")
+        }
         return col
     }
 
@@ -454,6 +462,12 @@ extension Table {
         isChanged = true
         for instruction in instructions { txn.log.append(instruction) }
         txn.noteMutation()
+    }
+
+    /// The encoding of a changed list, set or map (a map's keys from `dirtyMapKeys`).
+    func encodedCollection(_ slot: ListSlot, _ values: [StorageValue]) -> [UInt8] {
+        let column = spec.columns[slot.column]
+        return ListCodec.encode(values, keys: column.isMap ? dirtyMapKeys[slot] ?? [] : [], column: column)
     }
 
     func validateElement(_ value: StorageValue, _ c: Int) throws {
@@ -590,11 +604,12 @@ extension Table {
         // Dirty lists go into their cells.
         for (slot, values) in dirtyLists.sorted(by: { ($0.key.key, $0.key.column) < ($1.key.key, $1.key.column) }) {
             guard let (leaf, row) = try cluster.modify(slot.key) else { continue }
-            let bytes = ListCodec.encode(values, column: spec.columns[slot.column])
+            let bytes = encodedCollection(slot, values)
             try bytes.withUnsafeBytes { try placeBytes($0, block: layout.firstBlock[slot.column], leaf: leaf, row: row) }
             try cluster.fit(slot.key)
         }
         dirtyLists.removeAll()
+        dirtyMapKeys.removeAll()
         try flushIndexes()
         _ = allocator
         try cluster.finish()

@@ -49,6 +49,8 @@ public final class Table {
         case value([UInt8])
     }
     var dirtyLists: [ListSlot: [StorageValue]] = [:]
+    /// The keys of the maps in `dirtyLists` (same slot, one key per value, sorted).
+    var dirtyMapKeys: [ListSlot: [String]] = [:]
     @exclusivity(unchecked) var isChanged = false
 
     struct ListSlot: Hashable {

@@ -100,6 +100,12 @@ struct SyncSchema {
                 missingKeys.append(spec.name)
                 continue
             }
+            // Sets and maps have no merge rules in sync yet: their edits would merge as a list's
+            // (by position), which breaks their order and uniqueness. Refused until they do.
+            if let col = spec.columns.first(where: { $0.isSet || $0.isMap }) {
+                throw AtollError(.schemaMismatch,
+                    "'\(spec.name).\(col.name)' is a \(col.isSet ? "set" : "map"); sets and maps do not sync yet: leave '\(spec.name)' out of the synced classes")
+            }
             let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
             classes[k] = c
             byName[spec.name] = c
