@@ -25,6 +25,8 @@ extension StorageValue {
             return withUnsafeBytes(of: x.uuid) { xb in withUnsafeBytes(of: y.uuid) { yb in bytewise(Array(xb), Array(yb)) } }
         case (.objectId(let x), .objectId(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         case (.link(let x), .link(let y)): return three(x.rawValue, y.rawValue)
+        // Numerically, NaN first: 1.5 and 1.50 are one element (as realm-core compares them).
+        case (.decimal128(let x), .decimal128(let y)): return x.compare(y)
         default: return three(a.typeRank, b.typeRank)
         }
     }
@@ -42,6 +44,7 @@ extension StorageValue {
         case .uuid: 8
         case .objectId: 9
         case .link: 10
+        case .decimal128: 11
         }
     }
 
