@@ -350,7 +350,7 @@ final class ChangeLog<C>: @unchecked Sendable {
     @Test func changesAsAnAsyncSequence() async throws {
         let config = freshConfiguration()
         let queue = DispatchQueue(label: "async-source")
-        final class Holder: @unchecked Sendable { var realm: Realm?; var stream: AsyncStream<RealmCollectionChange<Results<Dog>>>? }
+        final class Holder: @unchecked Sendable { var realm: Realm?; var stream: CollectionChanges<Results<Dog>>? }
         let holder = Holder()
         queue.sync {
             holder.realm = try? Realm(configuration: config, queue: queue)

@@ -69,21 +69,6 @@ extension Results {
             onInitial: { block(.initial(Results(core: core))) },
             onError: { block(.error($0)) })
     }
-
-    /// Changes as an async sequence of frozen (thread-safe) results.
-    public var changes: AsyncStream<RealmCollectionChange<Results<Element>>> {
-        AsyncStream { continuation in
-            let token = observe { change in
-                switch change {
-                case .initial(let r): continuation.yield(.initial(r.freeze()))
-                case .update(let r, let d, let i, let m): continuation.yield(.update(r.freeze(), deletions: d, insertions: i, modifications: m))
-                case .error(let e): continuation.yield(.error(e))
-                }
-            }
-            let holder = TokenHolder(token)
-            continuation.onTermination = { _ in holder.invalidate() }
-        }
-    }
 }
 
 extension Realm {
@@ -143,10 +128,4 @@ struct QueueHandoff<T>: @unchecked Sendable {
     // Sendable: the sender gives the value up; only the receiving queue uses it.
     let value: T
     init(_ value: T) { self.value = value }
-}
-
-final class TokenHolder: Sendable {
-    let token: NotificationToken
-    init(_ token: NotificationToken) { self.token = token }
-    func invalidate() { token.invalidate() }
 }

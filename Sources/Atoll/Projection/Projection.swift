@@ -143,6 +143,8 @@ private func describeProjected(_ value: Any?) -> String {
 
 /// One projected property: its label, key path (from the root object) and the stored path.
 struct ProjectionProperty: @unchecked Sendable {
+    // Sendable: every field is immutable; the key path is an immutable value that the standard
+    // library does not mark Sendable.
     let label: String
     let keyPath: AnyKeyPath
     let originPath: String

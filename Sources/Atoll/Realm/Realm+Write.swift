@@ -1,4 +1,7 @@
 import AtollStorage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Realm {
     /// Runs `block` in a write transaction and commits it. If `block` throws, or an operation
@@ -32,24 +35,57 @@ extension Realm {
     }
 
     func beginWriteThrowing() throws {
+        try checkCanBeginWrite()
+        // An async write of this realm waiting for (or holding) the lock would wait for this
+        // realm's queue or actor, which this write blocks: take its lock, or poll beside it.
+        if let acquired = takeAcquiredAsyncWrite() {
+            try installWrite(acquired)
+        } else if !asyncWrites.outstanding.isEmpty {
+            try installWrite(try acquireBesideAsyncWrites())
+        } else {
+            try advance(notify: true)
+            try installWrite(try database.beginWrite())
+        }
+    }
+
+    /// Throws when a write cannot begin on this realm now.
+    func checkCanBeginWrite() throws {
         try checkThread()
         guard !isFrozen else { throw AtollError(.invalidTransaction, "a frozen realm cannot be written") }
         guard !configuration.readOnly else { throw AtollError(.readOnly, "this realm was opened read-only") }
         guard writeTransaction == nil else { throw AtollError(.invalidTransaction, "the realm is already in a write transaction") }
-        try advance(notify: true)
-        let w = try database.beginWrite()
-        if w.version != transaction.version {
-            // Another writer committed between the refresh and the lock: catch up first.
-            let read = try database.beginRead()
-            observers.deliver(realm: self, oldVersion: transaction.version, new: read, ownLog: nil)
-            (transaction as? ReadTransaction)?.close()
-            replaceTransaction(read)
+    }
+
+    /// Makes `w` (the writer lock held) the realm's open write, first catching up with commits
+    /// made since the realm's version (delivering their notifications). `w` is rolled back if
+    /// that fails.
+    func installWrite(_ w: WriteTransaction) throws {
+        do {
+            if w.version != transaction.version {
+                let read = try database.beginRead()
+                observers.deliver(realm: self, oldVersion: transaction.version, new: read, ownLog: nil)
+                (transaction as? ReadTransaction)?.close()
+                replaceTransaction(read)
+            }
+        } catch {
+            w.rollback()
+            throw error
         }
         // The write protects its base version; releasing the read keeps the commit from storing
         // history nobody needs.
         (transaction as? ReadTransaction)?.close()
         clearPendingError()
         setWriteTransaction(w)
+    }
+
+    /// Takes the writer lock while this realm has async writes on the writer line: polls
+    /// (a millisecond apart) instead of blocking, and takes a lock the line acquired for them.
+    private func acquireBesideAsyncWrites() throws -> WriteTransaction {
+        while true {
+            if let acquired = takeAcquiredAsyncWrite() { return acquired }
+            if let w = try database.beginWriteForHandoff(waiting: false) { return w }
+            usleep(1000)
+        }
     }
 
     /// Commits the current write transaction.
@@ -71,7 +107,15 @@ extension Realm {
             cancelWrite()
             throw error
         }
-        let read = try database.beginRead()
+        let read: ReadTransaction
+        do { read = try database.beginRead() } catch {
+            // The commit is durable; only reading it failed (no reader slot free): the realm
+            // reads the newest version on its next read, without notifications for this write.
+            setWriteTransaction(nil)
+            reopenOnNextRead()
+            let cause = error as? AtollError ?? AtollError(.ioError, "\(error)")
+            throw AtollError(cause.kind, "the write was committed, but this realm cannot read the new version: \(cause.message)")
+        }
         setWriteTransaction(nil)
         replaceTransaction(read)
         dropBindingsIfSchemaChanged(read)

@@ -65,6 +65,8 @@ public final class Realm {
     var coordinator: RealmCoordinator?
     /// A failure of `beginWrite()` (which cannot throw), reported by `commitWrite()`.
     var startupError: AtollError?
+    /// Queued `beginAsyncWrite` blocks and `commitAsyncWrite` completions (AsyncWrites.swift).
+    let asyncWrites = AsyncWriteQueue()
 
     // MARK: opening
 
@@ -75,17 +77,22 @@ public final class Realm {
 
     /// Opens a Realm confined to `queue` (nil: the current thread). A queue-confined Realm
     /// refreshes itself and delivers notifications on its queue when others commit.
-    public init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue?) throws {
+    public convenience init(configuration: Configuration = .defaultConfiguration, queue: DispatchQueue?) throws {
+        try self.init(configuration: configuration, confinement: Confinement.current(queue: queue))
+    }
+
+    /// Opens a Realm with the given confinement (a thread, a queue, or an actor: Realm+Actor).
+    init(configuration: Configuration, confinement: Confinement) throws {
         self.configuration = configuration
         subsetIdentifiers = configuration.objectTypes.map { Set(SchemaSetup.closure(of: $0).map { ObjectIdentifier($0) }) }
-        confinement = Confinement.current(queue: queue)
+        self.confinement = confinement
         isFrozen = false
         let opened = try RealmOpener.open(configuration)
         database = opened.database
         let read = try database.beginRead()
         _transaction = read
         bindingsGeneration = read.rootRecord.schemaGeneration
-        if queue != nil { coordinator = RealmCoordinator.shared(for: database) }
+        if confinement.refreshScheduler != nil { coordinator = RealmCoordinator.shared(for: database) }
         coordinator?.register(self)
     }
 
@@ -428,6 +435,8 @@ public final class Realm {
     func performWrite(_ what: String, _ body: (WriteTransaction) throws -> Void) {
         verifyThread()
         guard let w = writeTransaction else {
+            // The write could not begin (beginWrite(), an async write): commit reports why.
+            if startupError != nil { return }
             atollProgrammerError("\(what) must be called inside a write transaction (realm.write { ... } or beginWrite())")
         }
         guard pendingError == nil else { return }
@@ -469,11 +478,17 @@ public final class Realm {
         if isInWriteTransaction {
             atollProgrammerError("cannot freeze inside a write transaction: its changes are not committed yet; freeze after the commit")
         }
-        if let cached = frozenCache, cached.version == transaction.version { return cached }
-        let read: ReadTransaction
-        do { read = try database.beginRead(sameVersionAs: transaction) } catch {
+        do { return try freezeThrowing() } catch {
             atollProgrammerError("cannot pin version \(transaction.version) to freeze it: \(error); release frozen objects or Realm instances")
         }
+    }
+
+    /// `freeze()`, throwing when the version cannot be pinned (no free reader slot, too many
+    /// active versions), for callers that report instead of stopping (change streams).
+    func freezeThrowing() throws -> Realm {
+        if isFrozen { return self }
+        if let cached = frozenCache, cached.version == transaction.version { return cached }
+        let read = try database.beginRead(sameVersionAs: transaction)
         let frozen = Realm(frozenFrom: self, transaction: read)
         frozenCache = frozen
         return frozen

@@ -3,13 +3,13 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One per open database in the process while queue-confined realms use it: a background
+/// One per open database in the process while queue- or actor-confined realms use it: a background
 /// thread sleeps on the lock file's commit futex and, when any thread or process commits, asks
-/// every queue-confined Realm with `autorefresh` to refresh on its queue (which delivers its
+/// every queue- or actor-confined Realm with `autorefresh` to refresh on its queue or actor (which delivers its
 /// notifications). The thread ends, and the coordinator is forgotten, when its last realm goes.
 final class RealmCoordinator: Sendable {
     private struct State {
-        var realms: [ObjectIdentifier: (realm: WeakRealm, queue: DispatchQueue)] = [:]
+        var realms: [ObjectIdentifier: (realm: WeakRealm, scheduler: RealmScheduler)] = [:]
         var running = false
     }
 
@@ -19,7 +19,7 @@ final class RealmCoordinator: Sendable {
     private static let coordinators = Mutex<[ObjectIdentifier: RealmCoordinator]>([:])
 
     /// Sendable: the coordinator thread only tests the weak reference for nil; the Realm itself
-    /// is used only on its own queue (see `refresh(_:on:)`).
+    /// is used only on its own queue or actor (see `refresh(_:on:)`).
     struct WeakRealm: @unchecked Sendable { weak var realm: Realm? }
 
     private init(database: Database) { self.database = database }
@@ -37,8 +37,8 @@ final class RealmCoordinator: Sendable {
     /// Starts watching for `realm`. A commit made between the realm's open and now is caught
     /// by comparing versions once registered.
     func register(_ realm: Realm) {
-        guard let queue = realm.confinement.queue else { return }
-        let entry = (realm: WeakRealm(realm: realm), queue: queue)
+        guard let scheduler = realm.confinement.refreshScheduler else { return }
+        let entry = (realm: WeakRealm(realm: realm), scheduler: scheduler)
         let seen = database.commitSequence
         let start = state.withLock { s -> Bool in
             s.realms[ObjectIdentifier(realm)] = entry
@@ -51,15 +51,15 @@ final class RealmCoordinator: Sendable {
             thread.name = "atoll-coordinator"
             thread.start()
         }
-        if database.latestVersion != realm.version { Self.refresh(entry.realm, on: queue) }
+        if database.latestVersion != realm.version { Self.refresh(entry.realm, on: scheduler) }
     }
 
     func unregister(_ realm: Realm) {
         state.withLock { _ = $0.realms.removeValue(forKey: ObjectIdentifier(realm)) }
     }
 
-    private static func refresh(_ target: WeakRealm, on queue: DispatchQueue) {
-        queue.async {
+    private static func refresh(_ target: WeakRealm, on scheduler: RealmScheduler) {
+        scheduler.perform {
             guard let realm = target.realm, realm.autorefresh, !realm.isInWriteTransaction else { return }
             do {
                 try realm.refreshThrowing()
@@ -76,7 +76,7 @@ final class RealmCoordinator: Sendable {
         var seen = start
         while true {
             let now = database.waitForCommit(after: seen, timeoutMilliseconds: 200)
-            let targets: [(realm: WeakRealm, queue: DispatchQueue)]? = state.withLock { s in
+            let targets: [(realm: WeakRealm, scheduler: RealmScheduler)]? = state.withLock { s in
                 s.realms = s.realms.filter { $0.value.realm.realm != nil }
                 if s.realms.isEmpty {
                     s.running = false
@@ -91,7 +91,7 @@ final class RealmCoordinator: Sendable {
             }
             guard now != seen else { continue }
             seen = now
-            for target in targets { Self.refresh(target.realm, on: target.queue) }
+            for target in targets { Self.refresh(target.realm, on: target.scheduler) }
         }
     }
 }

@@ -476,6 +476,39 @@ public final class Database: Sendable {
             writerGate.signal()
             throw error
         }
+        return try openWriteTransaction()
+    }
+
+    /// Starts the write transaction for an owner that is not a thread: an actor or a task, which
+    /// may run on another thread after each suspension, so the transaction may be committed on
+    /// a thread other than the one that started it. There is no per-thread nesting check (the
+    /// caller keeps at most one write per realm). `waiting`: false returns nil at once when
+    /// another thread or process holds the writer lock, instead of blocking; true blocks, so
+    /// call it only from a thread that may block (never from Swift's cooperative pool).
+    public func beginWriteForHandoff(waiting: Bool) throws -> WriteTransaction? {
+        guard !configuration.readOnly else { throw AtollError(.readOnly, "'\(displayName)' is open read-only") }
+        if waiting {
+            writerGate.wait()
+        } else if writerGate.wait(timeout: .now()) == .timedOut {
+            return nil
+        }
+        do {
+            if waiting {
+                try lock.lockWriter()
+            } else if try !lock.tryLockWriter() {
+                writerGate.signal()
+                return nil
+            }
+        } catch {
+            writerGate.signal()
+            throw error
+        }
+        return try openWriteTransaction()
+    }
+
+    /// The write transaction on the newest version, once this process holds `writerGate` and
+    /// the writer lock (released again if it cannot start).
+    private func openWriteTransaction() throws -> WriteTransaction {
         do {
             lock.setWriterPid(lock.pid)
             try file.refreshSize()

@@ -34,6 +34,17 @@ int atoll_ofd_is_locked(int fd, int64_t start, int64_t length);
 /// lock (conflicting with a write lock), in *lowest. Returns 1 if found, 0 if none, -errno on error.
 int atoll_ofd_lowest_locked(int fd, int64_t start, int64_t length, int64_t *lowest);
 
+// MARK: Swift concurrency: is the current task running on a given serial executor?
+
+/// The Swift runtime's own check (exported, ABI-stable: the standard library's inlinable
+/// `assumeIsolated` and `Task.immediate` call it). An `UnownedSerialExecutor` is the pair
+/// (identity, implementation); flags 0 asks for an answer, never a crash.
+__attribute__((swiftcall)) extern _Bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_t implementation, uint64_t flags);
+/// Whether the calling code runs isolated to the executor (identity, implementation).
+static inline int atoll_is_current_executor(const void *identity, uintptr_t implementation) {
+    return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0) ? 1 : 0;
+}
+
 // MARK: sequentially consistent atomics on raw pointers (shared memory).
 
 uint64_t atoll_atomic_load_u64(const uint64_t *addr);
