@@ -197,7 +197,7 @@ func describe(_ change: RealmCollectionChange<Results<Dog>>) -> String {
 }
 
 /// Polls an async `condition` every 10 ms until it holds or `timeout` passes.
-func eventuallyAsync(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+func eventuallyAsync(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }
