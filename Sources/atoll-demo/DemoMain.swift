@@ -98,7 +98,11 @@ struct AtollDemo {
         }
         say("  offline, node-a sees: \(try a.describe(2))")
         say("  offline, node-c sees: \(try c.describe(2))")
+        // node-a first, and uploaded before node-c reconnects: a node stamps a commit when it
+        // extracts its changeset, which may wait until the node is back online, so this keeps
+        // node-c's edit the later one whatever the timing.
         a.session.resume()
+        try await a.session.waitForUpload()
         c.session.resume()
         try await settle(nodes, live)
         say("  back online, every node sees: \(try b.describe(2))")
