@@ -75,10 +75,8 @@ public final class PostgresTestCluster: Sendable {
         if geteuid() == 0 { try Self.run("/bin/chown", ["-R", "postgres:postgres", directory]) }
         try Self.asServerUser("\(binaries)/initdb", ["-D", "\(directory)/data", "-A", "trust", "-U", "postgres",
                                            "-E", "UTF8", "--locale=C", "--no-sync"])
-        // A free port: bound and released at once (the cluster takes it a moment later).
         port = try Self.freePort()
-        try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/server.log",
-                                           "-w", "-t", "120", "-o", options(port: port), "start"])
+        try start()
     }
 
     /// Server settings: loopback and a socket in the cluster's directory; fsync off (the tests
@@ -122,9 +120,16 @@ public final class PostgresTestCluster: Sendable {
         }
     }
 
-    public func start() throws {
-        try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/server.log",
-                                           "-w", "-t", "120", "-o", options(port: port), "start"])
+    public func start() throws(PostgresTestClusterError) {
+        do {
+            try Self.asServerUser("\(binaries)/pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/server.log",
+                                               "-w", "-t", "120", "-o", options(port: port), "start"])
+        } catch {
+            // The server's own reason is in its log, not in pg_ctl's output.
+            let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? "(no server.log)"
+            let tail = log.split(separator: "\n").suffix(8).joined(separator: "\n")
+            throw PostgresTestClusterError("\(error.description)\nserver.log ends with:\n\(tail)")
+        }
     }
 
     /// Clusters of test processes that no longer run: stopped at once and removed.
@@ -142,24 +147,36 @@ public final class PostgresTestCluster: Sendable {
         }
     }
 
+    /// A port of 127.0.0.1 that is free now and outside the kernel's ephemeral range
+    /// (`ip_local_port_range`). Outside it, no outgoing connection can take the port while the
+    /// server is stopped: a relay that keeps reconnecting to a stopped server on an ephemeral port
+    /// can be given that very port as its local one (TCP connects to itself), and the restart then
+    /// fails with "could not bind".
     private static func freePort() throws(PostgresTestClusterError) -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) } ?? []
+        let ephemeralLow = range.first ?? 32768
+        let candidates = ephemeralLow > 12000 ? 10000..<(ephemeralLow - 1) : 1024..<10000
+        for _ in 0..<200 {
+            let port = Int.random(in: candidates)
+            if try isFree(port) { return port }
+        }
+        throw PostgresTestClusterError("no free port of 127.0.0.1 in \(candidates.lowerBound)..<\(candidates.upperBound) after 200 tries")
+    }
+
+    /// Whether `port` of 127.0.0.1 can be bound now (bound and released at once).
+    private static func isFree(_ port: Int) throws(PostgresTestClusterError) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw PostgresTestClusterError("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw PostgresTestClusterError("bind: \(String(cString: strerror(errno)))") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw PostgresTestClusterError("getsockname: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 
     /// Runs a server binary as the `postgres` user when this process is root (initdb and the
