@@ -132,14 +132,17 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         do { return try asResults.filter(throwing: predicateFormat, args) } catch { atollProgrammerError("invalid query: \(error)") }
     }
 
+    /// The objects sorted by the property at `keyPath`.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         asResults.sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
+    /// The objects sorted by `descriptors`, the first deciding first.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         asResults.sorted(by: descriptors)
     }
 
+    /// The first object of each distinct combination of values at `keyPaths`.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         asResults.distinct(by: keyPaths)
     }
@@ -157,6 +160,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
 
     // MARK: aggregates
 
+    /// The smallest value of `property` over the objects, or nil when there is none.
     public func min<T: PersistableValue>(ofProperty property: String) -> T? {
         switch base {
         case .results(let r): r.min(ofProperty: property)
@@ -165,6 +169,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// The largest value of `property` over the objects, or nil when there is none.
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
         switch base {
         case .results(let r): r.max(ofProperty: property)
@@ -173,6 +178,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// The sum of `property` over the objects (zero when there are none).
     public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
         switch base {
         case .results(let r): r.sum(ofProperty: property)
@@ -181,6 +187,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// The mean of `property` over the objects, or nil when there are none.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         switch base {
         case .results(let r): r.average(ofProperty: property)
@@ -191,6 +198,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
 
     // MARK: key-value coding
 
+    /// Key-value coding: the value of `key` of every object.
     public func value(forKey key: String) -> [Any?] {
         switch base {
         case .results(let r): r.value(forKey: key)
@@ -199,6 +207,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// Key-value coding: the values at `keyPath`, or a collection operator's result (`@count`, `@max.age`).
     public func value(forKeyPath keyPath: String) -> Any? {
         switch base {
         case .results(let r): r.value(forKeyPath: keyPath)
@@ -207,6 +216,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// Sets `key` to `value` on every object (inside a write transaction).
     public func setValue(_ value: Any?, forKey key: String) {
         switch base {
         case .results(let r): r.setValue(value, forKey: key)
@@ -217,6 +227,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
 
     // MARK: freezing
 
+    /// A frozen snapshot of the collection at its current version.
     public func freeze() -> AnyRealmCollection<Element> {
         switch base {
         case .results(let r): AnyRealmCollection(base: .results(r.freeze()))
@@ -225,6 +236,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection, CustomString
         }
     }
 
+    /// The live collection for a frozen one (nil when its owner was deleted since).
     public func thaw() -> AnyRealmCollection<Element>? {
         switch base {
         case .results(let r): r.thaw().map { AnyRealmCollection(base: .results($0)) }

@@ -21,7 +21,9 @@ public protocol _MapProtocol: AnyObject {
 
 /// One entry of a `Map` (what iterating a map gives).
 public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue>: Hashable {
+    /// The entry's key.
     public var key: Key
+    /// The entry's value.
     public var value: Value
 }
 

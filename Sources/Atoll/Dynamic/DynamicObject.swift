@@ -269,6 +269,7 @@ extension DynamicObject: Equatable {
     }
 }
 
+/// RealmSwift's name for the objects a migration block enumerates.
 public typealias MigrationObject = DynamicObject
 
 import AtollQuery

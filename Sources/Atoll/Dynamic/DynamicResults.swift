@@ -42,6 +42,7 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
         context = DynamicContext(realm: core.realm)
     }
 
+    /// The realm the objects are read from.
     public var realm: Realm { core.realm }
     /// The class of the objects.
     public var className: String { core.binding.className }
@@ -106,6 +107,9 @@ public struct DynamicResults: RandomAccessCollection, CustomStringConvertible {
         try filter(predicate, arguments: arguments)
     }
 
+    /// The objects matching `predicate`, with `$0`, `$1`... taken from `arguments`.
+    ///
+    /// - Throws: `.invalidQuery` for an invalid predicate or argument; a storage error when reading fails.
     public func filter(_ predicate: String, arguments: [Any]) throws -> DynamicResults {
         try core.realm.checkThread()
         return DynamicResults(core: core.with(query: try core.bind(predicate, arguments)))

@@ -15,7 +15,9 @@ extension DynamicSchema {
     /// - Not supported (clear errors): `mixed`, sets (`<>`), dictionaries (`{}`),
     ///   embedded and asymmetric classes, default values.
     ///
-    /// - Parameter sourceName: the file name used in error messages (`schema.json:4:17: ...`).
+    /// - Parameters:
+    ///   - json: the schema file's text.
+    ///   - sourceName: the file name used in error messages (`schema.json:4:17: ...`).
     /// - Throws: `AtollError` of kind `.invalidInput` with the position of the problem.
     public init(json: String, sourceName: String = "schema") throws {
         try self.init(jsonBytes: Array(json.utf8), sourceName: sourceName)

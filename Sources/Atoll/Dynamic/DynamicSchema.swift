@@ -2,7 +2,24 @@ import AtollStorage
 
 /// The type of a property in a ``DynamicSchema``.
 public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
-    case bool, int, float, double, string, data, date, uuid, objectId
+    /// A `Bool`.
+    case bool
+    /// An integer (`Int64`).
+    case int
+    /// A `Float`.
+    case float
+    /// A `Double`.
+    case double
+    /// A `String`.
+    case string
+    /// Binary data (`Data`).
+    case data
+    /// A `Date`.
+    case date
+    /// A `UUID`.
+    case uuid
+    /// An `ObjectId`.
+    case objectId
     /// An IEEE 754 decimal128 (`Decimal128`).
     case decimal128
     /// A link to an object of the named class (a single link is always optional).
@@ -63,11 +80,15 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
 
 /// One property of a class in a ``DynamicSchema``.
 public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
+    /// The property's name.
     public var name: String
+    /// What the property (or each element of its collection) holds.
     public var type: DynamicPropertyType
     /// For a list: whether its elements may be nil. A single link is always optional.
     public var isOptional: Bool
+    /// A list (realm-js `int[]`).
     public var isList: Bool
+    /// Whether the property has a search index (primary keys always have one).
     public var isIndexed: Bool
     /// A set (realm-js `int<>`): unique elements.
     public var isSet: Bool
@@ -75,6 +96,7 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
     /// values: a deleted object's value becomes nil.
     public var isMap: Bool
 
+    /// A property. A single link is always optional, whatever `isOptional` says.
     public init(name: String, type: DynamicPropertyType, isOptional: Bool = false, isList: Bool = false, isIndexed: Bool = false,
                 isSet: Bool = false, isMap: Bool = false)
     {
@@ -90,6 +112,7 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
     /// Whether the property holds a list, a set or a map.
     public var isCollection: Bool { isList || isSet || isMap }
 
+    /// Whether the property is the objects linking to this one (`linkingObjects` in a schema).
     public var isLinkingObjects: Bool { if case .linkingObjects = type { true } else { false } }
 
     /// The realm-js type string: `"int"`, `"string?"`, `"Person?"`, `"double[]"`, `"int?[]"`,
@@ -117,17 +140,21 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
 
 /// One class of a ``DynamicSchema``.
 public struct DynamicClassSchema: Sendable, Hashable, CustomStringConvertible {
+    /// The class's name.
     public var name: String
+    /// The primary key property's name, if the class has one.
     public var primaryKey: String?
     /// In declaration order: stored properties, then linking objects as declared.
     public var properties: [DynamicProperty]
 
+    /// A class with these properties.
     public init(name: String, primaryKey: String? = nil, properties: [DynamicProperty]) {
         self.name = name
         self.primaryKey = primaryKey
         self.properties = properties
     }
 
+    /// The property named `name`, or nil.
     public subscript(property name: String) -> DynamicProperty? { properties.first { $0.name == name } }
 
     public var description: String {
@@ -194,6 +221,7 @@ public struct DynamicSchema: Sendable, Hashable, CustomStringConvertible {
         self.classes = classes
     }
 
+    /// The class named `name`, or nil.
     public subscript(className name: String) -> DynamicClassSchema? { classes.first { $0.name == name } }
 
     public var description: String { classes.map(\.description).joined(separator: "\n") }

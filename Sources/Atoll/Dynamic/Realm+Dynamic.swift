@@ -18,8 +18,12 @@ extension Realm {
     /// try realm.write { try realm.dynamicCreate("Dog", value: ["id": 1, "name": "Rex"]) }
     /// ```
     ///
-    /// - Parameter queue: confine the realm to this queue (it then refreshes itself and delivers
-    ///   notifications there when others commit); nil: the current thread.
+    /// - Parameters:
+    ///   - configuration: the file to open and how.
+    ///   - dynamicSchema: classes to create when the file lacks them and to check otherwise;
+    ///     nil: the file's classes as they are.
+    ///   - queue: confine the realm to this queue (it then refreshes itself and delivers
+    ///     notifications there when others commit); nil: the current thread.
     public convenience init(configuration: Configuration, dynamicSchema: DynamicSchema?, queue: DispatchQueue? = nil) throws {
         var c = configuration
         if c.objectTypes == nil { c.objectTypes = [] }
@@ -34,7 +38,7 @@ extension Realm {
     }
 
     /// Creates the classes of `schema` that the file lacks and checks the others against it
-    /// (see ``init(configuration:dynamicSchema:)``). Inside a write transaction the classes are
+    /// (see ``init(configuration:dynamicSchema:queue:)``). Inside a write transaction the classes are
     /// created in it; otherwise in a write of their own.
     ///
     /// - Throws: `.schemaMismatch` listing every difference; `.invalidInput` for an invalid schema.

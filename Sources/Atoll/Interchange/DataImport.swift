@@ -14,6 +14,7 @@ public struct ImportDocument {
     /// Parses a data file.
     ///
     /// - Parameters:
+    ///   - jsonBytes: the data file's bytes (UTF-8 JSON).
     ///   - sourceName: the file name used in error messages.
     ///   - progress: called with the number of bytes parsed so far, about every megabyte.
     /// - Throws: `.invalidInput` naming the position of the problem.
@@ -39,6 +40,7 @@ public struct ImportDocument {
 
 /// How far an import has got.
 public struct ImportProgress: Sendable {
+    /// The stage an import is in.
     public enum Phase: Sendable {
         /// Creating (or updating) objects and setting their values; `total` is the number of
         /// top-level objects.
@@ -47,8 +49,11 @@ public struct ImportProgress: Sendable {
         case linking
     }
 
+    /// The current stage.
     public var phase: Phase
+    /// Objects (or links) done in this stage.
     public var completed: Int
+    /// Objects (or links) this stage has in all.
     public var total: Int
 }
 
@@ -59,6 +64,7 @@ public struct ImportSummary: Sendable {
     /// Existing objects updated (`.modified`/`.all`).
     public var updated = 0
 
+    /// A summary with these counts.
     public init(created: Int = 0, updated: Int = 0) {
         self.created = created
         self.updated = updated

@@ -16,7 +16,9 @@ import AtollQuery
 public enum QueryArgumentJSON {
     /// The argument a JSON text stands for, to pass to `DynamicResults.filter(_:arguments:)`.
     ///
-    /// - Parameter sourceName: names the argument in error messages ("argument $0").
+    /// - Parameters:
+    ///   - text: the JSON text of one value (`5`, `"Rex"`, `{"$date": "2000-01-01T00:00:00Z"}`).
+    ///   - sourceName: names the argument in error messages ("argument $0").
     /// - Throws: `.invalidInput` with the position of the problem.
     public static func argument(fromJSON text: String, sourceName: String) throws -> Any {
         let source = JSONSource(name: sourceName, bytes: Array(text.utf8))

@@ -5,7 +5,7 @@ extension Realm {
     /// Writes every object of every class as JSON in the shape of a data file,
     /// `{"Class": [objects...]}`, which ``importObjects(_:update:progress:)`` reads back.
     ///
-    /// Values print as ``ObjectJSONEncoder`` writes them (InterchangeValue.swift): links as the
+    /// Values print as `ObjectJSONEncoder` writes them (InterchangeValue.swift): links as the
     /// target's primary-key value, dates as ISO-8601 strings, data as base64, NaN and the
     /// infinities as the strings "NaN", "Infinity", "-Infinity". Objects of a class without a
     /// primary key that other objects link to are written nested in those objects, not at the

@@ -68,7 +68,9 @@ public struct CollectionChanges<Collection>: AsyncSequence, Sendable {
         Iterator(subscription: subscription)
     }
 
+    /// Gives the newest change each time it is asked; ends when the consuming task is cancelled.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
+        /// A change: `.initial`, then coalesced `.update`s, or `.error`.
         public typealias Element = RealmCollectionChange<Collection>
         public typealias Failure = Never
 

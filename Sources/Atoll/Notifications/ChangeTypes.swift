@@ -48,8 +48,12 @@ final class ObservationFlag: Sendable {
 /// `modifications` are indices in the new version. All three are sorted ascending. An object
 /// that moved is reported as a deletion and an insertion.
 public enum RealmCollectionChange<CollectionType> {
+    /// The collection as it is when observation starts (delivered first).
     case initial(CollectionType)
+    /// The collection after a commit changed it: `deletions` index the previous version,
+    /// `insertions` and `modifications` the new one.
     case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    /// The collection could not be read (for example a damaged page); no more changes follow.
     case error(any Error)
 }
 
@@ -68,8 +72,11 @@ public struct PropertyChange: CustomStringConvertible {
 
 /// A change of an observed object.
 public enum ObjectChange<T> {
+    /// The object could not be read; no more changes follow.
     case error(any Error)
+    /// The object after a commit changed some of its properties, with each change.
     case change(T, [PropertyChange])
+    /// The object was deleted; no more changes follow.
     case deleted
 }
 
@@ -78,6 +85,7 @@ extension Realm {
     public enum Notification: String, Sendable {
         /// The realm moved to a new version (a commit here, elsewhere, or a refresh).
         case didChange
+        /// RealmSwift's notification that a refresh is needed (Atoll refreshes itself instead; never sent).
         case refreshRequired
     }
 

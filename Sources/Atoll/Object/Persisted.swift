@@ -79,11 +79,13 @@ public struct Persisted<Value: PersistableValue> {
         self.options = options
     }
 
+    /// A property whose new objects start at the declared value (`@Persisted var name = "Rex"`).
     @inlinable
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, options: PersistedOptions(hasDeclaredDefault: true))
     }
 
+    /// A property whose new objects start at its type's default (`@Persisted var dogs: List<Dog>`).
     @inlinable
     public init() {
         self.init(typeDefaultWith: PersistedOptions())
@@ -95,6 +97,8 @@ public struct Persisted<Value: PersistableValue> {
         self.init(value: wrappedValue, options: PersistedOptions(primaryKey: primaryKey, indexed: indexed, hasDeclaredDefault: true))
     }
 
+    /// A property without a declared value: `primaryKey` makes it the object's unique key,
+    /// `indexed` keeps a search index on it.
     @inlinable
     public init(primaryKey: Bool = false, indexed: Bool = false) {
         self.init(typeDefaultWith: PersistedOptions(primaryKey: primaryKey, indexed: indexed))

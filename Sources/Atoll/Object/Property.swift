@@ -4,20 +4,34 @@ import Foundation
 /// What a property stores, as RealmSwift names it (`property.type == .string`). Lists report
 /// their element's type (with `isArray`), links `.object`.
 public enum PropertyType: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// An integer of any width (`Int`, `Int8` ... `Int64`).
     case int = 0
+    /// A `Bool`.
     case bool = 1
+    /// A `String`.
     case string = 2
+    /// A `Data` value.
     case data = 3
+    /// A `Date`.
     case date = 4
+    /// A `Float`.
     case float = 5
+    /// A `Double`.
     case double = 6
+    /// A link to an object (a single link, or the elements of a list of objects).
     case object = 7
+    /// The objects linking to this one through a property (`LinkingObjects`).
     case linkingObjects = 8
+    /// A value of any type (`AnyRealmValue` in RealmSwift).
     case any = 9
+    /// An `ObjectId`.
     case objectId = 10
+    /// A `Decimal128`.
     case decimal128 = 11
+    /// A `UUID`.
     case UUID = 12
 
+    /// The type's name as RealmSwift prints it.
     public var description: String {
         switch self {
         case .int: "int"

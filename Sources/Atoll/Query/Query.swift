@@ -78,25 +78,31 @@ public struct Query<T> {
 
     // MARK: key paths
 
+    /// The property at `member` of the object, to compare or follow further.
     public subscript<V>(dynamicMember member: KeyPath<T, V>) -> Query<V> where T: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: false))
     }
 
+    /// The collection property at `member` of the object, to compare or follow further.
     public subscript<V: _QueryCollection>(dynamicMember member: KeyPath<T, V>) -> Query<V> where T: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: true))
     }
 
     // MARK: equality
 
+    /// Whether the value is equal to `rhs` (`==`).
     public static func == (_ lhs: Query, _ rhs: T) -> Query<Bool> {
         .init(.comparison(.equal, lhs.node, .constant(rhs), []))
     }
+    /// Whether this property's value is equal to the other's (`a == b` in the query language).
     public static func == (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
         .init(.comparison(.equal, lhs.node, rhs.node, []))
     }
+    /// Whether the value is not equal to `rhs` (`!=`).
     public static func != (_ lhs: Query, _ rhs: T) -> Query<Bool> {
         .init(.comparison(.notEqual, lhs.node, .constant(rhs), []))
     }
+    /// Whether this property's value is not equal to the other's (`a != b` in the query language).
     public static func != (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
         .init(.comparison(.notEqual, lhs.node, rhs.node, []))
     }
@@ -110,10 +116,12 @@ public struct Query<T> {
 // MARK: - Optional links
 
 extension Query where T: _QueryOptional {
+    /// The property at `member` of the linked object (nil links match no value), to compare or follow further.
     public subscript<V>(dynamicMember member: KeyPath<T.Wrapped, V>) -> Query<V> where T.Wrapped: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: false))
     }
 
+    /// The collection property at `member` of the linked object (nil links match no value), to compare or follow further.
     public subscript<V: _QueryCollection>(dynamicMember member: KeyPath<T.Wrapped, V>) -> Query<V> where T.Wrapped: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: true))
     }
@@ -122,13 +130,21 @@ extension Query where T: _QueryOptional {
 // MARK: - Numbers and dates
 
 extension Query where T: _QueryNumeric {
+    /// Whether the value is greater than `rhs` (`>`).
     public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.greaterThan, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is greater than the other's (`a > b` in the query language).
     public static func > (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.greaterThan, lhs.node, rhs.node, [])) }
+    /// Whether the value is greater than or equal to `rhs` (`>=`).
     public static func >= (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.greaterThanEqual, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is greater than or equal to the other's (`a >= b` in the query language).
     public static func >= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.greaterThanEqual, lhs.node, rhs.node, [])) }
+    /// Whether the value is less than `rhs` (`<`).
     public static func < (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.lessThan, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is less than the other's (`a < b` in the query language).
     public static func < (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.lessThan, lhs.node, rhs.node, [])) }
+    /// Whether the value is less than or equal to `rhs` (`<=`).
     public static func <= (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.lessThanEqual, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is less than or equal to the other's (`a <= b` in the query language).
     public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.lessThanEqual, lhs.node, rhs.node, [])) }
 
     /// The smallest value of this property over the objects of the collection on the key path
@@ -225,21 +241,32 @@ extension Query where T: _QueryBinary {
         .init(.comparison(.notEqual, node, column.node, options))
     }
 
+    /// Whether the value is greater than `rhs` (`>`).
     public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.greaterThan, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is greater than the other's (`a > b` in the query language).
     public static func > (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.greaterThan, lhs.node, rhs.node, [])) }
+    /// Whether the value is greater than or equal to `rhs` (`>=`).
     public static func >= (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.greaterThanEqual, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is greater than or equal to the other's (`a >= b` in the query language).
     public static func >= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.greaterThanEqual, lhs.node, rhs.node, [])) }
+    /// Whether the value is less than `rhs` (`<`).
     public static func < (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.lessThan, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is less than the other's (`a < b` in the query language).
     public static func < (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.lessThan, lhs.node, rhs.node, [])) }
+    /// Whether the value is less than or equal to `rhs` (`<=`).
     public static func <= (_ lhs: Query, _ rhs: T) -> Query<Bool> { .init(.comparison(.lessThanEqual, lhs.node, .constant(rhs), [])) }
+    /// Whether this property's value is less than or equal to the other's (`a <= b` in the query language).
     public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.lessThanEqual, lhs.node, rhs.node, [])) }
 }
 
 // MARK: - Logic and subqueries
 
 extension Query where T == Bool {
+    /// The negation of a condition (`NOT`).
     public static prefix func ! (_ query: Query) -> Query<Bool> { .init(.not(query.node)) }
+    /// Both conditions (`AND`).
     public static func && (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.and, lhs.node, rhs.node, [])) }
+    /// Either condition (`OR`).
     public static func || (_ lhs: Query, _ rhs: Query) -> Query<Bool> { .init(.comparison(.or, lhs.node, rhs.node, [])) }
 
     /// The number of objects of one collection matching this condition (a `SUBQUERY`):
@@ -251,10 +278,12 @@ extension Query where T == Bool {
 // MARK: - Collections (List, LinkingObjects)
 
 extension Query where T: _QueryCollection {
+    /// The property at `member` of each object of the collection (compared with ANY by default), to compare or follow further.
     public subscript<V>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T.Element: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: false))
     }
 
+    /// The collection property at `member` of each object of the collection (compared with ANY by default), to compare or follow further.
     public subscript<V: _QueryCollection>(dynamicMember member: KeyPath<T.Element, V>) -> Query<V> where T.Element: Object {
         Query<V>(appending(KeyPathRecorder.name(member), collection: true))
     }
@@ -309,9 +338,13 @@ extension Query where T: _QueryCollection, T.Element: _QueryOptional, T.Element.
 }
 
 extension Query where T: _QueryCollection, T.Element: _QueryNumeric {
+    /// Whether some element is greater than `rhs` (`ANY list > %@`).
     public static func > (_ lhs: Query<T>, _ rhs: T.Element) -> Query<Bool> { .init(.comparison(.greaterThan, lhs.node, .constant(rhs), [])) }
+    /// Whether some element is greater than or equal to `rhs` (`ANY list >= %@`).
     public static func >= (_ lhs: Query<T>, _ rhs: T.Element) -> Query<Bool> { .init(.comparison(.greaterThanEqual, lhs.node, .constant(rhs), [])) }
+    /// Whether some element is less than `rhs` (`ANY list < %@`).
     public static func < (_ lhs: Query<T>, _ rhs: T.Element) -> Query<Bool> { .init(.comparison(.lessThan, lhs.node, .constant(rhs), [])) }
+    /// Whether some element is less than or equal to `rhs` (`ANY list <= %@`).
     public static func <= (_ lhs: Query<T>, _ rhs: T.Element) -> Query<Bool> { .init(.comparison(.lessThanEqual, lhs.node, .constant(rhs), [])) }
 
     /// The smallest element (`@min`).

@@ -35,6 +35,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
 
     private let stored = Mutex(Stored())
 
+    /// Holds `wrappedValue`, resolving it again in the realm of whichever thread reads it.
     public init(wrappedValue: T?) {
         self.wrappedValue = wrappedValue
     }

@@ -7,16 +7,22 @@ public import AtollStorage
 /// Every instruction of a changeset shares the changeset's stamp (hlc, origin). The body stays
 /// encoded while a changeset is stored, forwarded and batched; only the node applying it decodes it.
 public struct Changeset: Sendable, Equatable {
+    /// The node that made the changeset.
     public var origin: NodeID
+    /// Its number among the origin's changesets (1, 2, 3, ... without gaps).
     public var seq: UInt64
+    /// The hybrid logical clock reading it is stamped with.
     public var hlc: HLCTimestamp
     /// Bit 0 (`continuesFlag`): the origin's transaction continues in the next changeset (a
     /// transaction larger than `SyncLimits.changesetBodyBytesMax` is shipped in parts).
     public var flags: UInt8
+    /// The encoded instructions (`ChangesetContent`), decoded only by the node applying them.
     public var body: [UInt8]
 
+    /// In `flags`: more parts of the same transaction follow.
     public static let continuesFlag: UInt8 = 1
 
+    /// A changeset with these fields.
     public init(origin: NodeID, seq: UInt64, hlc: HLCTimestamp, flags: UInt8 = 0, body: [UInt8]) {
         self.origin = origin
         self.seq = seq
@@ -25,6 +31,7 @@ public struct Changeset: Sendable, Equatable {
         self.body = body
     }
 
+    /// The stamp of the changeset's first instruction.
     public var stamp: Stamp { Stamp(hlc: hlc, node: origin) }
 }
 
@@ -32,9 +39,12 @@ public struct Changeset: Sendable, Equatable {
 /// within its list: a node inserting into a list takes a number above every number the list
 /// holds, so its own elements never repeat a number.
 public struct ElementID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// A Lamport number: larger than any element id its inserting node had seen.
     public var lamport: UInt64
+    /// The node that inserted the element.
     public var node: NodeID
 
+    /// An element id.
     public init(lamport: UInt64, node: NodeID) {
         self.lamport = lamport
         self.node = node
@@ -51,9 +61,12 @@ public struct ElementID: Hashable, Comparable, Sendable, CustomStringConvertible
 /// A value in a changeset: a scalar as stored, or a link given by its target's primary key (the
 /// target class follows from the property; object keys are local to a file and never travel).
 public enum SyncValue: Hashable, Sendable, CustomStringConvertible {
+    /// A stored value (or null).
     case value(StorageValue)
+    /// A link, by the target's primary key.
     case link(primaryKey: StorageValue)
 
+    /// No value (a nil property, or a link to nothing).
     public static let null = SyncValue.value(.null)
 
     public var description: String {
@@ -67,9 +80,12 @@ public enum SyncValue: Hashable, Sendable, CustomStringConvertible {
 /// An object as every node names it: its class (an index into the changeset's class names) and
 /// its primary key.
 public struct ObjectAddress: Hashable, Sendable {
+    /// The class, as an index into the changeset's class names.
     public var classIndex: Int
+    /// The object's primary key.
     public var primaryKey: StorageValue
 
+    /// An address.
     public init(classIndex: Int, primaryKey: StorageValue) {
         self.classIndex = classIndex
         self.primaryKey = primaryKey
@@ -94,6 +110,7 @@ public enum SyncInstruction: Hashable, Sendable {
     /// Removal of one list element.
     case listErase(ObjectAddress, property: Int, element: ElementID)
 
+    /// The object the instruction changes.
     public var object: ObjectAddress {
         switch self {
         case .create(let o), .erase(let o), .set(let o, _, _), .addInteger(let o, _, _), .listInsert(let o, _, _, _, _),

@@ -34,6 +34,9 @@ public enum ChangesetBatch {
         }
     }
 
+    /// The changesets of an encoded batch.
+    ///
+    /// - Throws: `.protocolViolation` for bytes that are not a valid batch.
     public static func decode(_ bytes: [UInt8]) throws -> [Changeset] {
         try bytes.withUnsafeBytes { buffer in
             var r = ByteReader(buffer, context: "changeset batch", source: .peer)
@@ -43,6 +46,7 @@ public enum ChangesetBatch {
         }
     }
 
+    /// The batch encoding of `changesets`.
     public static func encode(_ changesets: some Collection<Changeset>) -> [UInt8] {
         var w = ByteWriter(capacity: changesets.reduce(16) { $0 + $1.body.count + 24 })
         encode(changesets, into: &w)

@@ -28,10 +28,14 @@ import AtollStorage
 /// list insert, the node ref of the element's node and u8 flags (1: the element was removed; it
 /// comes only for the structure). In format 1 the stamp and node follow from the changeset.
 public struct ChangesetContent: Equatable, Sendable {
+    /// The class names the instructions refer to by index.
     public var classes: [String] = []
+    /// The property names the instructions refer to by index.
     public var properties: [String] = []
+    /// The changes, in the order they were made.
     public var instructions: [SyncInstruction] = []
 
+    /// A content with these tables and instructions.
     public init(classes: [String] = [], properties: [String] = [], instructions: [SyncInstruction] = []) {
         self.classes = classes
         self.properties = properties

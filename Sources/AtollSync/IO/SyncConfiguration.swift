@@ -2,9 +2,12 @@ import AtollStorage
 
 /// Where a relay listens: a host name or IP address and a port.
 public struct RelayAddress: Sendable, Hashable, CustomStringConvertible {
+    /// Host name or IP address.
     public var host: String
+    /// TCP port.
     public var port: Int
 
+    /// An address.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
@@ -54,6 +57,7 @@ public struct RelayAddress: Sendable, Hashable, CustomStringConvertible {
 /// let session = try realm.sync(with: configuration)
 /// ```
 public struct SyncConfiguration: Sendable {
+    /// The relay to connect to.
     public var relay: RelayAddress
     /// The CA the relay's certificate must come from, and this node's certificate or token.
     public var tls: ClientTLSConfiguration
@@ -73,6 +77,7 @@ public struct SyncConfiguration: Sendable {
     /// How often the session's timer runs (resends, commits no wake-up announced).
     public var tickInterval: Duration = .milliseconds(500)
 
+    /// A configuration syncing `classes` (nil: every class) of the realm `realmID`.
     public init(relay: RelayAddress, tls: ClientTLSConfiguration, realmID: String, classes: [String]? = nil) {
         self.relay = relay
         self.tls = tls

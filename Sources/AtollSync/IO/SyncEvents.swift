@@ -22,6 +22,7 @@ public final class SyncObservation: Sendable {
         self.cancel = Mutex(cancel)
     }
 
+    /// Stops the observation; the block is not called again.
     public func invalidate() {
         let body = cancel.withLock { c -> (@Sendable () -> Void)? in
             defer { c = nil }

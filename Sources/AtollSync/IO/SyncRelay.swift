@@ -4,7 +4,9 @@ public import Logging
 
 /// A relay's state at one moment: every realm it serves, with each known peer's position and lag.
 public struct SyncRelayStatus: Sendable {
+    /// The relay's identity.
     public var relayID: NodeID
+    /// Every realm served.
     public var realms: [RelayRealmStatus]
     /// The name (certificate common name or token name) each node last connected with.
     public var peerNames: [NodeID: String]
@@ -29,6 +31,7 @@ public struct SyncRelayStatus: Sendable {
 /// ```
 public final class SyncRelay: Sendable {
     private let driver: RelayDriver
+    /// The relay's identity.
     public let relayID: NodeID
 
     private init(driver: RelayDriver, relayID: NodeID) {

@@ -21,6 +21,7 @@ public import Dispatch
 ///
 /// All members are safe to call from any thread or task.
 public final class SyncSession: Sendable {
+    /// What the session was started with.
     public let configuration: SyncConfiguration
     /// This file's node id (created when sync first started on it).
     public let nodeID: NodeID

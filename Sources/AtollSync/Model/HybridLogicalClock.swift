@@ -14,11 +14,14 @@ public typealias HLCTimestamp = UInt64
 /// they were made (delete then re-create, write then increment) and no two instructions anywhere
 /// share a stamp. The same comparison gives the same answer on every node.
 public struct Stamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The clock reading.
     public var hlc: HLCTimestamp
+    /// The node that made the change.
     public var node: NodeID
     /// The instruction's position in its changeset.
     public var index: UInt32
 
+    /// A stamp.
     public init(hlc: HLCTimestamp, node: NodeID, index: UInt32 = 0) {
         self.hlc = hlc
         self.node = node
@@ -59,14 +62,17 @@ public struct HybridLogicalClock: Sendable, Equatable {
     /// The last reading given out or observed.
     public private(set) var last: HLCTimestamp
 
+    /// The low bits of a reading that hold the logical counter.
     public static let logicalBits: UInt64 = 16
     /// The default bound on how far ahead of local time a remote reading is believed (1 minute).
     public static let maxForwardDriftMillisecondsDefault: UInt64 = 60_000
     /// Physical times are clamped to this (2^48 - 1 ms) so a reading never overflows.
     public static let physicalMillisecondsMax: UInt64 = (1 << 48) - 1
 
+    /// A clock that never gives out `last` or anything before it.
     public init(last: HLCTimestamp = 0) { self.last = last }
 
+    /// The physical milliseconds of a reading.
     public static func physicalMilliseconds(of t: HLCTimestamp) -> UInt64 { t >> logicalBits }
 
     static func reading(physical: UInt64) -> HLCTimestamp { min(physical, physicalMillisecondsMax) << logicalBits }

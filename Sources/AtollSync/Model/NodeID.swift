@@ -5,9 +5,12 @@
 /// A copied file keeps its node id; two files with the same id would present themselves as one
 /// node, so a copy made to start a new node must get a new identity (docs/SYNC.md).
 public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The first 64 bits.
     public let high: UInt64
+    /// The last 64 bits.
     public let low: UInt64
 
+    /// An id from its two halves.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low

@@ -14,6 +14,7 @@ public let syncProtocolVersionOldest: UInt32 = 1
 public enum SyncErrorCode: UInt16, Sendable, Equatable {
     /// A message could not be decoded, or broke the protocol's rules.
     case malformed = 1
+    /// The peers speak protocol versions the other does not accept; the message names both.
     case protocolVersion = 2
     /// The node's synced schema differs from the realm's.
     case schemaMismatch = 3
@@ -62,6 +63,7 @@ public enum SyncMessage: Equatable, Sendable {
     /// The relay accepts: its identity, what it has stored of the node's own changesets, and the
     /// realm's current head.
     case welcome(Welcome)
+    /// A refusal or the end of the session: why, in a code and a sentence for the logs.
     case error(code: SyncErrorCode, message: String)
     /// Own changesets of the node, in sequence order.
     case upload([Changeset])
@@ -76,6 +78,7 @@ public enum SyncMessage: Equatable, Sendable {
     case downloadAck(cursor: UInt64, resend: Bool)
     /// Asks the relay for its current head (for "wait until downloaded everything there is").
     case markRequest(id: UInt64)
+    /// The relay's log head when the `markRequest` with this `id` arrived.
     case markReply(id: UInt64, head: UInt64)
     /// A chunk of the realm's compacted history (for a node that lacks trimmed changesets), a
     /// body of instructions with their own stamps. The last chunk (`final`) carries what the node
@@ -84,14 +87,22 @@ public enum SyncMessage: Equatable, Sendable {
     /// The node applied snapshot chunks before `next`; `resend`: it wants them again from `next`.
     case snapshotAck(next: UInt64, resend: Bool)
 
+    /// The node's handshake: its identity, realm, synced schema and what it already has.
     public struct Hello: Equatable, Sendable {
+        /// The protocol version the node speaks.
         public var protocolVersion: UInt32
+        /// The node's identity (random, stored in its file).
         public var nodeID: NodeID
+        /// The realm the node syncs.
         public var realmID: String
+        /// A digest of the node's synced schema; the relay refuses one that differs from the realm's.
         public var schemaFingerprint: [UInt8]
+        /// Where the node is in the relay's log.
         public var cursor: DownloadCursor
+        /// For every origin, the last changeset the node has applied.
         public var versionVector: VersionVector
 
+        /// A handshake with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, nodeID: NodeID, realmID: String, schemaFingerprint: [UInt8],
                     cursor: DownloadCursor, versionVector: VersionVector)
         {
@@ -104,11 +115,15 @@ public enum SyncMessage: Equatable, Sendable {
         }
     }
 
+    /// The relay's acceptance of a node's `hello`.
     public struct Welcome: Equatable, Sendable {
+        /// The protocol version of the session (the node's own).
         public var protocolVersion: UInt32
+        /// The relay's identity (the same for every relay on one PostgreSQL store).
         public var relayID: NodeID
         /// The highest sequence number of the node's own changesets the relay has stored.
         public var uploadedThrough: UInt64
+        /// The realm's log head when the node connected.
         public var head: UInt64
         /// The log position downloads continue after (the node's cursor, or past history the
         /// relay trimmed and the node already has).
@@ -119,6 +134,7 @@ public enum SyncMessage: Equatable, Sendable {
         /// has none, or the node speaks version 1).
         public var permission: RealmPermission?
 
+        /// An acceptance with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
                     start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil)
         {
@@ -134,9 +150,31 @@ public enum SyncMessage: Equatable, Sendable {
 
     /// Frame kinds (the transport reserves none).
     public enum Kind: UInt8, Sendable {
-        case hello = 1, welcome, error, upload, uploadAck, download, downloadAck, markRequest, markReply, snapshot, snapshotAck
+        /// `SyncMessage.hello`.
+        case hello = 1
+        /// `SyncMessage.welcome`.
+        case welcome
+        /// `SyncMessage.error`.
+        case error
+        /// `SyncMessage.upload`.
+        case upload
+        /// `SyncMessage.uploadAck`.
+        case uploadAck
+        /// `SyncMessage.download`.
+        case download
+        /// `SyncMessage.downloadAck`.
+        case downloadAck
+        /// `SyncMessage.markRequest`.
+        case markRequest
+        /// `SyncMessage.markReply`.
+        case markReply
+        /// `SyncMessage.snapshot`.
+        case snapshot
+        /// `SyncMessage.snapshotAck`.
+        case snapshotAck
     }
 
+    /// The frame kind the message travels as.
     public var kind: Kind {
         switch self {
         case .hello: .hello

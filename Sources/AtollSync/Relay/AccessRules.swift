@@ -3,11 +3,14 @@ import Foundation
 
 /// What one identity may do in one realm.
 public struct RealmPermission: Sendable, Equatable, CustomStringConvertible {
+    /// Whether the identity may join the realm and download it.
     public var read: Bool
+    /// Whether the identity may upload changes.
     public var write: Bool
     /// The classes it may change when `write` is true; nil: every class.
     public var writeClasses: [String]?
 
+    /// A permission; `writeClasses` nil allows writes to every class.
     public init(read: Bool, write: Bool, writeClasses: [String]? = nil) {
         self.read = read
         self.write = write
@@ -47,10 +50,14 @@ public struct RealmPermission: Sendable, Equatable, CustomStringConvertible {
 /// name); `{claims.X}` is claim X of a JWT. A rule whose placeholder has no value for the
 /// identity (no such claim) does not match it.
 public struct AccessRules: Sendable, Equatable {
+    /// One rule: a realm pattern and what a matching identity may do there.
     public struct Rule: Sendable, Equatable {
+        /// The realm id pattern, with `{sub}` and `{claims.X}` filled from the identity.
         public var realm: String
+        /// What the rule allows.
         public var permission: RealmPermission
 
+        /// A rule for the realms matching `realm`.
         public init(realm: String, permission: RealmPermission) {
             self.realm = realm
             self.permission = permission
@@ -60,6 +67,7 @@ public struct AccessRules: Sendable, Equatable {
     /// Most rules one file may hold.
     public static let rulesMax = 10_000
 
+    /// The rules in order; the first that matches decides.
     public var rules: [Rule]
 
     /// Rules, each pattern checked.

@@ -31,6 +31,8 @@ public struct RelayConfiguration: Sendable {
     /// spreads transactions over many batches with a small value).
     var downloadBatchBytesMax = SyncLimits.batchBytesMax
 
+    /// A configuration: clock drift believed, the clock, retransmission, acknowledgement flush
+    /// and trimming intervals, peer expiry, and how a new relay id is made.
     public init(maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
                 physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds,
                 retransmitMilliseconds: UInt64 = 10_000, acknowledgementFlushMilliseconds: UInt64 = 1000,
@@ -53,6 +55,7 @@ public typealias ConnectionID = UInt64
 
 /// What the driver of a relay must do.
 public enum RelayAction: Equatable, Sendable {
+    /// Send `frame` on the connection.
     case send(ConnectionID, Frame)
     /// Close the connection (after sending what came before for it).
     case close(ConnectionID)
@@ -60,8 +63,11 @@ public enum RelayAction: Equatable, Sendable {
 
 /// One peer's position, for `atoll-relay status`.
 public struct RelayPeerStatus: Equatable, Sendable {
+    /// The realm.
     public var realmID: String
+    /// The peer node.
     public var nodeID: NodeID
+    /// Whether it is connected now.
     public var isConnected: Bool
     /// The log position the peer has acknowledged.
     public var acknowledged: UInt64
@@ -69,14 +75,21 @@ public struct RelayPeerStatus: Equatable, Sendable {
     public var lagOperations: UInt64
     /// How long the oldest changeset the peer lacks has been waiting (0 when it lacks none).
     public var lagSeconds: Double
+    /// When it was last heard from (milliseconds since 1970).
     public var lastSeenMilliseconds: UInt64
 }
 
+/// One realm's log and peers, for `atoll-relay status`.
 public struct RelayRealmStatus: Equatable, Sendable {
+    /// The realm.
     public var realmID: String
+    /// The last log position.
     public var head: UInt64
+    /// The last position trimmed into the compacted history.
     public var trimmedThrough: UInt64
+    /// The number of instructions stored.
     public var operations: UInt64
+    /// Every known peer of the realm.
     public var peers: [RelayPeerStatus]
 }
 
@@ -97,6 +110,7 @@ public struct RelayRealmStatus: Equatable, Sendable {
 /// perform(relay.receive(frame, from: 7, now: now))   // hello, uploads, acks
 /// ```
 public final class RelayCore {
+    /// How the relay behaves.
     public let configuration: RelayConfiguration
     private let store: any RelayStore
     private var connections: [ConnectionID: Connection] = [:]
@@ -112,6 +126,7 @@ public final class RelayCore {
     /// the rules in force at that moment.
     public var accessRules: AccessRules?
 
+    /// The relay's identity (its store's).
     public var relayID: NodeID { store.relayID }
 
     /// Connections in id order (iteration order decides message order: keep it reproducible).
@@ -174,6 +189,7 @@ public final class RelayCore {
 
     private func who(_ conn: Connection) -> String { conn.identity.map { "'\($0.name)'" } ?? "this peer" }
 
+    /// Forgets a closed connection; returns what to do.
     public func disconnected(_ c: ConnectionID, now: UInt64) -> [RelayAction] {
         if let conn = connections.removeValue(forKey: c), let realm = conn.realm {
             store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
@@ -187,6 +203,7 @@ public final class RelayCore {
         return [.send(c, SyncMessage.error(code: code, message: message).frame), .close(c)]
     }
 
+    /// Handles a frame from a connection; returns what to send.
     public func receive(_ frame: Frame, from c: ConnectionID, now: UInt64) -> [RelayAction] {
         guard let conn = connections[c] else { return [] }
         let message: SyncMessage

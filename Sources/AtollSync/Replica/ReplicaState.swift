@@ -119,12 +119,15 @@ struct ReplicaState: Equatable {
 /// The highest contiguous sequence number applied, per origin. Two peers that exchange version
 /// vectors know exactly which changesets the other lacks.
 public struct VersionVector: Equatable, Sendable, CustomStringConvertible {
+    /// For every origin, the last sequence number seen.
     public private(set) var entries: [NodeID: UInt64] = [:]
 
+    /// A vector with these entries.
     public init(_ entries: [NodeID: UInt64] = [:]) {
         self.entries = entries.filter { $0.value > 0 }
     }
 
+    /// The last sequence number seen of `origin` (0: none).
     public subscript(origin: NodeID) -> UInt64 {
         get { entries[origin] ?? 0 }
         set { entries[origin] = newValue == 0 ? nil : newValue }

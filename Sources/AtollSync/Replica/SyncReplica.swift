@@ -23,6 +23,8 @@ public struct ReplicaConfiguration: Sendable {
     var changesetSplitBytes = SyncLimits.changesetSplitBytes
     var transactionBytesMax = SyncLimits.transactionBytesMax
 
+    /// A configuration: the realm, the synced classes (nil: all), the clock drift believed, the
+    /// clock, and how a new node id is made.
     public init(realmID: String, classes: [String]? = nil,
                 maxForwardDriftMilliseconds: UInt64 = HybridLogicalClock.maxForwardDriftMillisecondsDefault,
                 physicalClock: @escaping @Sendable () -> UInt64 = ReplicaConfiguration.systemMilliseconds, newNodeID: NodeID? = nil)
@@ -34,6 +36,7 @@ public struct ReplicaConfiguration: Sendable {
         self.newNodeID = newNodeID
     }
 
+    /// Wall-clock milliseconds since 1970.
     @Sendable public static func systemMilliseconds() -> UInt64 {
         UInt64(max(0, Date().timeIntervalSince1970 * 1000))
     }
@@ -42,14 +45,18 @@ public struct ReplicaConfiguration: Sendable {
 /// A position in a relay's log: the relay's identity (a new relay file starts a new log) and
 /// the last entry of it this node has applied.
 public struct DownloadCursor: Equatable, Sendable {
+    /// The relay (or store) whose log the position is in.
     public var relayID: NodeID
+    /// The last log entry applied.
     public var seq: UInt64
 
+    /// A cursor.
     public init(relayID: NodeID, seq: UInt64) {
         self.relayID = relayID
         self.seq = seq
     }
 
+    /// Before the first entry of any log.
     public static let start = DownloadCursor(relayID: .zero, seq: 0)
 }
 
@@ -83,7 +90,9 @@ public struct ApplyReport: Equatable, Sendable {
 /// try replica.apply(downloaded, cursor: DownloadCursor(relayID: relay, seq: 42))
 /// ```
 public final class SyncReplica {
+    /// The file being synced.
     public let database: Database
+    /// How it syncs.
     public let configuration: ReplicaConfiguration
     /// The state as of this replica's last commit (every transaction re-reads it from the file).
     private(set) var state: ReplicaState
@@ -96,7 +105,9 @@ public final class SyncReplica {
     /// transaction.
     private var oversizeCommits: [SyncWriter.OversizeCommit] = []
 
+    /// This node's identity.
     public var nodeID: NodeID { state.nodeID }
+    /// The realm the file is bound to.
     public var realmID: String { state.realmID }
     /// 16 bytes identifying the synced classes' schema; peers must agree on it.
     public var schemaFingerprint: [UInt8] { schema.fingerprint }

@@ -25,12 +25,16 @@ public enum SessionState: Sendable, Equatable, CustomStringConvertible {
 public struct SyncProgress: Equatable, Sendable {
     /// The last own changeset the relay acknowledged, and the last one made.
     public var uploaded: UInt64
+    /// The last own changeset made.
     public var uploadable: UInt64
     /// The relay log position applied, and the log's head as last heard from the relay.
     public var downloaded: UInt64
+    /// The relay's log head as last heard.
     public var downloadable: UInt64
 
+    /// Whether the relay has every own changeset.
     public var isUploadComplete: Bool { uploaded >= uploadable }
+    /// Whether everything the relay had is applied.
     public var isDownloadComplete: Bool { downloaded >= downloadable }
 }
 
@@ -52,6 +56,7 @@ public struct SessionTimings: Sendable, Equatable {
     /// filled for this long is asked for again.
     public var retransmitMilliseconds: UInt64
 
+    /// Timings.
     public init(retransmitMilliseconds: UInt64 = 10_000) {
         self.retransmitMilliseconds = retransmitMilliseconds
     }
@@ -76,8 +81,11 @@ public struct SessionTimings: Sendable, Equatable {
 /// the batch that brings the last one (SyncWriter+Stage.swift), so the acknowledgement of a
 /// batch never covers anything that a crash could lose.
 public final class NodeSession {
+    /// The file this session syncs.
     public let replica: SyncReplica
+    /// Its retransmission timing.
     public let timings: SessionTimings
+    /// The session's state.
     public private(set) var state: SessionState = .offline
     /// The error that stopped the session, if one did.
     public private(set) var lastError: AtollError?
@@ -105,6 +113,7 @@ public final class NodeSession {
     /// spreads transactions over many batches with a small value).
     var uploadBatchBytesMax = SyncLimits.batchBytesMax
 
+    /// A session for `replica`, offline until started.
     public init(replica: SyncReplica, timings: SessionTimings = SessionTimings()) {
         self.replica = replica
         self.timings = timings
@@ -128,6 +137,7 @@ public final class NodeSession {
         return stop()
     }
 
+    /// Starts again after a pause or a lost connection; returns what to send.
     public func resume(now: UInt64) -> [SessionAction] { start(now: now) }
 
     /// Whether the driver should keep a connection open (or reconnect, with backoff).
@@ -249,6 +259,7 @@ public final class NodeSession {
 
     // MARK: received frames
 
+    /// Handles a frame from the relay; returns what to send and report.
     public func receive(_ frame: Frame, now: UInt64) -> [SessionAction] {
         let message: SyncMessage
         do {
@@ -409,6 +420,7 @@ public final class NodeSession {
 
     // MARK: progress and waiting
 
+    /// Upload and download positions.
     public var progress: SyncProgress {
         SyncProgress(uploaded: replica.uploadAcknowledged, uploadable: replica.lastLocalSeq, downloaded: cursor, downloadable: max(relayHead, cursor))
     }

@@ -10,6 +10,7 @@ public struct AuthenticatedToken: Sendable, Equatable {
     /// When the token stops being valid; the relay closes the connection then (`.tokenExpired`).
     public var expires: Date?
 
+    /// A verified token's identity: its subject, claims and expiry.
     public init(subject: String, claims: [String: String], expires: Date?) {
         self.subject = subject
         self.claims = claims

@@ -10,6 +10,7 @@ import Foundation
 /// Existing files are never overwritten: running the command again with a new `--node` issues
 /// that node's pair from the existing CA. Key files are created with mode 0600.
 public enum DevelopmentCertificateDirectory {
+    /// What `create(at:nodes:)` wrote and what it found already there.
     public struct Outcome: Sendable, Equatable {
         /// Paths written by this run.
         public var written: [String] = []
@@ -21,6 +22,10 @@ public enum DevelopmentCertificateDirectory {
     public static let relayCommonName = "atoll-relay"
     static let nodeNameBytesMax = 64
 
+    /// Creates a CA and the relay's pair in `directory` unless present, and a pair for each
+    /// node that lacks one; never overwrites.
+    ///
+    /// - Throws: `.invalidArgument` for a bad node name; an I/O error when a file cannot be written.
     public static func create(at directory: String, nodes: [String]) throws -> Outcome {
         for name in nodes { try validateNodeName(name) }
         var isDirectory: ObjCBool = false

@@ -29,6 +29,7 @@ public struct DevelopmentCertificateAuthority: Sendable {
 
     /// How long certificates stay valid. Generous, since these are for development.
     public static let authorityValidityDays = 3650
+    /// How long the relay's and nodes' certificates stay valid.
     public static let leafValidityDays = 825
 
     /// Creates a new self-signed authority with a fresh key.
@@ -78,7 +79,9 @@ public struct DevelopmentCertificateAuthority: Sendable {
         }
     }
 
+    /// The CA's certificate, PEM.
     public var certificatePEM: String { get throws { try certificate.serializeAsPEM().pemString } }
+    /// The CA's private key, PEM.
     public var privateKeyPEM: String { get throws { try privateKey.serializeAsPEM().pemString } }
 
     /// Issues a certificate for `commonName`, valid for the given host names and IP addresses
@@ -133,7 +136,9 @@ public struct DevelopmentCertificateAuthority: Sendable {
 
 /// A certificate and its private key, both PEM.
 public struct IssuedCertificate: Sendable, Equatable {
+    /// The certificate, PEM.
     public let certificatePEM: String
+    /// Its private key, PEM.
     public let privateKeyPEM: String
 }
 

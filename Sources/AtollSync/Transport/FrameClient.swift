@@ -39,7 +39,9 @@ public enum ClientEvent: Sendable, Equatable {
 /// try await client.shutdown()
 /// ```
 public final class FrameClient: Sendable {
+    /// The server's host.
     public let host: String
+    /// The server's port.
     public let port: Int
     private let tls: ClientTLSContext
     private let configuration: TransportConfiguration

@@ -26,6 +26,7 @@ import Synchronization
 public final class FrameServer: Sendable {
     /// The port actually bound (useful with port 0).
     public let port: Int
+    /// The address bound.
     public let host: String
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel

@@ -27,6 +27,7 @@ public final class MemoryBudget: Sendable {
     private let used = Atomic<Int>(0)
     private let peak = Atomic<Int>(0)
 
+    /// A budget of `bytesMax` bytes.
     public init(bytesMax: Int) {
         self.bytesMax = max(0, bytesMax)
     }

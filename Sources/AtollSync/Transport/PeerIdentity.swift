@@ -6,6 +6,7 @@ import Foundation
 /// placeholders from it (`{sub}` from `subject`, `{claims.X}` from `claims`), and `atoll-relay
 /// status` and the relay's log lines show it.
 public struct PeerIdentity: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// How the peer proved its identity.
     public enum Method: String, Sendable, Equatable, Hashable {
         /// The peer presented a certificate issued by the configured CA; `name` is its common name.
         case certificate
@@ -17,6 +18,7 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, CustomStringConvertib
 
     /// The certificate's common name, the token's configured name, or the JWT's `sub`.
     public var name: String
+    /// How it was proved.
     public var method: Method
     /// The peer's address and port, for logs ("127.0.0.1:50312").
     public var address: String
@@ -29,6 +31,7 @@ public struct PeerIdentity: Sendable, Equatable, Hashable, CustomStringConvertib
     /// When a JWT expires (the relay closes the connection then, with `.tokenExpired`).
     public var expires: Date?
 
+    /// An identity.
     public init(name: String, method: Method, address: String, claims: [String: String] = [:], alternativeNames: [String] = [],
                 expires: Date? = nil)
     {

@@ -28,6 +28,7 @@ public struct TransportConfiguration: Sendable {
     /// Where refusals, disconnections and protocol violations are logged.
     public var logger: Logger = Logger(label: "atoll.transport")
 
+    /// The defaults given with each property.
     public init() {}
 
     /// 1,024 connections per server (each costs a socket, TLS state and a zstd context per
@@ -49,9 +50,12 @@ public struct TransportConfiguration: Sendable {
 /// application is busy; a side whose own application stops reading (backpressure) does not count
 /// silence. `timeout` should be several intervals, to absorb delays in scheduling and the network.
 public struct KeepalivePolicy: Sendable, Equatable {
+    /// How often a silent connection sends a ping.
     public var interval: Duration
+    /// How long a connection may stay silent before it is taken for dead.
     public var timeout: Duration
 
+    /// A policy.
     public init(interval: Duration = .seconds(15), timeout: Duration = .seconds(45)) {
         self.interval = interval
         self.timeout = timeout
@@ -69,14 +73,21 @@ public struct KeepalivePolicy: Sendable, Equatable {
 /// by a random fraction of up to `jitter` of itself so that many nodes cut off together do not
 /// reconnect in lockstep. A connection that stays up for `stableAfter` resets the count.
 public struct ReconnectPolicy: Sendable, Equatable {
+    /// The delay before the first retry.
     public var delayInitial: Duration = .milliseconds(250)
+    /// The longest delay.
     public var delayMax: Duration = .seconds(30)
+    /// How much the delay grows after each failed attempt.
     public var multiplier: Double = 2
+    /// The fraction of each delay that is random.
     public var jitter: Double = 0.5
+    /// How long a connection must stay up to reset the delay.
     public var stableAfter: Duration = .seconds(10)
 
+    /// The defaults: 250 ms doubling up to 30 s, half of each delay random.
     public init() {}
 
+    /// A policy with these values.
     public init(delayInitial: Duration, delayMax: Duration, multiplier: Double = 2, jitter: Double = 0.5, stableAfter: Duration = .seconds(10)) {
         self.delayInitial = delayInitial
         self.delayMax = delayMax

@@ -24,8 +24,10 @@ public struct ServerTLSConfiguration: Sendable {
     public var certificatePath: String
     /// PEM private key of the server.
     public var keyPath: String
+    /// How clients are admitted (certificates from a CA, tokens, or JWTs).
     public var admission: ClientAdmission
 
+    /// A server configuration from PEM files.
     public init(certificatePath: String, keyPath: String, admission: ClientAdmission) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
@@ -60,10 +62,12 @@ public typealias TokenProvider = @Sendable () async throws -> String
 public struct ClientTLSConfiguration: Sendable {
     /// PEM certificate of the CA that issued the server's certificate.
     public var caPath: String
+    /// How the client proves who it is (a certificate, or a bearer token).
     public var credentials: ClientCredentials
     /// The name the server's certificate must carry; nil to use the host connected to.
     public var serverName: String?
 
+    /// A client configuration; `serverName` overrides the name checked in the server's certificate.
     public init(caPath: String, credentials: ClientCredentials, serverName: String? = nil) {
         self.caPath = caPath
         self.credentials = credentials

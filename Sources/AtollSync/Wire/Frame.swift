@@ -10,6 +10,7 @@ public struct Frame: Sendable, Equatable {
     /// The uncompressed message bytes.
     public var payload: [UInt8]
 
+    /// A frame.
     public init(kind: UInt8, payload: [UInt8]) {
         self.kind = kind
         self.payload = payload

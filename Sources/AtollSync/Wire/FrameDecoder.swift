@@ -36,6 +36,9 @@ public final class FrameDecoder {
     /// Capacity kept for `pending` between frames; larger buffers are released once used.
     static let pendingCapacityKept = 64 << 10
 
+    /// A decoder refusing frames over `limits`.
+    ///
+    /// - Throws: when the decompression context cannot be made.
     public init(limits: FrameLimits = .default) throws {
         self.limits = limits
         decompressor = try ZstdDecompressor()

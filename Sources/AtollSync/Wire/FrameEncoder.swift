@@ -17,11 +17,15 @@ import AtollStorage
 /// try encoder.encode(Frame(kind: 1, payload: bytes), into: &wire)
 /// ```
 public final class FrameEncoder {
+    /// The size limits frames are checked against.
     public let limits: FrameLimits
     private let compressor: ZstdCompressor
     /// Once compression fails the stream is out of step with what was sent; nothing more can be.
     private var failure: (any Error)?
 
+    /// An encoder; `compressionLevel` is zstd's (nil: its default).
+    ///
+    /// - Throws: when the compression context cannot be made.
     public init(limits: FrameLimits = .default, compressionLevel: Int32? = nil) throws {
         self.limits = limits
         compressor = try ZstdCompressor(level: compressionLevel ?? ZstdStreamParameters.levelDefault)

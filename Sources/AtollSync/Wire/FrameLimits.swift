@@ -20,6 +20,7 @@ public struct FrameLimits: Sendable, Equatable {
     /// (`TableSpec.valueBytesMax`, 16 MiB) with their addressing.
     public static let payloadBytesMaxDefault = 32 << 20
 
+    /// Frames of up to `payloadBytesMaxDefault` bytes.
     public static let `default` = FrameLimits(uncheckedPayloadBytesMax: payloadBytesMaxDefault)
 
     /// What a connection accepts before its peer is authenticated: room for a token or a goodbye
