@@ -175,6 +175,7 @@ import AtollTestSupport
         #expect(await eventually(timeout: .seconds(60)) { session.state == .connected }, "state \(session.state), error \(String(describing: session.lastError))")
         try await session.waitForDownload()
         #expect(try bob.count() == 1)
+        #expect(session.permission == RealmPermission(read: true, write: false))
 
         let refused = bob.write("bob-1")
         #expect(refused?.kind == .permissionDenied, "\(String(describing: refused))")

@@ -154,6 +154,7 @@ actor NodeDriver {
             return
         }
         reconcileConnection()
+        publisher.setPermission(session.permission)
         updateWriteGuard()
         settleWaiters()
         publisher.setProgress(session.progress)

@@ -43,6 +43,7 @@ final class SessionPublisher: Sendable {
         var progress = SyncProgress(uploaded: 0, uploadable: 0, downloaded: 0, downloadable: 0)
         var lastError: AtollError?
         var connectionError: AtollError?
+        var permission: RealmPermission?
     }
 
     private struct Observer: Sendable {
@@ -90,6 +91,10 @@ final class SessionPublisher: Sendable {
             return true
         }
         if changed { notify(.progress(progress)) }
+    }
+
+    func setPermission(_ permission: RealmPermission?) {
+        snapshotLock.withLock { $0.permission = permission }
     }
 
     func report(_ error: AtollError, connection: Bool) {

@@ -91,6 +91,12 @@ public final class SyncSession: Sendable {
     /// (unreachable, refused certificate...), nil once connected.
     public var connectionError: AtollError? { publisher.snapshot.connectionError }
 
+    /// What the relay's rules let this node do in the realm, as the relay said when the session
+    /// last connected: nil until then, and when the relay has no rules (every node may read and
+    /// write everything). A write transaction that changes a synced class the node may not write
+    /// fails before commit with `.permissionDenied`.
+    public var permission: RealmPermission? { publisher.snapshot.permission }
+
     /// Calls `handler` with every state change, progress step and error, in order, on `queue`
     /// (default: a serial queue of the observation's own). Keep the returned observation.
     public func observe(queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (SyncEvent) -> Void) -> SyncObservation {
