@@ -52,6 +52,11 @@ enum StatusPage {
     <h2>Activity</h2>
     <div class="legend"><span><i class="swatch" style="background:#2f6fdf"></i>changesets received per second (max <b id="rate-max">0</b>)</span><span><i class="swatch" style="background:#e07b00"></i>mean fan-out latency, ms (max <b id="latency-max">0</b>)</span></div>
     <svg id="chart" width="720" height="180" viewBox="0 0 720 180" role="img" aria-label="changesets per second and fan-out latency">
+      <g stroke="#e3e6eb" stroke-width="1">
+        <line x1="8" y1="8" x2="712" y2="8"></line><line x1="8" y1="49" x2="712" y2="49"></line>
+        <line x1="8" y1="90" x2="712" y2="90"></line><line x1="8" y1="131" x2="712" y2="131"></line>
+        <line x1="8" y1="172" x2="712" y2="172" stroke="#b8bec8"></line>
+      </g>
       <polyline id="rate-line" fill="none" stroke="#2f6fdf" stroke-width="2" points=""></polyline>
       <polyline id="latency-line" fill="none" stroke="#e07b00" stroke-width="2" points=""></polyline>
     </svg>
@@ -177,7 +182,9 @@ enum StatusPage {
       const width = 720, height = 180, pad = 8;
       const rateMax = Math.max(1, ...samples.map(s => s.rate));
       const latencyMax = Math.max(1, ...samples.map(s => s.latency));
-      const x = i => pad + (width - 2 * pad) * (samples.length <= 1 ? 0 : i / (samplesMax - 1));
+      // Oldest sample at the left edge; the newest at the right once two minutes have gathered.
+      const span = Math.max(1, Math.min(samplesMax, Math.max(30, samples.length)) - 1);
+      const x = i => pad + (width - 2 * pad) * (i / span);
       const y = (v, max) => height - pad - (height - 2 * pad) * (v / max);
       document.getElementById("rate-line").setAttribute("points", samples.map((s, i) => x(i) + "," + y(s.rate, rateMax)).join(" "));
       document.getElementById("latency-line").setAttribute("points", samples.map((s, i) => x(i) + "," + y(s.latency, latencyMax)).join(" "));

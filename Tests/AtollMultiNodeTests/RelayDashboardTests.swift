@@ -52,6 +52,9 @@ import AtollTestSupport
         let shownLater = try #require(Self.lag(later, node: "b"), "no row for node b: \(later.prefix(3000))")
         #expect(shownLater > shownBefore, "b's lag should grow: \(shownBefore) then \(shownLater)")
 
+        // For the picture: b back and catching up, a writing, so the chart has something to show.
+        try cluster.startNode("b")
+        let writes = try (0..<3).map { _ in try cluster.startImport("a", script.nextImport(for: "a")) }
         // Kept after the test, for a person to look at.
         let screenshots = NSTemporaryDirectory() + "atoll-dashboard-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
@@ -60,6 +63,7 @@ import AtollTestSupport
         let size = (try FileManager.default.attributesOfItem(atPath: png)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 10_000, "the screenshot is \(size) bytes")
         print("RelayDashboardTests: screenshot of the relay dashboard at \(png)")
+        for write in writes { #expect(write.wait(timeout: 60) == 0, "\(write.stderr)") }
     }
 
     /// The relay's lag for `node` (operations), polled until `accept` holds (15 s at most).

@@ -69,6 +69,16 @@ import AtollTestSupport
         let refusals = try #require(status["refusals"] as? [[String: Any]])
         #expect(refusals.contains { $0["reason"] as? String == "schema_mismatch" && $0["stage"] as? String == "handshake" && $0["peer"] as? String == "c" },
                 "\(refusals)")
+
+        // A certificate from another CA is refused by the transport, before the sync protocol.
+        cluster.killNode("c")
+        let stranger = try Cluster(nodes: ["c"])
+        try cluster.startNode("c", certificates: stranger.certs, waitConnected: false)
+        let transport = try waitForMetrics(cluster) { m in m.total("atoll_relay_connections_refused_total") >= 1 }
+        #expect(transport.total("atoll_relay_connections_refused_total") >= 1, "\(transport.text)")
+        #expect(transport.value("atoll_relay_connections_total") == 3)
+        let later = try #require(try cluster.relayStatus()["refusals"] as? [[String: Any]])
+        #expect(later.contains { $0["stage"] as? String == "transport" }, "\(later)")
     }
 
     /// A node session in this process reports to the metrics backend its configuration names (a
