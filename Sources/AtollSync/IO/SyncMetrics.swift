@@ -170,13 +170,17 @@ public struct PeerRefusal: Codable, Sendable, Equatable {
     /// `transport` (TLS, token, connection limits) or `handshake` (the sync `hello`), or `session`
     /// (a fatal error after the session began).
     public var stage: String
-    /// The peer's name when known (certificate common name or token name), and its address.
+    /// The peer's name when known (certificate common name or token name).
     public var peer: String?
+    /// The peer's address (`HOST:PORT`).
     public var address: String
-    /// A short machine-readable reason (an `AtollError.Kind` or a `SyncErrorCode`) and the message.
+    /// A short machine-readable reason: an `AtollError.Kind` (transport) or a
+    /// `SyncErrorCode.metricName` (handshake, session).
     public var reason: String
+    /// What the peer was told, or what the log says.
     public var message: String
 
+    /// A refusal at `time` (now unless given).
     public init(time: Date = Date(), stage: String, peer: String?, address: String, reason: String, message: String) {
         self.time = time.timeIntervalSince1970
         self.stage = stage
@@ -190,13 +194,17 @@ public struct PeerRefusal: Codable, Sendable, Equatable {
 /// The latest refusals, newest last, at most `entriesMax` of them (older ones are dropped; the
 /// counters keep the totals).
 public final class RefusalLog: Sendable {
+    /// The most refusals kept.
     public let entriesMax: Int
     private let entries = Mutex<[PeerRefusal]>([])
 
+    /// An empty log keeping the latest `entriesMax` refusals (at least 1).
     public init(entriesMax: Int = 100) {
         self.entriesMax = max(1, entriesMax)
     }
 
+    /// Appends `refusal`, dropping the oldest past `entriesMax`. O(1) amortised; safe from any
+    /// thread.
     public func record(_ refusal: PeerRefusal) {
         entries.withLock { entries in
             entries.append(refusal)
@@ -204,5 +212,6 @@ public final class RefusalLog: Sendable {
         }
     }
 
+    /// The refusals kept, oldest first.
     public var snapshot: [PeerRefusal] { entries.withLock { $0 } }
 }
