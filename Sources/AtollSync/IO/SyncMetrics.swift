@@ -203,7 +203,7 @@ public final class RefusalLog: Sendable {
         self.entriesMax = max(1, entriesMax)
     }
 
-    /// Appends `refusal`, dropping the oldest past `entriesMax`. O(1) amortised; safe from any
+    /// Appends `refusal`, dropping the oldest past `entriesMax`: O(`entriesMax`) at worst; safe from any
     /// thread.
     public func record(_ refusal: PeerRefusal) {
         entries.withLock { entries in
