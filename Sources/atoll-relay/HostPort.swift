@@ -6,7 +6,12 @@ struct HostPort: ExpressibleByArgument, CustomStringConvertible, Sendable {
     var host: String
     var port: Int
 
+    /// `HOST:PORT`, or a port alone for 127.0.0.1 (loopback).
     init?(argument: String) {
+        if let port = Int(argument), (0...65535).contains(port) {
+            self.init(host: "127.0.0.1", port: port)
+            return
+        }
         guard let parsed = try? HostPort.parse(argument) else { return nil }
         self = parsed
     }

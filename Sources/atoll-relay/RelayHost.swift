@@ -23,11 +23,13 @@ final class RelayHost: Sendable {
     }
 
     static func start(
-        listen: HostPort, status: HostPort?, tls: ServerTLSConfiguration, transport: TransportConfiguration, service: any RelayService, logger: Logger
+        listen: HostPort, status: HostPort?, statusToken: String?, tls: ServerTLSConfiguration, transport: TransportConfiguration,
+        service: any RelayService, telemetry: RelayTelemetry, logger: Logger
     ) async throws -> RelayHost {
         let connections = ConnectionTable()
         var configuration = transport
         configuration.logger = logger
+        configuration.onRefusal = { address, error in telemetry.transportRefused(address: address, error: error) }
         let frameServer = try await FrameServer.start(host: listen.host, port: listen.port, tls: tls, configuration: configuration) { connection in
             let id = connections.add(connection.peer)
             logger.info("admitted \(connection.peer)")
@@ -40,11 +42,19 @@ final class RelayHost: Sendable {
         if let status {
             do {
                 let listenAddress = HostPort(host: listen.host, port: frameServer.port)
-                statusServer = try await StatusServer.start(host: status.host, port: status.port) {
-                    await RelayStatus(
-                        listen: listenAddress.description, service: service.summary, startedAt: startedAt,
-                        connections: connections.snapshot(), lag: service.lagByPeer(), realms: service.realms())
-                }
+                let source = StatusSource(
+                    status: {
+                        await RelayStatus(
+                            listen: listenAddress.description, service: service.summary, startedAt: startedAt,
+                            connections: connections.snapshot(), lag: service.lagByPeer(), realms: service.realms(),
+                            refusals: telemetry.refusals.snapshot)
+                    },
+                    metrics: {
+                        // Reading the realms sets the per-realm gauges (head, lag) to now.
+                        _ = await service.realms()
+                        return telemetry.prometheusText()
+                    })
+                statusServer = try await StatusServer.start(host: status.host, port: status.port, token: statusToken, source: source)
             } catch {
                 await frameServer.shutdown()
                 throw error

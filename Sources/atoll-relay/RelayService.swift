@@ -1,6 +1,7 @@
 import AtollRelayPostgres
 import AtollStorage
 import AtollSync
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -36,10 +37,10 @@ struct SyncRelayService: SyncRelayBackedService {
     let logger: Logger
     let trims: Bool
 
-    init(path: String, configuration: RelayConfiguration, logger: Logger) throws {
+    init(path: String, configuration: RelayConfiguration, logger: Logger, metrics: any MetricsFactory, refusals: RefusalLog) throws {
         // Full durability: a changeset is on stable storage before the relay acknowledges it.
         let database = try Database.open(DatabaseConfiguration(path: path, durability: .full))
-        relay = try SyncRelay.open(database: database, configuration: configuration, logger: logger)
+        relay = try SyncRelay.open(database: database, configuration: configuration, logger: logger, metrics: metrics, refusals: refusals)
         self.path = path
         self.logger = logger
         trims = configuration.trimIntervalMilliseconds < 365 * 24 * 3600 * 1000
@@ -61,7 +62,7 @@ struct PostgresRelayService: SyncRelayBackedService {
     let logger: Logger
     let trims: Bool
 
-    init(location: PostgresLocation, configuration: RelayConfiguration, logger: Logger) throws {
+    init(location: PostgresLocation, configuration: RelayConfiguration, logger: Logger, metrics: any MetricsFactory, refusals: RefusalLog) throws {
         // PostgresNIO's own messages only from warnings up (it explains every connection at debug).
         var databaseLogger = logger
         databaseLogger.logLevel = max(logger.logLevel, .warning)
@@ -72,7 +73,7 @@ struct PostgresRelayService: SyncRelayBackedService {
             }
             store.appendPause = mode
         }
-        let relay = SyncRelay.open(store: store, configuration: configuration, logger: logger)
+        let relay = SyncRelay.open(store: store, configuration: configuration, logger: logger, metrics: metrics, refusals: refusals)
         self.relay = relay
         listener = PostgresHeadListener.start(location: location, logger: databaseLogger,
                                               onHint: { realm, head in await relay.headHint(realm, head: head) },
@@ -134,13 +135,16 @@ extension SyncRelayBackedService {
 
     func realms() async -> [RelayStatus.Realm] {
         guard let status = await status() else { return [] }
+        let now = Date()
         return status.realms.map { realm in
             RelayStatus.Realm(
                 id: realm.realmID, head: realm.head, trimmedThrough: realm.trimmedThrough, operations: realm.operations,
+                schema: status.schemaFingerprints[realm.realmID],
                 peers: realm.peers.map { peer in
                     RelayStatus.RealmPeer(
                         node: peer.nodeID.description, name: status.peerNames[peer.nodeID], connected: peer.isConnected,
-                        acknowledged: peer.acknowledged, lagOperations: peer.lagOperations, lagSeconds: (peer.lagSeconds * 1000).rounded() / 1000)
+                        acknowledged: peer.acknowledged, lagOperations: peer.lagOperations, lagSeconds: (peer.lagSeconds * 1000).rounded() / 1000,
+                        lastAcknowledgedSecondsAgo: status.lastAcknowledged[peer.nodeID].map { (now.timeIntervalSince($0) * 10).rounded() / 10 })
                 })
         }
     }

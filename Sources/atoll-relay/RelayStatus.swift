@@ -23,6 +23,8 @@ struct RelayStatus: Codable, Sendable {
         var head: UInt64
         var trimmedThrough: UInt64
         var operations: UInt64
+        /// The schema fingerprint (hex) the last node admitted to the realm presented.
+        var schema: String?
         var peers: [RealmPeer]
     }
 
@@ -35,6 +37,8 @@ struct RelayStatus: Codable, Sendable {
         var acknowledged: UInt64
         var lagOperations: UInt64
         var lagSeconds: Double
+        /// Seconds since the node's last acknowledgement arrived (nil: none since the relay started).
+        var lastAcknowledgedSecondsAgo: Double?
     }
 
     var relay = "atoll-relay"
@@ -43,9 +47,14 @@ struct RelayStatus: Codable, Sendable {
     var uptimeSeconds: Double
     var peers: [Peer]
     var realms: [Realm]
+    /// The latest refused connections and handshakes, oldest first (absent from older relays).
+    var refusals: [PeerRefusal]?
 
-    init(listen: String, service: String, startedAt: Date, connections: [ConnectionTable.Entry], lag: [String: PeerLag], realms: [Realm]) {
+    init(listen: String, service: String, startedAt: Date, connections: [ConnectionTable.Entry], lag: [String: PeerLag], realms: [Realm],
+         refusals: [PeerRefusal])
+    {
         let now = Date()
+        self.refusals = refusals
         self.listen = listen
         self.service = service
         self.realms = realms

@@ -73,8 +73,15 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "PATH"))
     var rules: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve GET /status (JSON) over plain HTTP on this address.", valueName: "HOST:PORT"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the dashboard (GET /), the status (GET /status, JSON) and metrics (GET /metrics, Prometheus) over plain HTTP on this address; a port alone means 127.0.0.1.",
+        valueName: "HOST:PORT"))
     var status: HostPort?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "A file whose first line is the bearer token /status and /metrics require; needed when --status is not a loopback address.",
+        valueName: "PATH"))
+    var statusTokenFile: String?
 
     @Flag(name: .long, help: ArgumentHelp(
         "Delete log entries once every node known to the relay has acknowledged them. Trimmed entries are folded into a compacted history, which a node that first connects afterwards receives as a snapshot. Off by default: the log keeps everything."))
@@ -112,6 +119,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard memoryBudgetMib >= 1, memoryBudgetMib <= 1 << 20 else {
             throw ValidationError("--memory-budget-mib must be between 1 and 1048576")
         }
+        guard statusTokenFile == nil || status != nil else {
+            throw ValidationError("--status-token-file goes with --status")
+        }
+        if let status, !StatusServer.isLoopback(status.host), statusTokenFile == nil {
+            throw ValidationError("--status \(status) is not a loopback address: give --status-token-file (the endpoint reveals identities and addresses)")
+        }
     }
 
     /// The transport settings the options give.
@@ -139,6 +152,8 @@ struct ServeCommand: AsyncParsableCommand {
             admission = .bearerToken(tokens: try TokenFile.load(tokens ?? ""))
         }
         let accessRules = try rules.map { try AccessRules.load(path: $0) }
+        let statusToken = try statusTokenFile.map { try Self.readToken($0) }
+        let telemetry = RelayTelemetry()
         var location: PostgresLocation?
         var fileLock: RelayFileLock?
         if let postgres {
@@ -164,16 +179,19 @@ struct ServeCommand: AsyncParsableCommand {
         if let location {
             // Short trims: a trim holds the realm's trim lock and the relay's thread meanwhile.
             relayConfiguration.trimEntriesMax = 2000
-            service = try PostgresRelayService(location: location, configuration: relayConfiguration, logger: logger)
+            service = try PostgresRelayService(location: location, configuration: relayConfiguration, logger: logger,
+                                               metrics: telemetry.factory, refusals: telemetry.refusals)
         } else {
-            service = try SyncRelayService(path: db ?? "", configuration: relayConfiguration, logger: logger)
+            service = try SyncRelayService(path: db ?? "", configuration: relayConfiguration, logger: logger,
+                                           metrics: telemetry.factory, refusals: telemetry.refusals)
         }
         // In force before the first connection is accepted.
         await service.setAccessRules(accessRules)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
         // Signals are routed before binding so a SIGTERM during start-up is not lost.
         let signals = ShutdownSignals()
-        let host = try await RelayHost.start(listen: listen, status: status, tls: tls, transport: transportConfiguration, service: service, logger: logger)
+        let host = try await RelayHost.start(listen: listen, status: status, statusToken: statusToken, tls: tls, transport: transportConfiguration,
+                                             service: service, telemetry: telemetry, logger: logger)
         let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
         let mode = ca != nil ? "mutual TLS" : jwtKeys != nil ? "JSON Web Tokens\(tokens != nil ? " and bearer tokens" : "")" : "bearer tokens"
         print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(mode)), \(statusText)")
@@ -222,6 +240,19 @@ struct ServeCommand: AsyncParsableCommand {
         if rules == nil && authenticator == nil {
             logger.notice("SIGHUP: nothing to reload (no --rules, no --jwt-keys)")
         }
+    }
+
+    /// The status endpoint's bearer token: the file's first line, without surrounding spaces.
+    static func readToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AtollError(FileManager.default.fileExists(atPath: path) ? .fileAccessDenied : .fileNotFound, "--status-token-file '\(path)' cannot be read")
+        }
+        let token = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        guard token.count >= 16 else {
+            throw AtollError(.invalidArgument, "--status-token-file '\(path)': the first line must hold a token of at least 16 characters")
+        }
+        return token
     }
 
     /// The relay's file must be creatable: its directory has to exist.

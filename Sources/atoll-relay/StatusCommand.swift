@@ -13,11 +13,15 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The relay's status endpoint (its serve --status).", valueName: "HOST:PORT"))
     var status: HostPort
 
+    @Option(name: .long, help: ArgumentHelp("A file whose first line is the endpoint's bearer token (its serve --status-token-file).", valueName: "PATH"))
+    var tokenFile: String?
+
     @Flag(name: .long, help: "Print the JSON document instead of a table.")
     var json = false
 
     func run() async throws {
-        let body = try await HTTPGet.fetch(host: status.host, port: status.port, path: "/status")
+        let token = try tokenFile.map { try ServeCommand.readToken($0) }
+        let body = try await HTTPGet.fetch(host: status.host, port: status.port, path: "/status", bearerToken: token)
         if json {
             print(body, terminator: body.hasSuffix("\n") ? "" : "\n")
             return
@@ -33,10 +37,10 @@ struct StatusCommand: AsyncParsableCommand {
 enum HTTPGet {
     static let responseBytesMax = 4 << 20
 
-    static func fetch(host: String, port: Int, path: String) async throws -> String {
+    static func fetch(host: String, port: Int, path: String, bearerToken: String? = nil) async throws -> String {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            let body = try await fetch(host: host, port: port, path: path, group: group)
+            let body = try await fetch(host: host, port: port, path: path, bearerToken: bearerToken, group: group)
             try? await group.shutdownGracefully()
             return body
         } catch {
@@ -45,7 +49,7 @@ enum HTTPGet {
         }
     }
 
-    private static func fetch(host: String, port: Int, path: String, group: MultiThreadedEventLoopGroup) async throws -> String {
+    private static func fetch(host: String, port: Int, path: String, bearerToken: String?, group: MultiThreadedEventLoopGroup) async throws -> String {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: group)
@@ -58,7 +62,8 @@ enum HTTPGet {
             throw AtollError(.connectionFailed, "cannot reach the status endpoint \(host):\(port): \(reason)")
         }
         let response = try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"))
+            let authorization = bearerToken.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+            try await outbound.write(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\(authorization)Connection: close\r\n\r\n"))
             var bytes: [UInt8] = []
             for try await chunk in inbound {
                 bytes += chunk.readableBytesView
@@ -72,7 +77,11 @@ enum HTTPGet {
             throw AtollError(.protocolViolation, "\(host):\(port) sent a malformed HTTP response")
         }
         let statusLine = response[..<split.lowerBound].split(separator: "\r\n").first ?? ""
-        guard statusLine.split(separator: " ").dropFirst().first == "200" else {
+        let code = statusLine.split(separator: " ").dropFirst().first
+        guard code != "401" else {
+            throw AtollError(.authenticationFailed, "\(host):\(port) requires a bearer token: give --token-file (the relay's --status-token-file)")
+        }
+        guard code == "200" else {
             throw AtollError(.protocolViolation, "\(host):\(port) answered '\(statusLine)'")
         }
         return String(response[split.upperBound...])

@@ -1,4 +1,5 @@
 import AtollStorage
+import CoreMetrics
 import Dispatch
 
 /// Drives a `NodeSession` (sans-IO) with real I/O: a TLS connection kept up by `FrameClient`,
@@ -33,6 +34,9 @@ actor NodeDriver {
     private var nextWaiterID: UInt64 = 0
     /// The permission the database's write guard enforces (nil: no guard installed).
     private var guardedPermission: RealmPermission?
+    private nonisolated let metrics: NodeMetrics
+    /// When the oldest upload not yet acknowledged was sent (monotonic ns), for the upload latency.
+    private var uploadSentAt: UInt64?
     private var uploadWaiters: [UInt64: (target: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var downloadWaiters: [UInt64: (mark: UInt64, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
@@ -49,6 +53,7 @@ actor NodeDriver {
         self.client = client
         self.configuration = configuration
         self.publisher = publisher
+        metrics = NodeMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory, realmID: configuration.realmID)
     }
 
     /// The driver's clock for the session's timers: monotonic milliseconds.
@@ -129,6 +134,11 @@ actor NodeDriver {
             switch action {
             case .send(let frame):
                 guard let l = link else { continue }
+                metrics.bytesSent.increment(by: frame.payload.count)
+                if frame.kind == SyncMessage.Kind.upload.rawValue {
+                    metrics.changesetsSent.increment(by: FrameCensus.changesetCount(frame))
+                    if uploadSentAt == nil { uploadSentAt = DispatchTime.now().uptimeNanoseconds }
+                }
                 do {
                     try l.outbound.send(frame)
                 } catch {
@@ -228,8 +238,11 @@ actor NodeDriver {
     private nonisolated func run(_ connection: FrameConnection) async throws {
         let (queue, outbound) = OutgoingQueue.make(for: connection)
         guard let epoch = await attach(queue) else { return }
+        metrics.connections.increment()
+        metrics.connected.increment()
         let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, epoch: epoch) }
         await detach(epoch, error: failure)
+        metrics.connected.decrement()
     }
 
     private func attach(_ outbound: OutgoingQueue) -> UInt64? {
@@ -246,6 +259,20 @@ actor NodeDriver {
 
     private func received(_ frame: Frame, epoch: UInt64) {
         guard link?.epoch == epoch else { return }
+        metrics.bytesReceived.increment(by: frame.payload.count)
+        switch SyncMessage.Kind(rawValue: frame.kind) {
+        case .download?:
+            metrics.changesetsReceived.increment(by: FrameCensus.changesetCount(frame))
+        case .uploadAck?:
+            if let sent = uploadSentAt {
+                metrics.uploadLatency.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds - sent))
+                uploadSentAt = nil
+            }
+        case .error?:
+            if case .error(let code, _)? = try? SyncMessage(frame: frame) { metrics.errorReceived(code) }
+        default:
+            break
+        }
         perform(session.receive(frame, now: Self.now()))
     }
 
@@ -254,6 +281,7 @@ actor NodeDriver {
         guard let l = link, l.epoch == epoch else { return }
         l.outbound.finish()
         link = nil
+        uploadSentAt = nil
         let reported = error.flatMap { $0.kind == .cancelled ? nil : $0 }
         perform(session.transportDisconnected(error: reported, now: Self.now()))
     }

@@ -1,4 +1,5 @@
 import AtollStorage
+public import CoreMetrics
 
 /// Where a relay listens: a host name or IP address and a port.
 public struct RelayAddress: Sendable, Hashable, CustomStringConvertible {
@@ -76,6 +77,9 @@ public struct SyncConfiguration: Sendable {
     public var timings = SessionTimings()
     /// How often the session's timer runs (resends, commits no wake-up announced).
     public var tickInterval: Duration = .milliseconds(500)
+    /// Where the session reports its metrics (`atoll_node_*`, docs/OPERATIONS.md); nil: the
+    /// backend bootstrapped in `MetricsSystem` (none: they go nowhere).
+    public var metricsFactory: (any MetricsFactory)? = nil
 
     /// A configuration syncing `classes` (nil: every class) of the realm `realmID`.
     public init(relay: RelayAddress, tls: ClientTLSConfiguration, realmID: String, classes: [String]? = nil) {

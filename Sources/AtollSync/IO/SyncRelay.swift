@@ -1,5 +1,7 @@
 public import AtollStorage
+public import CoreMetrics
 import Dispatch
+public import Foundation
 public import Logging
 
 /// A relay's state at one moment: every realm it serves, with each known peer's position and lag.
@@ -10,6 +12,12 @@ public struct SyncRelayStatus: Sendable {
     public var realms: [RelayRealmStatus]
     /// The name (certificate common name or token name) each node last connected with.
     public var peerNames: [NodeID: String]
+    /// Each realm's schema fingerprint (hex) as the last node admitted to it since the relay
+    /// started presented it; absent for a realm no node has opened since.
+    public var schemaFingerprints: [String: String] = [:]
+    /// When each node's last acknowledgement (of a download or a snapshot chunk) arrived, since
+    /// the relay started.
+    public var lastAcknowledged: [NodeID: Date] = [:]
 }
 
 /// The relay with real I/O: drives the sans-IO `RelayCore` over admitted `FrameConnection`s.
@@ -41,28 +49,38 @@ public final class SyncRelay: Sendable {
 
     /// Opens the relay's log in `database` (creating it in a new file).
     ///
+    /// The relay reports its metrics (docs/OPERATIONS.md) to `metrics`, by default whatever backend
+    /// the application bootstrapped in `MetricsSystem`; refused handshakes are also kept in
+    /// `refusals` when given (the status endpoint's refusal log).
+    ///
     /// - Throws: storage errors of the file (corrupt, locked, not an Atoll file).
     public static func open(database: Database, configuration: RelayConfiguration = RelayConfiguration(),
                             logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250),
-                            helloTimeout: Duration = .seconds(10)) throws -> SyncRelay
+                            helloTimeout: Duration = .seconds(10), metrics: any MetricsFactory = MetricsSystem.factory,
+                            refusals: RefusalLog? = nil) throws -> SyncRelay
     {
         let core = try RelayCore(database: database, configuration: configuration)
-        return open(core: core, logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout)
+        return open(core: core, logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout,
+                    monitor: RelayMonitor(metrics: RelayMetrics(factory: metrics), refusals: refusals))
     }
 
     /// Opens a relay on `store` (for a store shared by several relays, PostgreSQL: pass other
     /// relays' notifications to `headHint` and call `refresh` after the listener reconnects).
     package static func open(store: sending any RelayStore, configuration: RelayConfiguration = RelayConfiguration(),
                              logger: Logger = Logger(label: "atoll.relay"), tickInterval: Duration = .milliseconds(250),
-                             helloTimeout: Duration = .seconds(10)) -> SyncRelay
+                             helloTimeout: Duration = .seconds(10), metrics: any MetricsFactory = MetricsSystem.factory,
+                             refusals: RefusalLog? = nil) -> SyncRelay
     {
-        open(core: RelayCore(store: store, configuration: configuration), logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout)
+        open(core: RelayCore(store: store, configuration: configuration), logger: logger, tickInterval: tickInterval, helloTimeout: helloTimeout,
+             monitor: RelayMonitor(metrics: RelayMetrics(factory: metrics), refusals: refusals))
     }
 
-    private static func open(core: sending RelayCore, logger: Logger, tickInterval: Duration, helloTimeout: Duration) -> SyncRelay {
+    private static func open(core: sending RelayCore, logger: Logger, tickInterval: Duration, helloTimeout: Duration,
+                             monitor: RelayMonitor) -> SyncRelay
+    {
         let relayID = core.relayID
         let executor = SyncThreadExecutor(name: "atoll-relay-core")
-        let driver = RelayDriver(core: core, logger: logger, helloTimeout: helloTimeout, executor: executor)
+        let driver = RelayDriver(core: core, logger: logger, helloTimeout: helloTimeout, executor: executor, monitor: monitor)
         executor.submit { driver.assumeIsolated { $0.begin(tickInterval: tickInterval) } }
         return SyncRelay(driver: driver, relayID: relayID)
     }
@@ -119,8 +137,15 @@ public final class SyncRelay: Sendable {
     }
 }
 
+/// The relay's metrics and, when the host keeps one, its refusal log.
+struct RelayMonitor: Sendable {
+    let metrics: RelayMetrics
+    let refusals: RefusalLog?
+}
+
 actor RelayDriver {
     nonisolated let executor: SyncThreadExecutor
+    private nonisolated let monitor: RelayMonitor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let core: RelayCore
@@ -128,6 +153,8 @@ actor RelayDriver {
     private var connections: [ConnectionID: Peer] = [:]
     private var nextConnection: ConnectionID = 0
     private var names: [NodeID: String] = [:]
+    private var schemas: [String: String] = [:]
+    private var lastAcknowledged: [NodeID: Date] = [:]
     private var tickTask: Task<Void, Never>?
     private var isClosed = false
     /// The core's maintenance failure last logged (logged again only when it changes).
@@ -139,14 +166,20 @@ actor RelayDriver {
         /// When the connection was admitted (monotonic ms), for the handshake deadline.
         let since: UInt64
         var node: NodeID?
+        /// The relay sent `welcome`: an `error` from now on ends a session rather than refusing a
+        /// handshake.
+        var inSession = false
+        /// The realm and schema fingerprint (hex) of the peer's `hello`.
+        var realm: (id: String, schema: String)?
     }
 
     /// A peer that has not said hello this long after admission is closed: an admitted but
     /// silent connection must not hold a slot forever (heartbeats would keep it alive).
     private let helloTimeoutMilliseconds: UInt64
 
-    init(core: sending RelayCore, logger: Logger, helloTimeout: Duration, executor: SyncThreadExecutor) {
+    init(core: sending RelayCore, logger: Logger, helloTimeout: Duration, executor: SyncThreadExecutor, monitor: RelayMonitor) {
         self.core = core
+        self.monitor = monitor
         self.logger = logger
         helloTimeoutMilliseconds = UInt64(max(0, helloTimeout.components.seconds)) * 1000
             + UInt64(max(0, helloTimeout.components.attoseconds) / 1_000_000_000_000_000)
@@ -176,6 +209,7 @@ actor RelayDriver {
         perform(core.tick(now: now))
         if core.maintenanceError != loggedMaintenanceError {
             if let error = core.maintenanceError {
+                monitor.metrics.storageError("maintenance")
                 logger.error("could not write acknowledgements or trim the log (retrying): \(error.message)")
             } else {
                 logger.notice("writing acknowledgements and trimming the log work again")
@@ -216,8 +250,18 @@ actor RelayDriver {
         core.accessRules = rules
     }
 
+    /// Also sets the per-realm gauges (head, trimmed-through, lag).
     func status() throws -> SyncRelayStatus {
-        SyncRelayStatus(relayID: core.relayID, realms: try core.status(), peerNames: names)
+        let realms: [RelayRealmStatus]
+        do {
+            realms = try core.status()
+        } catch {
+            monitor.metrics.storageError("status")
+            throw error
+        }
+        monitor.metrics.record(realms)
+        return SyncRelayStatus(relayID: core.relayID, realms: realms, peerNames: names, schemaFingerprints: schemas,
+                                lastAcknowledged: lastAcknowledged)
     }
 
     // MARK: connections
@@ -228,8 +272,11 @@ actor RelayDriver {
             await connection.close(error: AtollError(.closed, "the relay is shutting down"))
             return
         }
+        monitor.metrics.connections.increment()
+        monitor.metrics.connectionsOpen.increment()
         let failure = await connection.pump(outbound, of: queue) { frame in await self.received(frame, from: id) }
         await unregister(id, error: failure)
+        monitor.metrics.connectionsOpen.decrement()
     }
 
     private func register(_ identity: PeerIdentity, _ outbound: OutgoingQueue) -> ConnectionID? {
@@ -258,20 +305,56 @@ actor RelayDriver {
             // Names for the status report: the core knows nodes by id only.
             connections[id]?.node = hello.nodeID
             names[hello.nodeID] = connections[id]?.identity.name
+            connections[id]?.realm = (hello.realmID, hello.schemaFingerprint.map { String($0, radix: 16).leftPadded(2) }.joined())
         }
-        perform(core.receive(frame, from: id, now: Self.now()))
+        let metrics = monitor.metrics
+        metrics.bytesReceived.increment(by: frame.payload.count)
+        if frame.kind == SyncMessage.Kind.downloadAck.rawValue || frame.kind == SyncMessage.Kind.snapshotAck.rawValue,
+           let node = connections[id]?.node
+        {
+            lastAcknowledged[node] = Date()
+        }
+        guard frame.kind == SyncMessage.Kind.upload.rawValue else {
+            perform(core.receive(frame, from: id, now: Self.now()))
+            return
+        }
+        metrics.changesetsReceived.increment(by: FrameCensus.changesetCount(frame))
+        let arrival = DispatchTime.now().uptimeNanoseconds
+        let actions = core.receive(frame, from: id, now: Self.now())
+        // The core stored the upload (or failed to) before returning its acknowledgement.
+        let stored = actions.contains { if case .send(id, let f) = $0 { f.kind == SyncMessage.Kind.uploadAck.rawValue } else { false } }
+        if stored { metrics.appendLatency.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds - arrival)) }
+        perform(actions, uploadFrom: id, arrival: arrival)
     }
 
-    private func perform(_ actions: [RelayAction]) {
+    /// Carries out the core's actions. `uploadFrom`/`arrival`: the actions answer an upload of that
+    /// connection that arrived then (monotonic ns); downloads they send to other nodes are fan-out.
+    private func perform(_ actions: [RelayAction], uploadFrom uploader: ConnectionID? = nil, arrival: UInt64 = 0) {
+        let metrics = monitor.metrics
         for action in actions {
             switch action {
             case .send(let id, let frame):
                 guard let peer = connections[id] else { continue }
+                metrics.bytesSent.increment(by: frame.payload.count)
+                if frame.kind == SyncMessage.Kind.download.rawValue {
+                    metrics.changesetsSent.increment(by: FrameCensus.changesetCount(frame))
+                    if let uploader, uploader != id {
+                        metrics.fanOutLatency.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds - arrival))
+                    }
+                } else if frame.kind == SyncMessage.Kind.snapshot.rawValue {
+                    metrics.snapshotChunks.increment()
+                    // The chunk index is the payload's first varint: a stream begins at chunk 0.
+                    if frame.payload.first == 0 { metrics.snapshotStreams.increment() }
+                }
                 if frame.kind == SyncMessage.Kind.error.rawValue, case .error(let code, let message)? = try? SyncMessage(frame: frame) {
                     logger.warning("\(code.isFatal ? "refused" : "warned") \(peer.identity) [\(peer.identity.details)]: \(message)")
+                    countError(code, message, peer)
                 }
                 if frame.kind == SyncMessage.Kind.welcome.rawValue {
                     logger.info("session of \(peer.identity) [\(peer.identity.details)] began")
+                    metrics.handshakesAccepted.increment()
+                    connections[id]?.inSession = true
+                    if let realm = peer.realm { schemas[realm.id] = realm.schema }
                 }
                 // The handshake is accepted: the node may send full-size frames once it reads this.
                 if frame.kind == SyncMessage.Kind.welcome.rawValue { peer.outbound.beginSession() }
@@ -292,5 +375,26 @@ actor RelayDriver {
                 _ = core.disconnected(id, now: Self.now())
             }
         }
+    }
+
+    /// An `error` sent to a peer: a refused handshake before `welcome`, a session error after.
+    private func countError(_ code: SyncErrorCode, _ message: String, _ peer: Peer) {
+        let metrics = monitor.metrics
+        if code == .unavailable { metrics.storageError("append") }
+        if peer.inSession {
+            metrics.sessionError(code)
+        } else {
+            metrics.handshakeRefused(code)
+        }
+        guard code.isFatal else { return }
+        monitor.refusals?.record(PeerRefusal(
+            stage: peer.inSession ? "session" : "handshake", peer: peer.identity.name, address: peer.identity.address,
+            reason: code.metricName, message: message))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -68,7 +68,13 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     /// The first failure, reported once (to the ready promise, the log and the application).
     private var failure: AtollError?
 
-    init(role: Role, handshakeTimeout: Duration, logger: Logger, ready: EventLoopPromise<PeerIdentity>, account: BufferAccount? = nil) {
+    /// Told of each refusal on the server side (`TransportConfiguration.onRefusal`).
+    private let onRefusal: (@Sendable (_ address: String, _ error: AtollError) -> Void)?
+
+    init(role: Role, handshakeTimeout: Duration, logger: Logger, ready: EventLoopPromise<PeerIdentity>, account: BufferAccount? = nil,
+         onRefusal: (@Sendable (_ address: String, _ error: AtollError) -> Void)? = nil)
+    {
+        self.onRefusal = onRefusal
         self.role = role
         self.handshakeTimeout = handshakeTimeout
         self.logger = logger
@@ -306,6 +312,7 @@ final class ConnectionControlHandler: ChannelDuplexHandler {
     private func logRefusal(_ error: AtollError) {
         if isServer {
             logger.warning("refused connection from \(remoteAddress): \(error.message)")
+            onRefusal?(remoteAddress, error)
         } else {
             logger.warning("connection to \(remoteAddress) refused: \(error.message)")
         }

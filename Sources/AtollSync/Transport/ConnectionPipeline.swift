@@ -33,7 +33,8 @@ enum ConnectionPipeline {
             limits: configuration.limits, limitsBeforeSession: configuration.limitsBeforeSession,
             compressionLevel: configuration.compressionLevel, account: account))
         try operations.addHandler(ConnectionControlHandler(
-            role: role, handshakeTimeout: configuration.handshakeTimeout, logger: configuration.logger, ready: ready, account: account))
+            role: role, handshakeTimeout: configuration.handshakeTimeout, logger: configuration.logger, ready: ready, account: account,
+            onRefusal: configuration.onRefusal))
         let asyncChannel = try NIOAsyncChannel<Frame, Frame>(
             wrappingChannelSynchronously: channel,
             configuration: .init(backPressureStrategy: .init(

@@ -87,7 +87,9 @@ public final class FrameServer: Sendable {
                         case .admitted:
                             break
                         case .full:
-                            logger.warning("refused connection from \(ConnectionControlHandler.describe(channel.remoteAddress)): \(configuration.connectionsMax) connections already open (connectionsMax)")
+                            let address = ConnectionControlHandler.describe(channel.remoteAddress)
+                            logger.warning("refused connection from \(address): \(configuration.connectionsMax) connections already open (connectionsMax)")
+                            configuration.onRefusal?(address, AtollError(.limitExceeded, "\(configuration.connectionsMax) connections already open (connectionsMax)"))
                             channel.close(promise: nil)
                             return nil
                         case .closed:

@@ -1,3 +1,4 @@
+public import AtollStorage
 public import Logging
 
 /// Connection-level settings shared by `FrameServer` and `FrameClient`.
@@ -27,6 +28,10 @@ public struct TransportConfiguration: Sendable {
     public var compressionLevel: Int32? = nil
     /// Where refusals, disconnections and protocol violations are logged.
     public var logger: Logger = Logger(label: "atoll.transport")
+    /// Told (on an event loop) of each connection a server refuses before admitting it (TLS,
+    /// token, connection limits): the peer's address and why. The relay counts these and keeps
+    /// them in its refusal log.
+    public var onRefusal: (@Sendable (_ address: String, _ error: AtollError) -> Void)? = nil
 
     /// The defaults given with each property.
     public init() {}
