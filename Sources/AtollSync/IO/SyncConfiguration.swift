@@ -72,6 +72,9 @@ public struct SyncConfiguration: Sendable {
     public var timings = SessionTimings()
     /// How often the session's timer runs (resends, commits no wake-up announced).
     public var tickInterval: Duration = .milliseconds(500)
+    /// How many conflicts the file's conflict ledger keeps, and for how long (docs/SYNC.md,
+    /// "Conflicts"): 1,000 entries and 30 days by default.
+    public var conflictRetention = ConflictRetention()
 
     public init(relay: RelayAddress, tls: ClientTLSConfiguration, realmID: String, classes: [String]? = nil) {
         self.relay = relay
@@ -81,6 +84,8 @@ public struct SyncConfiguration: Sendable {
     }
 
     var replicaConfiguration: ReplicaConfiguration {
-        ReplicaConfiguration(realmID: realmID, classes: classes, maxForwardDriftMilliseconds: maxForwardDriftMilliseconds)
+        var c = ReplicaConfiguration(realmID: realmID, classes: classes, maxForwardDriftMilliseconds: maxForwardDriftMilliseconds)
+        c.conflictRetention = conflictRetention
+        return c
     }
 }
