@@ -1,5 +1,6 @@
 import AtollStorage
 @testable import AtollSync
+import AtollTestSupport
 import Foundation
 import Testing
 
@@ -245,6 +246,67 @@ import Testing
         let left = try Conflict.all(in: a.db)
         #expect(left.count == 1)
         #expect(left.first?.losingValue == .value(.string("a again")))
+    }
+
+    /// Random concurrent edits of a few properties and list elements on three nodes with skewed
+    /// clocks, delivered in random causal orders: every node ends with the same ledger.
+    @Test(arguments: 1...12)
+    func randomConcurrentEditsLeaveTheSameLedgerOnEveryNode(seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
+        let base = ManualClock()
+        let nodes = try (0..<3).map { _ in try TestNode(clock: ManualClock(base.now + UInt64.random(in: 0...5_000, using: &rng))) }
+        try nodes[0].db.write { w in
+            for i in 1...3 {
+                let k = try w.items().create(primaryKey: .int(Int64(i)))
+                try w.items().listInsert(k, tags, at: 0, .string("t"))
+            }
+        }
+        var log: [(changeset: Changeset, deps: VersionVector)] = []
+        var published = [UInt64](repeating: 0, count: nodes.count)
+        func publish(_ i: Int) throws {
+            let deps = nodes[i].replica.versionVector
+            for cs in try nodes[i].outgoing(after: published[i]) {
+                log.append((cs, deps))
+                published[i] = cs.seq
+            }
+        }
+        func deliverable(to node: TestNode) -> [Changeset] {
+            let vv = node.replica.versionVector
+            return log.filter { p in
+                p.changeset.seq == vv[p.changeset.origin] + 1 && p.changeset.origin != node.id
+                    && p.deps.entries.allSatisfy { $0.key == p.changeset.origin || vv[$0.key] >= $0.value }
+            }.map(\.changeset)
+        }
+        try publish(0)
+        for n in nodes.dropFirst() { try n.replica.apply(log.map(\.changeset)) }
+        for step in 0..<60 {
+            let i = Int.random(in: 0..<nodes.count, using: &rng)
+            for n in nodes { n.clock.advance(UInt64.random(in: 0...3, using: &rng)) }
+            if Bool.random(using: &rng) {
+                let item = Int64.random(in: 1...3, using: &rng)
+                try nodes[i].db.write { w in
+                    if Int.random(in: 0..<4, using: &rng) == 0 {
+                        try w.items().listSet(ObjectKey(primaryKey: item), tags, at: 0, .string("s\(step)"))
+                    } else {
+                        try w.items().set(ObjectKey(primaryKey: item), title, .string("n\(i) step \(step)"))
+                    }
+                }
+                try publish(i)
+            } else {
+                for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                    guard let next = rng.pick(deliverable(to: nodes[i])) else { break }
+                    try nodes[i].replica.apply([next])
+                }
+            }
+        }
+        // Everything everywhere.
+        for n in nodes {
+            while let next = deliverable(to: n).first { try n.replica.apply([next]) }
+        }
+        #expect(try nodes[0].dump() == nodes[1].dump() && nodes[1].dump() == nodes[2].dump())
+        let reference = try ledger(nodes[0]), second = try ledger(nodes[1]), third = try ledger(nodes[2])
+        #expect(second == reference, "\(reference.joined(separator: "\n"))\n--\n\(second.joined(separator: "\n"))")
+        #expect(third == reference)
     }
 
     @Test func theDefaultsAreDocumented() {

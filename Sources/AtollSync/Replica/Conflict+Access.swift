@@ -22,9 +22,50 @@ extension Conflict {
             guard let t = try r.table(named: className) else { return [] }
             prefix = SyncTrees.objectKey(t.key, primaryKey)
         }
-        return try ConflictLedger.entries(r, objectKey: prefix)
-            .filter { c in className.map { c.className == $0 } ?? true }
-            .sorted { $0.losingStamp < $1.losingStamp }
+        let entries = try ConflictLedger.entries(r, objectKey: prefix).filter { c in className.map { c.className == $0 } ?? true }
+        return try currentWinners(entries, r).sorted { $0.losingStamp < $1.losingStamp }
+    }
+
+    /// The winner of a property or list element entry is what it holds now (its register, or the
+    /// delete that reset it), read with the entry: the same on every node that has the same
+    /// changesets, however the writes that followed the loss arrived.
+    private static func currentWinners(_ entries: [Conflict], _ r: Transaction) throws -> [Conflict] {
+        guard !entries.isEmpty, let stateBytes = try r.internalValue(SyncTrees.state, key: SyncTrees.stateKey) else { return entries }
+        let state = try stateBytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        return try entries.map { entry in
+            guard entry.kind != .deleteOverridden, let property = entry.property, let t = try r.table(named: entry.className),
+                  let column = t.spec.columns.firstIndex(where: { $0.name == property })
+            else { return entry }
+            var c = entry
+            let ok = SyncTrees.objectKey(t.key, c.primaryKey)
+            if let element = c.listElement {
+                guard let bytes = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)) else { return c }
+                var list = try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
+                guard let i = list.index(of: element), !list.elements[i].isDeleted else { return c }
+                c.winningStamp = list.elements[i].valueStamp
+                c.winningValue = list.elements[i].value
+                return c
+            }
+            guard let bytes = try r.internalValue(SyncTrees.objects, key: ok) else { return c }
+            let record = try bytes.withUnsafeBytes { try ObjectRecord.decode($0, state.nodes) }
+            if record.exists, let f = record.field(column), f.stamp != .zero, let k = try t.find(primaryKey: c.primaryKey) {
+                c.kind = .concurrentWrite
+                c.winningStamp = f.stamp
+                let v = try t.value(k, column)
+                if case .link(let target) = v, let name = t.spec.columns[column].linkTarget, let tt = try r.table(named: name) {
+                    c.winningValue = .link(primaryKey: try tt.primaryKeyValue(target))
+                } else if v.isNull, let dangling = f.danglingTarget {
+                    c.winningValue = .link(primaryKey: dangling)
+                } else {
+                    c.winningValue = .value(v)
+                }
+            } else if record.field(column) == nil, let d = record.deleted {
+                c.kind = .writeVoidedByDelete
+                c.winningStamp = d
+                c.winningValue = nil
+            }
+            return c
+        }
     }
 
     /// Removes this entry from the ledger of `database` (it changes no data).

@@ -22,8 +22,9 @@ public import AtollStorage
 // carries the stamp its origin had seen there (changeset body format 3), so a newer write that
 // arrives was concurrent with the write it replaces exactly when it had not seen it. Every node
 // therefore records the same entries (keyed by the losing write), whatever the order in which the
-// changesets arrive; when a later concurrent write replaces the winner, the entries it beat name
-// the new winner. Snapshots of a relay's compacted history carry no seen stamps, and changesets of
+// changesets arrive. The winner of a property or list element entry is read with it: what the
+// property holds now, or the delete that reset it (Conflict+Access.swift), so it is the same on
+// every node with the same changesets. Snapshots of a relay's compacted history carry no seen stamps, and changesets of
 // format 1 (older nodes, the first changesets of a file that held data) none either: writes that
 // win from them are not recorded.
 //
@@ -68,7 +69,8 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
     public var property: String?
     /// The list element written, for `listElementWrite`.
     public var listElement: ElementID?
-    /// The value that holds (nil when the winner is a delete).
+    /// What the property (list element) holds now, or for `deleteOverridden` the first write
+    /// after the delete (nil when the winner is a delete).
     public var winningValue: SyncValue?
     /// The value that was discarded (nil when the loser is a delete).
     public var losingValue: SyncValue?

@@ -13,8 +13,8 @@ import AtollStorage
 // - delete D arrives and the object holds writes after it: D lost to the first of them. Write W
 //   arrives for an object deleted at D < W that W had not seen (D > W.seen): D lost to W.
 // - list element write: as for properties, with the element's value stamp.
-// When a concurrent write or a delete beats a winner, the entries that named it as their winner
-// name the new one, so the ledger ends the same whatever the order.
+// The winner stored is the one the entry was decided against; reading the ledger gives what the
+// property holds now (Conflict+Access.swift), so the ledger reads the same whatever the order.
 
 extension SyncWriter {
     /// The value property `column` of the object holds now, as it travels (links by primary key;
@@ -40,24 +40,6 @@ extension SyncWriter {
         try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ok, column: keyColumn, losing: losingStamp),
                             value: ConflictLedger.encode(conflict))
         conflictsRecorded += 1
-    }
-
-    /// Entries of the property (or list) that `from` had won now name `to` as their winner.
-    private func promoteWinner(_ ok: [UInt8], column: Int, from: Stamp, to: Stamp, value: SyncValue?, kind: Conflict.Kind) throws {
-        let prefix = ConflictLedger.prefix(ok, column: column)
-        var beaten: [([UInt8], Conflict)] = []
-        try txn.forEachInternalEntry(ConflictLedger.tree, from: prefix, prefix: prefix) { k, v in
-            let c = try ConflictLedger.decode(key: k, value: v)
-            if c.winningStamp == from { beaten.append((Array(k), c)) }
-            return true
-        }
-        for (key, var c) in beaten {
-            c.winningStamp = to
-            c.winningValue = value
-            if c.kind != .listElementWrite { c.kind = kind }
-            c.decidedInVersion = txn.newVersion
-            try txn.putInternal(ConflictLedger.tree, key: key, value: ConflictLedger.encode(c))
-        }
     }
 
     /// The writer of an arriving write had seen `seenStamp` there: had that write been recorded
@@ -90,7 +72,6 @@ extension SyncWriter {
             guard let f = o.field(column), f.stamp != .zero, f.stamp > seen else { return }
             let held = try currentValue(c, pk, column, dangling: f.danglingTarget)
             try recordConflict(.concurrentWrite, c, pk, ok, keyColumn: column, property: column, winning: v, stamp, losing: held, f.stamp)
-            try promoteWinner(ok, column: column, from: f.stamp, to: stamp, value: v, kind: .concurrentWrite)
         } else if let d = o.deleted, d > seen {
             // Brings back an object whose delete the writer had not seen.
             try recordConflict(.deleteOverridden, c, pk, ok, keyColumn: ConflictLedger.objectColumn, property: column,
@@ -110,7 +91,6 @@ extension SyncWriter {
                 let held = try currentValue(c, pk, f.column, dangling: f.danglingTarget)
                 try recordConflict(.writeVoidedByDelete, c, pk, ok, keyColumn: f.column, property: f.column,
                                    winning: nil, stamp, losing: held, f.stamp)
-                try promoteWinner(ok, column: f.column, from: f.stamp, to: stamp, value: nil, kind: .writeVoidedByDelete)
             }
         }
         if let f = firstAfter {
@@ -134,6 +114,5 @@ extension SyncWriter {
         guard e.valueStamp > seen else { return }
         try recordConflict(.listElementWrite, c, pk, ok, keyColumn: column, property: column, element: e.id,
                            winning: v, stamp, losing: e.value, e.valueStamp)
-        try promoteWinner(ok, column: column, from: e.valueStamp, to: stamp, value: v, kind: .listElementWrite)
     }
 }
