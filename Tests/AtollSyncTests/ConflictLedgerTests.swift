@@ -309,6 +309,43 @@ import Testing
         #expect(third == reference)
     }
 
+    /// Runs the `atoll` executable (built next to the test bundle) and returns its stdout.
+    func atoll(_ args: String...) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("atoll")
+        process.arguments = args
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theCommandLineListsTheLedgerFilteredByAPredicate() throws {
+        let directory = NSTemporaryDirectory() + "atoll-conflicts-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        let a = try TestNode(clock: clock, path: directory + "/a.atoll"), b = try TestNode(clock: clock)
+        try a.db.write { w in _ = try w.items().create(primaryKey: .int(7)) }
+        try b.replica.apply(try a.outgoing(after: 0))
+        try setTitle(a, 7, "from a")
+        _ = try a.outgoing(after: 1)
+        clock.advance(10)
+        try setTitle(b, 7, "from b")
+        try a.replica.apply(try b.outgoing(after: 0))
+
+        let hit = try atoll("conflicts", directory + "/a.atoll", "className == 'Item' AND property == 'title' AND losingValue == 'from a'", "--json")
+        #expect(hit.status == 0)
+        #expect(hit.stdout.contains("\"winningValue\": \"from b\"") && hit.stdout.contains("\"primaryKey\": \"7\""))
+        #expect(hit.stdout.contains("\"kind\": \"concurrent write\""))
+        let miss = try atoll("conflicts", directory + "/a.atoll", "property == 'count'")
+        #expect(miss.status == 0 && miss.stdout.contains("(0 conflicts)"))
+    }
+
     @Test func theDefaultsAreDocumented() {
         let r = ConflictRetention()
         #expect(r.countMax == 1_000)
