@@ -346,6 +346,40 @@ import Testing
         #expect(miss.status == 0 && miss.stdout.contains("(0 conflicts)"))
     }
 
+    @Test func aRealmListsKeepsAndDismissesTheConflictsOfItsFile() throws {
+        let directory = NSTemporaryDirectory() + "atoll-conflicts-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock()
+        let a = try TestNode(clock: clock, path: directory + "/a.atoll"), b = try TestNode(clock: clock)
+        try a.db.write { w in for id in [7, 8] as [Int64] { _ = try w.items().create(primaryKey: .int(id)) } }
+        try b.replica.apply(try a.outgoing(after: 0))
+        try setTitle(a, 7, "mine")
+        try setTitle(a, 8, "mine too")
+        _ = try a.outgoing(after: 1)
+        clock.advance(10)
+        try setTitle(b, 7, "theirs")
+        try setTitle(b, 8, "theirs too")
+        try a.replica.apply(try b.outgoing(after: 0))
+
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: directory + "/a.atoll"), objectTypes: []),
+                              dynamicSchema: nil)
+        let found = try realm.conflicts(className: "Item")
+        #expect(found.count == 2)
+        #expect(try realm.conflicts(className: "Person").isEmpty)
+        let seven = try #require(found.first { $0.primaryKey == .int(7) })
+        let eight = try #require(found.first { $0.primaryKey == .int(8) })
+        try realm.keepLosingValue(seven)
+        #expect(try titleOf(a, 7) == .string("mine"))
+        try realm.dismiss(eight)
+        #expect(try titleOf(a, 8) == .string("theirs too"))
+        #expect(try realm.conflicts().isEmpty)
+        // Keeping and dismissing run their own write transaction: refused inside one.
+        try realm.write {
+            #expect { try realm.dismiss(eight) } throws: { ($0 as? AtollError)?.kind == .invalidTransaction }
+        }
+    }
+
     @Test func theDefaultsAreDocumented() {
         let r = ConflictRetention()
         #expect(r.countMax == 1_000)
