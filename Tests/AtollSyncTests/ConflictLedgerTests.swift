@@ -250,7 +250,7 @@ import Testing
 
     /// Random concurrent edits of a few properties and list elements on three nodes with skewed
     /// clocks, delivered in random causal orders: every node ends with the same ledger.
-    @Test(arguments: 1...12)
+    @Test(arguments: 1...40)
     func randomConcurrentEditsLeaveTheSameLedgerOnEveryNode(seed: Int) throws {
         var rng = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
         let base = ManualClock()
