@@ -98,15 +98,22 @@ struct AtollDemo {
         }
         say("  offline, node-a sees: \(try a.describe(2))")
         say("  offline, node-c sees: \(try c.describe(2))")
-        // node-a first, and uploaded before node-c reconnects: a node stamps a commit when it
-        // extracts its changeset, which may wait until the node is back online, so this keeps
-        // node-c's edit the later one whatever the timing.
+        // A changeset is stamped with its commit's time, so node-c's edit is the later one
+        // whichever node uploads first; node-a reconnecting first just keeps the output stable.
         a.session.resume()
         try await a.session.waitForUpload()
         c.session.resume()
         try await settle(nodes, live)
         say("  back online, every node sees: \(try b.describe(2))")
         say("  (the title is a last-writer-wins register: node-c wrote last; both list inserts are kept)")
+        let nodeNames = Dictionary(uniqueKeysWithValues: nodes.map { ($0.session.nodeID, $0.name) })
+        for node in nodes {
+            for c in try node.conflicts() where c.primaryKey == .int(2) {
+                say("  \(node.name)'s conflict ledger: \(c.kind) of \(c.property ?? "the object"): "
+                    + "\(c.losingValue?.description ?? "a delete") by \(nodeNames[c.losingNode] ?? "?") lost to "
+                    + "\(c.winningValue?.description ?? "a delete") by \(nodeNames[c.winningNode] ?? "?")")
+            }
+        }
 
         step("node-b marks 'Call the plumber' done, node-a deletes 'Water the plants'")
         try b.write { realm in realm.object(ofType: Todo.self, forPrimaryKey: 3)?.done = true }
@@ -181,6 +188,11 @@ final class Node: Sendable {
     func write(_ body: (Realm) throws -> Void) throws {
         let realm = try Realm(configuration: configuration)
         try realm.write { try body(realm) }
+    }
+
+    /// The conflicts sync recorded in this node's file.
+    func conflicts() throws -> [Conflict] {
+        try Realm(configuration: configuration).conflicts(className: "Todo")
     }
 
     func describe(_ id: Int) throws -> String {

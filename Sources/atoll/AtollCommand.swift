@@ -33,6 +33,7 @@ struct AtollCommand: AsyncParsableCommand {
             LogCommand.self,
             WatchCommand.self,
             NodeCommand.self,
+            ConflictsCommand.self,
         ]
     )
 }

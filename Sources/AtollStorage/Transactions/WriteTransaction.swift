@@ -256,6 +256,11 @@ public final class WriteTransaction: Transaction {
         return try super.metadata(name)
     }
 
+    /// Internal tree of the commit times (u64 BE nanoseconds since 1970) of the commits whose
+    /// logs sync keeps for extraction, keyed by u64 BE version. Written by every writer of the
+    /// file while sync history is retained; sync removes an entry when it extracts the commit.
+    package static let commitTimesTree = "history.commitTimes"
+
     /// Keeps the logs of versions >= `version` in the history until moved forward (0: sync
     /// needs no history). Sync calls this as peers acknowledge changes.
     public func setSyncHistoryRetained(from version: UInt64) {
@@ -329,6 +334,15 @@ public final class WriteTransaction: Transaction {
                 _ = try k.withUnsafeBytes { try BTree.delete(root: &catalog, key: $0, allocator: allocator) }
             }
         }
+        // The commit's time, kept with a log that sync has yet to turn into a changeset: the
+        // changeset is stamped with when the change was made, not when sync got to it.
+        let commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
+        let retainedFrom = syncRetainedFrom ?? root.syncHistoryRetainedFrom
+        if !log.isEmpty, retainedFrom != 0, newVersion >= retainedFrom {
+            var k = ByteWriter(); k.u64BigEndian(newVersion)
+            var v = ByteWriter(); v.u64BigEndian(commitTimeNanos)
+            try putInternal(Self.commitTimesTree, key: k.bytes, value: v.bytes)
+        }
         try saveInternalTreeRoots(into: &catalog, allocator: allocator)
         next.catalogRoot = catalog
         if schemaChanged { next.schemaGeneration = root.schemaGeneration + 1 }
@@ -394,7 +408,7 @@ public final class WriteTransaction: Transaction {
         next.freePageCount = allocator.freePageCount
         next.freeListRoot = allocator.freeListRoot
         next.freeListSerial = allocator.freeListSerial
-        next.commitTimeNanos = UInt64(Clock.realtimeNanoseconds())
+        next.commitTimeNanos = commitTimeNanos
         // One sync when the file's format allows it and the commit's pages fit a page list
         // (CommitPageList.swift); else two. See the header comment for the argument.
         let list = allocator.checksumFreshPages(listing: database.oneSyncCommits && listsPages)

@@ -27,6 +27,12 @@ import AtollStorage
 /// after each instruction's operands, its stamp (varint hlc, node ref, varint index) and, for a
 /// list insert, the node ref of the element's node and u8 flags (1: the element was removed; it
 /// comes only for the structure). In format 1 the stamp and node follow from the changeset.
+///
+/// Format 3 (what nodes make) is format 1 with, after the operands of every erase, set and
+/// listSet, the stamp the origin had seen there when it made the change (the property's write,
+/// the list element's value, or the object's latest write for an erase): varint hlc (0: none),
+/// then, when not 0, node ref and varint index. Receivers use it to tell a concurrent write (a
+/// conflict, recorded in the conflict ledger) from one made after seeing the other.
 public struct ChangesetContent: Equatable, Sendable {
     /// The class names the instructions refer to by index.
     public var classes: [String] = []
@@ -44,6 +50,7 @@ public struct ChangesetContent: Equatable, Sendable {
 
     static let formatVersion: UInt8 = 1
     static let snapshotFormatVersion: UInt8 = 2
+    static let seenStampsFormatVersion: UInt8 = 3
     static let linkTag: UInt8 = 12
 
     enum Op: UInt8 {
@@ -70,6 +77,8 @@ struct ChangesetBodyEncoder {
     let origin: NodeID
     /// Format 2: every instruction carries its own stamp (snapshots).
     let explicitStamps: Bool
+    /// Format 3: erase, set and listSet carry the stamp their origin had seen (`append(_:seen:)`).
+    let seenStamps: Bool
     private var nodes: [NodeID] = []
     private var nodeIndex: [NodeID: Int] = [:]
     private var classes: [String] = []
@@ -79,9 +88,11 @@ struct ChangesetBodyEncoder {
     private var body = ByteWriter(capacity: 256)
     private(set) var instructionCount = 0
 
-    init(origin: NodeID, explicitStamps: Bool = false) {
+    init(origin: NodeID, explicitStamps: Bool = false, seenStamps: Bool = false) {
+        precondition(!(explicitStamps && seenStamps), "snapshots carry no seen stamps")
         self.origin = origin
         self.explicitStamps = explicitStamps
+        self.seenStamps = seenStamps
     }
 
     /// Bytes of instructions so far (the name tables come on top).
@@ -130,6 +141,21 @@ struct ChangesetBodyEncoder {
         instructionCount += 1
     }
 
+    /// Appends an instruction of a format 3 body with the stamp its origin had seen where it
+    /// writes (nil: nothing; only erase, set and listSet carry one).
+    mutating func append(_ i: SyncInstruction, seen: Stamp?) {
+        append(i)
+        switch i {
+        case .erase, .set, .listSet:
+            guard let seen, seen.hlc != 0 else { body.varint(0); return }
+            body.varint(seen.hlc)
+            body.varint(nodeRef(seen.node))
+            body.varint(UInt64(seen.index))
+        default:
+            break
+        }
+    }
+
     /// Appends an instruction with its own stamp (format 2); `elementNode`: the node of a
     /// list insert's new element.
     mutating func append(_ i: SyncInstruction, stamp: Stamp, elementNode: NodeID? = nil, elementErased: Bool = false) {
@@ -159,7 +185,8 @@ struct ChangesetBodyEncoder {
     /// The body: header, name tables, then the instructions.
     func finish() -> [UInt8] {
         var w = ByteWriter(capacity: body.count + 64)
-        w.u8(explicitStamps ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion)
+        w.u8(explicitStamps ? ChangesetContent.snapshotFormatVersion
+            : seenStamps ? ChangesetContent.seenStampsFormatVersion : ChangesetContent.formatVersion)
         w.varint(UInt64(nodes.count))
         for n in nodes { w.append(n.bytes) }
         w.varint(UInt64(classes.count))
@@ -197,6 +224,10 @@ struct ChangesetBodyDecoder {
     let properties: [String]
     let instructionCount: Int
     let explicitStamps: Bool
+    /// Format 3: the stamp the origin had seen where the instruction `next()` returned last
+    /// writes (nil: none, or a format without them).
+    let seenStamps: Bool
+    private(set) var seen: Stamp?
     private(set) var decoded = 0
     /// Format 2: the stamp of the instruction `next()` returned last, and for a list insert its
     /// element's node.
@@ -212,9 +243,10 @@ struct ChangesetBodyDecoder {
         do {
             let format = try r.u8()
             let expected = snapshot ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion
-            guard format == expected else {
-                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)); upgrade Atoll")
+            guard format == expected || (!snapshot && format == ChangesetContent.seenStampsFormatVersion) else {
+                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)\(snapshot ? "" : " and 3")); upgrade Atoll")
             }
+            seenStamps = format == ChangesetContent.seenStampsFormatVersion
             let nodeCount = try r.length(max: r.remaining / 16)
             var nodes: [NodeID] = []
             nodes.reserveCapacity(nodeCount)
@@ -280,6 +312,24 @@ struct ChangesetBodyDecoder {
     /// including bytes left over after the declared instructions.
     mutating func next() throws -> SyncInstruction? {
         guard let i = try nextInstruction() else { return nil }
+        seen = nil
+        if seenStamps {
+            switch i {
+            case .erase, .set, .listSet:
+                do {
+                    let hlc = try reader.varint()
+                    if hlc != 0 {
+                        let n = try node(try reader.varint())
+                        let index = try reader.length(max: Int(UInt32.max))
+                        seen = Stamp(hlc: hlc, node: n, index: UInt32(index))
+                    }
+                } catch let e as AtollError {
+                    throw Self.violation(e)
+                }
+            default:
+                break
+            }
+        }
         guard explicitStamps else { return i }
         do {
             let hlc = try reader.varint()

@@ -33,7 +33,7 @@ extension Realm {
         return try SyncSession.start(database: database, configuration: configuration)
     }
 
-    private static func storageConfiguration(_ c: Configuration) throws -> DatabaseConfiguration {
+    static func storageConfiguration(_ c: Configuration) throws -> DatabaseConfiguration {
         if let id = c.inMemoryIdentifier { return DatabaseConfiguration(inMemoryIdentifier: id) }
         guard let url = c.fileURL, url.isFileURL else {
             throw AtollError(.invalidArgument, "the realm's configuration names no file")

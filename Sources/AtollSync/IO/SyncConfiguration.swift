@@ -80,6 +80,9 @@ public struct SyncConfiguration: Sendable {
     /// Where the session reports its metrics (`atoll_node_*`, docs/OPERATIONS.md); nil: the
     /// backend bootstrapped in `MetricsSystem` (none: they go nowhere).
     public var metricsFactory: (any MetricsFactory)? = nil
+    /// How many conflicts the file's conflict ledger keeps, and for how long (docs/SYNC.md,
+    /// "Conflicts"): 1,000 entries and 30 days by default.
+    public var conflictRetention = ConflictRetention()
 
     /// A configuration syncing `classes` (nil: every class) of the realm `realmID`.
     public init(relay: RelayAddress, tls: ClientTLSConfiguration, realmID: String, classes: [String]? = nil) {
@@ -90,6 +93,8 @@ public struct SyncConfiguration: Sendable {
     }
 
     var replicaConfiguration: ReplicaConfiguration {
-        ReplicaConfiguration(realmID: realmID, classes: classes, maxForwardDriftMilliseconds: maxForwardDriftMilliseconds)
+        var c = ReplicaConfiguration(realmID: realmID, classes: classes, maxForwardDriftMilliseconds: maxForwardDriftMilliseconds)
+        c.conflictRetention = conflictRetention
+        return c
     }
 }

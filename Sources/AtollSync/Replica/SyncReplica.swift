@@ -16,6 +16,8 @@ public struct ReplicaConfiguration: Sendable {
     /// The id a file gets when sync first starts on it (nil: a random one, the normal case;
     /// provisioning tools and the simulator choose them). Ignored for a file that has one.
     public var newNodeID: NodeID?
+    /// How many entries the conflict ledger keeps, and for how long (Conflict.swift).
+    public var conflictRetention = ConflictRetention()
     /// Test hooks (every node of a realm must use the same values): where a local transaction's
     /// changeset is cut (`SyncLimits.changesetSplitBytes`), and the most body bytes of one
     /// transaction, made or received (`SyncLimits.transactionBytesMax`). Larger values are
@@ -213,6 +215,7 @@ public final class SyncReplica {
             let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
             writer.changesetSplitBytes = max(1, min(configuration.changesetSplitBytes, SyncLimits.changesetSplitBytes))
+            writer.conflictRetention = configuration.conflictRetention
             writer.transactionBytesMax = max(writer.partBytesMax, min(configuration.transactionBytesMax, SyncLimits.transactionBytesMax))
             if let c = cursorInMemory, c.relayID != writer.state.relayID || c.seq > writer.state.relayCursor {
                 writer.state.relayID = c.relayID

@@ -59,8 +59,14 @@ extension SyncWriter {
             _ = state.nodeIndex(cs.origin)
             var names = try Names(decoder, schema)
             var index = 0
+            recordsConflicts = decoder.seenStamps
+            defer {
+                recordsConflicts = false
+                seenStamp = nil
+            }
             try mapInputErrors("changeset \(cs.seq) of node \(cs.origin)") {
                 while let instruction = try decoder.next() {
+                    seenStamp = decoder.seen
                     try apply(instruction, stamp: base.at(index), elementNode: cs.origin, &names)
                     index += 1
                 }
@@ -165,6 +171,7 @@ extension SyncWriter {
             return
         }
         guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
+        if recordsConflicts { try noteEraseConflicts(c, pk, ok, o, stamp) }
         if let latest = o.latest, latest > stamp {
             try eraseBefore(c, pk, ok, k, &o, stamp)
             return
@@ -288,6 +295,7 @@ extension SyncWriter {
         }
         let ok = SyncTrees.objectKey(c.key, pk)
         var o = try object(ok)
+        if recordsConflicts { try noteSetConflicts(c, pk, ok, o, column, v, stamp) }
         if let f = o.field(column), f.stamp > stamp { return }
         guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
         // After prepareWrite: a link to the object itself resolves once it exists.
@@ -402,6 +410,7 @@ extension SyncWriter {
         guard let i = l.index(of: element) else { return }
         let (value, dangling) = try listElementValue(c, column, v)
         let e = l.elements[i]
+        if recordsConflicts, !e.isDeleted { try noteListSetConflicts(c, pk, ok, column, e, v, stamp) }
         guard !e.isDeleted, e.valueStamp < stamp else { return }
         let t = try table(c)
         let position = l.visibleIndex(before: i)

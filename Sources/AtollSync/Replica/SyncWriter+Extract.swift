@@ -69,11 +69,25 @@ extension SyncWriter {
         return made
     }
 
+    /// When the local commit `version` was made, in milliseconds since 1970 (removing the record
+    /// of it), or now for a commit of a writer that recorded no time.
+    private func commitMilliseconds(_ version: UInt64) throws -> UInt64 {
+        var k = ByteWriter(capacity: 8)
+        k.u64BigEndian(version)
+        guard let v = try txn.internalValue(WriteTransaction.commitTimesTree, key: k.bytes) else { return physicalMilliseconds() }
+        guard v.count == 8 else { throw AtollError.corrupted("commit time of version \(version) has \(v.count) bytes") }
+        try txn.deleteInternal(WriteTransaction.commitTimesTree, key: k.bytes)
+        let nanos = v.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+        // Never later than now: a commit time from a clock that has since been set back would
+        // otherwise move this node's clock ahead of real time.
+        return min(nanos / 1_000_000, physicalMilliseconds())
+    }
+
     /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
     private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue],
                                created: inout [(SyncedClass, StorageValue)]) throws -> Int
     {
-        var encoder = ChangesetBodyEncoder(origin: nodeID)
+        var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: true)
         var made = 0
         var pendingNulls: [PendingImplicitNull] = []
         var createdHere: [ObjectRef: StorageValue] = [:]
@@ -129,7 +143,7 @@ extension SyncWriter {
                                         flags: continues ? Changeset.continuesFlag : 0, body: body))
             lastPartContinues = continues
             made += 1
-            encoder = ChangesetBodyEncoder(origin: nodeID)
+            encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: true)
             if continues { base = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID) }
         }
 
@@ -159,7 +173,12 @@ extension SyncWriter {
         }
         if let e = reader.error { throw e }
         createdHere.removeAll()
-        let now = clock.tick(physicalMilliseconds: physicalMilliseconds())
+        // Stamped with the commit's time, not the extraction's: a commit made offline (or while
+        // no session ran) must lose to a later one made elsewhere, whenever it is uploaded. The
+        // clock still ticks past every reading it gave out or observed (monotonic); everything it
+        // observed was applied before this commit was made (local commits are extracted first).
+        let committed = try commitMilliseconds(version)
+        let now = clock.tick(physicalMilliseconds: committed)
         if touched.hlc >= now {
             guard touched.hlc < UInt64.max else { throw AtollError(.limitExceeded, "the realm's clock readings are exhausted") }
             clock.advance(to: touched.hlc + 1)
@@ -194,8 +213,9 @@ extension SyncWriter {
                     try addDangling(target: target, origin: origin, column: n.column, originPrimaryKey: originPK)
                 }
                 pendingNulls.removeAll()
+                let seen = try object(target).latest
                 try deleteMetadata(c, objectKey: target, stamp: stamp)
-                encoder.append(.erase(address(c, pk)))
+                encoder.append(.erase(address(c, pk)), seen: seen)
 
             case .set(let t, let k, let column, let value, let implicit):
                 guard let c = schema.classes[t] else { continue }
@@ -208,6 +228,8 @@ extension SyncWriter {
                 let ok = SyncTrees.objectKey(t, pk)
                 let v = try syncValue(c, column, value)
                 var o = try object(ok)
+                // What this write replaces here: the property's write, or the object's delete.
+                let seen = max(o.field(column)?.stamp ?? .zero, o.deleted ?? .zero)
                 try o.withField(column) { f in
                     if let old = f.danglingTarget, let tc = c.linkTargets[column] {
                         try removeDangling(target: SyncTrees.objectKey(tc.key, old), origin: ok, column: column)
@@ -222,7 +244,7 @@ extension SyncWriter {
                 }
                 o.noteWrite(stamp)
                 setObject(ok, o)
-                encoder.append(.set(address(c, pk), property: property(c, column), value: v))
+                encoder.append(.set(address(c, pk), property: property(c, column), value: v), seen: seen)
 
             case .addInteger(let t, let k, let column, let delta):
                 guard let c = schema.classes[t] else { continue }
@@ -257,11 +279,12 @@ extension SyncWriter {
                 var l = try list(lk)
                 let v = try syncValue(c, column, value)
                 guard let e = try localElement(l, visible: index, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
+                let seen = l.elements[i].valueStamp
                 l.elements[i].value = v
                 l.elements[i].valueStamp = stamp
                 setList(lk, l)
                 try noteWrite(ok, stamp)
-                encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v))
+                encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v), seen: seen)
 
             case .listErase(let t, let k, let column, let index, let implicit):
                 guard let c = schema.classes[t] else { continue }

@@ -27,6 +27,13 @@ final class SyncWriter {
     var oversizeCommits: [OversizeCommit] = []
     /// Per origin, its parts staged in `sync.staged` (SyncWriter+Stage.swift), once looked up.
     var stagedRuns: [NodeID: StagedRun] = [:]
+    /// The conflict ledger (Conflict.swift): whether the changeset being applied records
+    /// conflicts (one of format 3), the stamp its instruction being applied had seen, how many
+    /// entries this transaction recorded, and how many the file keeps.
+    var recordsConflicts = false
+    var seenStamp: Stamp?
+    var conflictsRecorded = 0
+    var conflictRetention = ConflictRetention()
 
     /// Records read or written in this transaction; `dirty` ones are written back at `finish`.
     /// One table rather than a cache plus a dirty set, and keys hashed as one block of bytes
@@ -218,6 +225,9 @@ final class SyncWriter {
     /// makes the commit the new extraction point.
     func finish() throws {
         try flushRecords()
+        if conflictsRecorded > 0 {
+            try ConflictLedger.enforce(conflictRetention, txn: txn, nowMilliseconds: physicalMilliseconds())
+        }
         while state.applied.count < state.nodes.count { state.applied.append(0) }
         state.clock = clock.last
         state.extractedThrough = txn.newVersion

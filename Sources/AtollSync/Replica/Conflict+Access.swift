@@ -1,0 +1,160 @@
+public import AtollStorage
+import Foundation
+
+// Reading and acting on the conflict ledger of a file (Conflict.swift), with or without a
+// running sync session.
+
+extension Conflict {
+    /// The conflicts recorded in `database`, ordered by the losing write's stamp (the same order
+    /// on every node). `className` and `primaryKey` narrow it to a class or one object.
+    ///
+    /// ```swift
+    /// for c in try Conflict.all(in: database, className: "Task") where c.property == "title" {
+    ///     print(c.losingValue ?? "(delete)", "lost to", c.winningValue ?? "(delete)")
+    /// }
+    /// ```
+    /// O(n) in the ledger's entries (at most `ConflictRetention.countMax`).
+    public static func all(in database: Database, className: String? = nil, primaryKey: StorageValue? = nil) throws -> [Conflict] {
+        let r = try database.beginRead()
+        defer { r.close() }
+        var prefix: [UInt8] = []
+        if let className, let primaryKey {
+            guard let t = try r.table(named: className) else { return [] }
+            prefix = SyncTrees.objectKey(t.key, primaryKey)
+        }
+        let entries = try ConflictLedger.entries(r, objectKey: prefix).filter { c in className.map { c.className == $0 } ?? true }
+        return try currentWinners(entries, r).sorted { $0.losingStamp < $1.losingStamp }
+    }
+
+    /// The winner of a property or list element entry is what it holds now (its register, or the
+    /// delete that reset it), read with the entry: the same on every node that has the same
+    /// changesets, however the writes that followed the loss arrived.
+    private static func currentWinners(_ entries: [Conflict], _ r: Transaction) throws -> [Conflict] {
+        guard !entries.isEmpty, let stateBytes = try r.internalValue(SyncTrees.state, key: SyncTrees.stateKey) else { return entries }
+        let state = try stateBytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        return try entries.map { entry in
+            guard entry.kind != .deleteOverridden, let property = entry.property, let t = try r.table(named: entry.className),
+                  let column = t.spec.columns.firstIndex(where: { $0.name == property })
+            else { return entry }
+            var c = entry
+            let ok = SyncTrees.objectKey(t.key, c.primaryKey)
+            if let element = c.listElement {
+                guard let bytes = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)) else { return c }
+                var list = try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
+                guard let i = list.index(of: element), !list.elements[i].isDeleted else { return c }
+                c.winningStamp = list.elements[i].valueStamp
+                c.winningValue = list.elements[i].value
+                return c
+            }
+            guard let bytes = try r.internalValue(SyncTrees.objects, key: ok) else { return c }
+            let record = try bytes.withUnsafeBytes { try ObjectRecord.decode($0, state.nodes) }
+            if record.exists, let f = record.field(column), f.stamp != .zero, let k = try t.find(primaryKey: c.primaryKey) {
+                c.kind = .concurrentWrite
+                c.winningStamp = f.stamp
+                let v = try t.value(k, column)
+                if case .link(let target) = v, let name = t.spec.columns[column].linkTarget, let tt = try r.table(named: name) {
+                    c.winningValue = .link(primaryKey: try tt.primaryKeyValue(target))
+                } else if v.isNull, let dangling = f.danglingTarget {
+                    c.winningValue = .link(primaryKey: dangling)
+                } else {
+                    c.winningValue = .value(v)
+                }
+            } else if record.field(column) == nil, let d = record.deleted {
+                c.kind = .writeVoidedByDelete
+                c.winningStamp = d
+                c.winningValue = nil
+            }
+            return c
+        }
+    }
+
+    /// Removes this entry from the ledger of `database` (it changes no data).
+    public func dismiss(in database: Database) throws {
+        let w = try database.beginWrite()
+        do {
+            guard try w.deleteInternal(ConflictLedger.tree, key: id.key) else {
+                w.rollback()
+                throw AtollError(.objectNotFound, "this conflict is no longer in the ledger (dismissed, kept, or removed by retention)")
+            }
+            try w.commit()
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    /// Writes the losing value again, as a new local write that is stamped after everything this
+    /// node has seen, so it wins on every node once synced ("keep mine"), and removes the entry.
+    /// For `deleteOverridden` the losing change is the delete: the object is deleted again. For
+    /// `writeVoidedByDelete` the object is created again if it is gone, with the losing value.
+    ///
+    /// - Throws: `.objectNotFound` when the entry is gone, the class no longer exists, or a
+    ///   losing link's target does not exist; `.invalidArgument` for a list element that was
+    ///   removed meanwhile.
+    public func keepLosingValue(in database: Database) throws {
+        let w = try database.beginWrite()
+        do {
+            guard try w.internalValue(ConflictLedger.tree, key: id.key) != nil else {
+                throw AtollError(.objectNotFound, "this conflict is no longer in the ledger (dismissed, kept, or removed by retention)")
+            }
+            try reapply(in: w)
+            try w.deleteInternal(ConflictLedger.tree, key: id.key)
+            try w.commit()
+        } catch {
+            w.rollback()
+            throw error
+        }
+    }
+
+    private func reapply(in w: WriteTransaction) throws {
+        guard let t = try w.table(named: className) else {
+            throw AtollError(.objectNotFound, "class '\(className)' of this conflict no longer exists")
+        }
+        let existing = try t.find(primaryKey: primaryKey)
+        guard let losingValue else {
+            // The delete lost: delete again.
+            if let k = existing { try t.erase(k) }
+            return
+        }
+        guard let property, let column = t.spec.columns.firstIndex(where: { $0.name == property }) else {
+            throw AtollError(.objectNotFound, "property '\(property ?? "")' of '\(className)' no longer exists")
+        }
+        let value: StorageValue
+        switch losingValue {
+        case .value(let v):
+            value = v
+        case .link(let targetPK):
+            guard let target = t.spec.columns[column].linkTarget, let tt = try w.table(named: target),
+                  let tk = try tt.find(primaryKey: targetPK)
+            else {
+                throw AtollError(.objectNotFound, "the losing value links to '\(t.spec.columns[column].linkTarget ?? "?")' \(targetPK), which does not exist")
+            }
+            value = .link(tk)
+        }
+        let k: ObjectKey
+        if let existing {
+            k = existing
+        } else if kind == .writeVoidedByDelete {
+            k = try t.create(primaryKey: primaryKey)
+        } else {
+            throw AtollError(.objectNotFound, "'\(className)' \(primaryKey) was deleted since; its losing value has nowhere to go")
+        }
+        guard let listElement else {
+            try t.set(k, column, value)
+            return
+        }
+        // A list element: find where it shows now.
+        guard let stateBytes = try w.internalValue(SyncTrees.state, key: SyncTrees.stateKey) else {
+            throw AtollError(.invalidArgument, "this file has no sync state")
+        }
+        let state = try stateBytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        guard let listBytes = try w.internalValue(SyncTrees.lists, key: SyncTrees.listKey(SyncTrees.objectKey(t.key, primaryKey), column: column)) else {
+            throw AtollError(.invalidArgument, "list '\(className).\(property)' has no elements any more")
+        }
+        var list = try listBytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
+        guard let i = list.index(of: listElement), list.elements[i].isVisible else {
+            throw AtollError(.invalidArgument, "element \(listElement) of '\(className).\(property)' was removed; its value cannot be written again")
+        }
+        try t.listSet(k, column, at: list.visibleIndex(before: i), value)
+    }
+}
