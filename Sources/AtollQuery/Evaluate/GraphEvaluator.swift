@@ -62,10 +62,27 @@ struct GraphEvaluator {
             }
             if p.isList {
                 let list = try o.table.list(o.row, p.columnIndex)
+                // The elements visited: all, or for `map['key']` the one under the key.
+                var start = 0
+                var end = list.count
+                switch path.steps[i].mapAccess {
+                case .keys?:
+                    for key in try o.table.mapKeys(o.row, p.columnIndex) where try !body(.string(key)) { return false }
+                    return true
+                case .key(let key)?:
+                    let (index, found) = SortedSearch.find(key: key, in: try o.table.mapKeys(o.row, p.columnIndex))
+                    // No such key, or a nil link under it: nil, as for a nil to-one link.
+                    guard found, p.type != .object || !list.value(at: index).isNull else {
+                        return last || !path.isToMany ? try body(.null) : true
+                    }
+                    (start, end) = (index, index + 1)
+                case nil:
+                    break
+                }
                 if p.type == .object, let target = p.objectClassName {
                     let targetTable = last ? nil : try table(target)
-                    var j = 0
-                    while j < list.count {
+                    var j = start
+                    while j < end {
                         let element = list.value(at: j)
                         j += 1
                         guard case .link(let k) = element else { continue }
@@ -76,8 +93,8 @@ struct GraphEvaluator {
                         }
                     }
                 } else {
-                    var j = 0
-                    while j < list.count {
+                    var j = start
+                    while j < end {
                         if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
                         j += 1
                     }
@@ -129,6 +146,7 @@ struct GraphEvaluator {
         case .subqueryCount(let s):
             guard let subquery else { throw AtollError(.invalidQuery, "SUBQUERY was not compiled") }
             return .int(Int64(try subqueryCount(s, node: subquery, on: object)))
+        case .typeOf(let path): return .string(try firstValue(of: path, from: object).typeName)
         }
     }
 
@@ -138,8 +156,19 @@ struct GraphEvaluator {
         var doubleTotal = 0.0
         var decimalTotal = Decimal128.zero
         var count = 0
+        let mixed = a.values.valueType == .mixed
         try forEachValue(of: a.values, from: object) { v in
             if v.isNull { return true }
+            // Of mixed values only the numbers count (realm-core), and they add up as decimals.
+            if mixed {
+                guard ValueComparison.numeric(v) != nil else { return true }
+                switch v {
+                case .int(let i): decimalTotal += Decimal128(i)
+                case .float(let f): decimalTotal += Decimal128(Double(f))
+                case .double(let d): decimalTotal += Decimal128(d)
+                default: break
+                }
+            }
             count += 1
             switch a.function {
             case .min: if best.isNull || ValueComparison.compare(v, best) < 0 { best = v }
@@ -177,19 +206,25 @@ struct GraphEvaluator {
         let c = compiled.comparison
         let comparator = compiled.comparator
         let rhs = try value(of: c.right, on: object, subquery: compiled.rightSubquery)
-        guard case .keyPath(let path) = c.left else {
-            return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
+        let path: BoundKeyPath
+        let typeNames: Bool
+        switch c.left {
+        case .keyPath(let p): (path, typeNames) = (p, false)
+        case .typeOf(let p): (path, typeNames) = (p, true)
+        default: return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
         }
+        // `mixed.@type`: each value is replaced by its type's name.
+        func test(_ v: QueryValue) -> Bool { comparator.holds(typeNames ? .string(v.typeName) : v, rhs) }
         switch c.quantifier {
         case .any, .none:
             var found = false
             try forEachValue(of: path, from: object) { v in
-                if comparator.holds(v, rhs) { found = true; return false }
+                if test(v) { found = true; return false }
                 return true
             }
             return c.quantifier == .any ? found : !found
         case .all:
-            return try forEachValue(of: path, from: object) { v in comparator.holds(v, rhs) }
+            return try forEachValue(of: path, from: object) { v in test(v) }
         }
     }
 }
