@@ -61,28 +61,14 @@ struct GraphEvaluator {
                 return true
             }
             if p.isList {
+                // `map['key']`, `map.@keys`: in a frame of their own, so that this recursive
+                // frame stays as small as StackSafetyTests needs.
+                if path.steps[i].mapAccess != nil { return try visitMap(path, step: i, from: o, body) }
                 let list = try o.table.list(o.row, p.columnIndex)
-                // The elements visited: all, or for `map['key']` the one under the key.
-                var start = 0
-                var end = list.count
-                switch path.steps[i].mapAccess {
-                case .keys?:
-                    for key in try o.table.mapKeys(o.row, p.columnIndex) where try !body(.string(key)) { return false }
-                    return true
-                case .key(let key)?:
-                    let (index, found) = SortedSearch.find(key: key, in: try o.table.mapKeys(o.row, p.columnIndex))
-                    // No such key, or a nil link under it: nil, as for a nil to-one link.
-                    guard found, p.type != .object || !list.value(at: index).isNull else {
-                        return last || !path.isToMany ? try body(.null) : true
-                    }
-                    (start, end) = (index, index + 1)
-                case nil:
-                    break
-                }
                 if p.type == .object, let target = p.objectClassName {
                     let targetTable = last ? nil : try table(target)
-                    var j = start
-                    while j < end {
+                    var j = 0
+                    while j < list.count {
                         let element = list.value(at: j)
                         j += 1
                         guard case .link(let k) = element else { continue }
@@ -93,8 +79,8 @@ struct GraphEvaluator {
                         }
                     }
                 } else {
-                    var j = start
-                    while j < end {
+                    var j = 0
+                    while j < list.count {
                         if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
                         j += 1
                     }
@@ -116,6 +102,30 @@ struct GraphEvaluator {
             }
             return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
         }
+    }
+
+    /// Step `i` of `path` is a map read by key (`map['key']`) or for its keys (`map.@keys`):
+    /// calls `body` with the keys, or with the value under the key (nil when the map has no
+    /// such key or a nil link under it, as for a nil to-one link), or walks on from the object
+    /// under the key.
+    @inline(never)
+    private func visitMap(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        let p = path.steps[i].property
+        let last = i == path.steps.count - 1
+        let keys = try o.table.mapKeys(o.row, p.columnIndex)
+        guard case .key(let key)? = path.steps[i].mapAccess else {
+            for key in keys where try !body(.string(key)) { return false }
+            return true
+        }
+        let (index, found) = SortedSearch.find(key: key, in: keys)
+        let value = found ? try o.table.list(o.row, p.columnIndex).value(at: index) : .null
+        guard p.type == .object, let target = p.objectClassName, case .link(let k) = value else {
+            if value.isNull && !last { return path.isToMany ? true : try body(.null) }
+            return try body(QueryValue(value, linkTarget: nil))
+        }
+        if last { return try body(.object(className: target, key: k.rawValue)) }
+        guard let r = try object(try table(target), k) else { return true }
+        return try visit(path, step: i + 1, from: r, body)
     }
 
     /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).
@@ -206,25 +216,37 @@ struct GraphEvaluator {
         let c = compiled.comparison
         let comparator = compiled.comparator
         let rhs = try value(of: c.right, on: object, subquery: compiled.rightSubquery)
-        let path: BoundKeyPath
-        let typeNames: Bool
-        switch c.left {
-        case .keyPath(let p): (path, typeNames) = (p, false)
-        case .typeOf(let p): (path, typeNames) = (p, true)
-        default: return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
+        if case .typeOf(let path) = c.left { return try typesHold(compiled, path: path, rhs: rhs, on: object) }
+        guard case .keyPath(let path) = c.left else {
+            return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
         }
-        // `mixed.@type`: each value is replaced by its type's name.
-        func test(_ v: QueryValue) -> Bool { comparator.holds(typeNames ? .string(v.typeName) : v, rhs) }
         switch c.quantifier {
         case .any, .none:
             var found = false
             try forEachValue(of: path, from: object) { v in
-                if test(v) { found = true; return false }
+                if comparator.holds(v, rhs) { found = true; return false }
                 return true
             }
             return c.quantifier == .any ? found : !found
         case .all:
-            return try forEachValue(of: path, from: object) { v in test(v) }
+            return try forEachValue(of: path, from: object) { v in comparator.holds(v, rhs) }
+        }
+    }
+
+    /// `path.@type <op> rhs`: each value of the path is replaced by its type's name.
+    @inline(never)
+    private func typesHold(_ compiled: CompiledComparison, path: BoundKeyPath, rhs: QueryValue, on object: ObjectRef) throws -> Bool {
+        let comparator = compiled.comparator
+        switch compiled.comparison.quantifier {
+        case .any, .none:
+            var found = false
+            try forEachValue(of: path, from: object) { v in
+                if comparator.holds(.string(v.typeName), rhs) { found = true; return false }
+                return true
+            }
+            return compiled.comparison.quantifier == .any ? found : !found
+        case .all:
+            return try forEachValue(of: path, from: object) { v in comparator.holds(.string(v.typeName), rhs) }
         }
     }
 }
