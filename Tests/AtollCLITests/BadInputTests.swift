@@ -45,7 +45,7 @@ import Testing
             == "atoll: broken.json:3:1: unexpected end of file inside an object")
         try s.write("unknown.json", "[{\"name\": \"Dog\", \"properties\": {\"owner\": \"Persn\"}}]")
         #expect(try failure(s, status: 65, "import", "new.atoll", "--schema", "unknown.json")
-            == "atoll: unknown.json:1:42: class 'Dog', property 'owner': 'Persn' is neither a type (bool, int, float, double, string, data, date, uuid, objectId, decimal128) nor a class of the schema")
+            == "atoll: unknown.json:1:42: class 'Dog', property 'owner': 'Persn' is neither a type (bool, int, float, double, string, data, date, uuid, objectId, decimal128, mixed) nor a class of the schema")
         #expect(try failure(s, status: 66, "import", "new.atoll", "--schema", "nowhere.json")
             == "atoll: cannot read the schema file 'nowhere.json': No such file or directory")
         #expect(!s.exists("new.atoll"))

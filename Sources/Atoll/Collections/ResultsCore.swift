@@ -177,6 +177,7 @@ final class ResultsCore<Class: ResultsClass> {
 func queryArgument(_ a: Any, realm: Realm) throws -> Any {
     guard let value = flattenOptional(a) else { return a }
     if let e = value as? any _AtollRawValued { return e._atollRawValue }
+    if let v = value as? AnyRealmValue { return v.queryArgument }
     if let o = instance(value, of: Object.self) { return try reference(to: o, in: realm) }
     if let o = instance(value, of: DynamicObject.self) {
         guard o.context.transaction.database === realm.database else { throw foreignObjectArgument(o.className) }

@@ -12,7 +12,8 @@ extension DynamicSchema {
     ///   - `{"type": T, "optional": Bool, "indexed": Bool}`, `{"type": "list", "objectType": T}`,
     ///     `{"type": "object", "objectType": "Person"}`,
     ///     `{"type": "linkingObjects", "objectType": "Person", "property": "dogs"}`.
-    /// - Not supported (clear errors): `mixed`, sets (`<>`), dictionaries (`{}`),
+    /// - `mixed` is always optional (`mixed` and `mixed?` mean the same).
+    /// - Not supported (clear errors): sets (`<>`), dictionaries (`{}`),
     ///   embedded and asymmetric classes, default values.
     ///
     /// - Parameters:
@@ -79,7 +80,7 @@ struct DynamicSchemaJSON {
     private var classOffsets: [Int] = []
     private var propertyOffsets: [[String: Int]] = []
 
-    static let typeList = "bool, int, float, double, string, data, date, uuid, objectId, decimal128"
+    static let typeList = "bool, int, float, double, string, data, date, uuid, objectId, decimal128, mixed"
 
     init(source: JSONSource) { self.source = source }
 
@@ -228,7 +229,7 @@ struct DynamicSchemaJSON {
             return DynamicProperty(name: name, type: valueType, isOptional: isOptional, isList: isList, isSet: isSet, isMap: isMap)
         }
         switch name_ {
-        case "mixed", "decimal", "counter":
+        case "decimal", "counter":
             throw fail(offset, "\(where_): type '\(name_)' is not supported by Atoll (supported: \(Self.typeList), class names)")
         case "list", "set", "dictionary", "object", "linkingObjects":
             throw fail(offset, "\(where_): '\(name_)' needs the object form, e.g. {\"type\": \"\(name_)\", \"objectType\": ...}")

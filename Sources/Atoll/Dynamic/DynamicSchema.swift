@@ -22,6 +22,8 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
     case objectId
     /// An IEEE 754 decimal128 (`Decimal128`).
     case decimal128
+    /// A value of any scalar type with its type (`AnyRealmValue`); always optional.
+    case mixed
     /// A link to an object of the named class (a single link is always optional).
     case object(String)
     /// The objects of a class whose link (or list of links) `property` points here. Computed
@@ -41,7 +43,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
     static let valueTypes: [String: DynamicPropertyType] = [
         "bool": .bool, "int": .int, "float": .float, "double": .double, "string": .string,
         "data": .data, "date": .date, "uuid": .uuid, "objectId": .objectId,
-        "decimal128": .decimal128,
+        "decimal128": .decimal128, "mixed": .mixed,
     ]
 
     var columnType: ColumnType? {
@@ -56,6 +58,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
         case .uuid: .uuid
         case .objectId: .objectId
         case .decimal128: .decimal128
+        case .mixed: .mixed
         case .object: .link
         case .linkingObjects: nil
         }
@@ -73,6 +76,7 @@ public enum DynamicPropertyType: Sendable, Hashable, CustomStringConvertible {
         case .uuid: self = .uuid
         case .objectId: self = .objectId
         case .decimal128: self = .decimal128
+        case .mixed: self = .mixed
         case .link: self = .object(column.linkTarget ?? "")
         }
     }
@@ -102,7 +106,7 @@ public struct DynamicProperty: Sendable, Hashable, CustomStringConvertible {
     {
         self.name = name
         self.type = type
-        if case .object = type, !isList, !isSet { self.isOptional = true } else { self.isOptional = isOptional }
+        if case .object = type, !isList, !isSet { self.isOptional = true } else if type == .mixed { self.isOptional = true } else { self.isOptional = isOptional }
         self.isList = isList
         self.isIndexed = isIndexed
         self.isSet = isSet

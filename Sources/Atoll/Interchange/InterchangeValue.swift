@@ -16,6 +16,7 @@ public import AtollStorage
 // | uuid     | a string such as "5e4f3a1c-8b6d-4c1f-9a3e-2b7c6d5e4f3a" (lower case when printed) |
 // | objectId | a string of 24 hexadecimal digits                                    |
 // | decimal128 | a string such as "19.99", "1.50", "-1.5E-7", "NaN", "Infinity" (Decimal128.scientificString, which keeps the exact encoding); a JSON number is read from its text, every digit kept |
+// | mixed    | self-describing: null, true/false, an integer (int), a number with a fraction or exponent (double), a string; the other types tagged: {"$float": n}, {"$double": "NaN"}, {"$date": "…"}, {"$data": "base64"}, {"$uuid": "…"}, {"$oid": "…"}, {"$numberDecimal": "…"} |
 // | link     | the target's primary-key value, or a nested object                  |
 // | list     | an array of the above                                                |
 // | nil      | null                                                                 |
@@ -54,6 +55,57 @@ enum InterchangeValue {
         }
     }
 
+    /// Appends a value of a mixed column: self-describing JSON (see the table above).
+    static func appendMixed(_ v: StorageValue, to out: inout JSONOutput) {
+        func tagged(_ tag: StaticString, _ body: (inout JSONOutput) -> Void) {
+            out.raw("{\"")
+            out.raw(tag)
+            out.raw("\":")
+            body(&out)
+            out.byte(UInt8(ascii: "}"))
+        }
+        switch v {
+        case .null, .bool, .int, .string: appendScalar(v, to: &out)
+        case .double(let d):
+            if d.isFinite {
+                let text = d.description
+                // A double always reads back as a double: keep a fraction or exponent in sight.
+                out.raw(text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0")
+            } else {
+                tagged("$double") { $0.double(d) }
+            }
+        case .float(let f): tagged("$float") { $0.float(f) }
+        case .binary: tagged("$data") { appendScalar(v, to: &$0) }
+        case .timestamp: tagged("$date") { appendScalar(v, to: &$0) }
+        case .uuid: tagged("$uuid") { appendScalar(v, to: &$0) }
+        case .objectId: tagged("$oid") { appendScalar(v, to: &$0) }
+        case .decimal128: tagged("$numberDecimal") { appendScalar(v, to: &$0) }
+        case .link: out.raw("null")
+        }
+    }
+
+    /// The value of a mixed column from its self-describing JSON.
+    static func mixed(_ node: JSONNode) -> Result<StorageValue, Mismatch> {
+        switch node.value {
+        case .null: return .success(.null)
+        case .bool(let b): return .success(.bool(b))
+        case .string(let s): return .success(.string(s))
+        case .number(let text):
+            if let i = Int64(text) { return .success(.int(i)) }
+            guard let d = Double(text), d.isFinite else { return .failure(Mismatch(message: "\(text) is out of the range of a double")) }
+            return .success(.double(d))
+        case .object(let members):
+            guard members.count == 1, let m = members.first else { break }
+            let types: [String: ColumnType] = ["$float": .float, "$double": .double, "$date": .timestamp, "$data": .binary,
+                                               "$uuid": .uuid, "$oid": .objectId, "$numberDecimal": .decimal128]
+            guard let type = types[m.key] else { break }
+            return scalar(m.value, type: type)
+        case .array:
+            return .failure(Mismatch(message: "a mixed value cannot be an array (nested collections are not supported)"))
+        }
+        return .failure(Mismatch(message: "expected a value or a tagged value such as {\"$date\": \"…\"} ($float, $double, $date, $data, $uuid, $oid, $numberDecimal), found \(node.typeName)"))
+    }
+
     /// Why a JSON value cannot be stored in a column; the caller adds where.
     struct Mismatch: Error {
         let message: String
@@ -64,6 +116,7 @@ enum InterchangeValue {
         func expected(_ what: String) -> Result<StorageValue, Mismatch> {
             .failure(Mismatch(message: "expected \(what), found \(node.typeName)"))
         }
+        if type == .mixed { return mixed(node) }
         switch (type, node.value) {
         case (_, .null):
             return .success(.null)
@@ -137,7 +190,7 @@ enum InterchangeValue {
             return .success(.decimal128(d))
         case (.decimal128, _):
             return expected("a decimal number or a string such as \"19.99\"")
-        case (.link, _):
+        case (.link, _), (.mixed, _):
             return expected("a link")
         }
     }

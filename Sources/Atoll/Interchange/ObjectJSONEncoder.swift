@@ -82,7 +82,7 @@ final class ObjectJSONEncoder {
 
     private func appendElement(_ v: StorageValue, column col: ColumnSpec, to out: inout JSONOutput) throws {
         guard case .link(let target) = v else {
-            InterchangeValue.appendScalar(v, to: &out)
+            if col.type == .mixed { InterchangeValue.appendMixed(v, to: &out) } else { InterchangeValue.appendScalar(v, to: &out) }
             return
         }
         guard let targetTable = try col.linkTarget.flatMap({ try transaction.table(named: $0) }) else {

@@ -62,6 +62,7 @@ public enum PropertyType: Int, Sendable, CaseIterable, CustomStringConvertible {
         case .uuid: self = .UUID
         case .objectId: self = .objectId
         case .decimal128: self = .decimal128
+        case .mixed: self = .any
         case .link: self = .object
         }
     }
@@ -165,6 +166,10 @@ extension PropertyInfo {
         case .uuid: return scalar(UUID.self)
         case .objectId: return scalar(ObjectId.self)
         case .decimal128: return scalar(Decimal128.self)
+        case .mixed:
+            if c.isSet { return MutableSet<AnyRealmValue>.self }
+            if c.isMap { return Map<String, AnyRealmValue>.self }
+            return c.isList ? List<AnyRealmValue>.self : AnyRealmValue.self
         case .link:
             if c.isSet { return MutableSet<Object>.self }
             if c.isMap { return Map<String, Object?>.self }

@@ -85,6 +85,21 @@ enum ValueConversion {
                 let type = String(cString: n.objCType)
                 return .decimal128(type == "f" || type == "d" ? Decimal128(n.doubleValue) : Decimal128(n.int64Value))
             }
+        case .mixed:
+            // Any value a typed column takes, with its own type; an AnyRealmValue as it is.
+            if let v = value as? AnyRealmValue { return v.storageValue }
+            if Swift.type(of: value) == Bool.self, let b = value as? Bool { return .bool(b) }
+            if value is any BinaryInteger { return scalar(value, type: .int) }
+            if let f = value as? Float { return .float(f) }
+            if let d = value as? Double { return .double(d) }
+            if let n = value as? NSNumber {
+                let type = String(cString: n.objCType)
+                return type == "f" ? .float(n.floatValue) : type == "d" ? .double(n.doubleValue) : .int(n.int64Value)
+            }
+            for t in [ColumnType.string, .binary, .timestamp, .uuid, .objectId, .decimal128] {
+                if t == .decimal128, !(value is Decimal128) { continue }
+                if let v = scalar(value, type: t) { return v }
+            }
         case .link:
             return nil
         }

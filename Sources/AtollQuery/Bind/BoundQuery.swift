@@ -120,6 +120,9 @@ public indirect enum BoundExpression: Sendable, Hashable {
     case aggregate(BoundAggregate)
     /// `SUBQUERY(…).@count`. Int.
     case subqueryCount(BoundSubquery)
+    /// `path.@type`: the type name (``QueryValue/typeName``) of each value of a mixed key path,
+    /// as a string; streamed like the key path's values on the left side.
+    case typeOf(BoundKeyPath)
 }
 
 /// A chain of properties from the object being tested (or, inside a SUBQUERY, from the element
@@ -157,9 +160,17 @@ public struct BoundKeyPath: Sendable, Hashable, CustomStringConvertible {
         return last.type == .string || last.type == .data
     }
 
-    /// The path as written with property names: "owner.name", "@links.Project.items.quota", "self".
+    /// The path as written with property names: "owner.name", "@links.Project.items.quota",
+    /// "scores['math']", "scores.@keys", "self".
     public var description: String {
-        steps.isEmpty ? "self" : steps.map(\.property.name).joined(separator: ".")
+        guard !steps.isEmpty else { return "self" }
+        return steps.map { step in
+            switch step.mapAccess {
+            case .key(let key)?: "\(step.property.name)['\(key)']"
+            case .keys?: "\(step.property.name).@keys"
+            case nil: step.property.name
+            }
+        }.joined(separator: ".")
     }
 }
 
@@ -169,11 +180,30 @@ public struct BoundKeyPathStep: Sendable, Hashable {
     /// For `@links.Class.property` steps the binder synthesizes a linking objects property named
     /// "@links.Class.property" whose `columnIndex` is that of the origin property on `Class`.
     public var property: QueryProperty
+    /// For a map property: one key's value (`map['k']`) or the keys (`map.@keys`) instead of
+    /// the values.
+    public var mapAccess: MapAccess?
 
-    public init(className: String, property: QueryProperty) {
+    public init(className: String, property: QueryProperty, mapAccess: MapAccess? = nil) {
         self.className = className
         self.property = property
+        self.mapAccess = mapAccess
     }
+
+    /// Whether the step reaches any number of values: a list, set, map or linking objects,
+    /// except one key of a map.
+    public var isToMany: Bool {
+        if case .key = mapAccess { return false }
+        return property.isToMany
+    }
+}
+
+/// What a key path reads of a map.
+public enum MapAccess: Sendable, Hashable {
+    /// `map['key']`: the value under the key; nil when the map has no such key.
+    case key(String)
+    /// `map.@keys`: the keys, as strings.
+    case keys
 }
 
 /// `items.@avg.priority` (values: `items.priority`) or `scores.@max` (values: `scores`).

@@ -7,6 +7,9 @@ extension BindingSession {
         // recursive path stays small (see QueryLimits.nestingDepthMax).
         let left = try bindOperand(node.left, in: scope)
         let right = try bindOperand(node.right, in: scope)
+        if left.isTypeOf || right.isTypeOf {
+            return try typeComparison(node, left: left, right: right)
+        }
         return try quantifiedComparison(node, left: left, right: right)
     }
 
@@ -149,7 +152,7 @@ extension BindingSession {
     /// `NULL CONTAINS name`, `NULL LIKE name`: nil as the string searched, as realm-core evaluates
     /// it: nil begins with, ends with and contains no value, not even nil; nil is LIKE only nil.
     private func nilOnTheLeft(_ node: ComparisonNode, right: Operand, rightInfo: OperandInfo) throws -> BoundPredicate {
-        guard rightInfo.type == .string || rightInfo.type == .data else {
+        guard rightInfo.type == .string || rightInfo.type == .data || rightInfo.type == .mixed else {
             throw AtollError.invalidQuery("\(node.operator.rawValue) needs a string or binary data on its right side, but it is \(rightInfo.description)", at: node.offset)
         }
         if node.operator == .like && node.options.contains(.diacriticInsensitive) {
@@ -265,12 +268,16 @@ extension BindingSession {
         case .count(let path, _): return .count(path)
         case .aggregate(let aggregate, _): return .aggregate(aggregate)
         case .subqueryCount(let subquery, _): return .subqueryCount(subquery)
+        case .typeOf(let path, _): return .typeOf(path)
         }
     }
 
     /// Whether `comparisonOperator` (with `options`) applies to values of the left side's type.
     private func checkOperator(_ comparisonOperator: ComparisonOperator, options: StringComparisonOptions, on left: OperandInfo, at offset: Int) throws {
         let type = left.type
+        // A mixed value takes every operator: one that does not apply to the value's type at
+        // run time is false for it (realm-core: `value BEGINSWITH 'a'` skips non-strings).
+        if type == .mixed { return }
         if !options.isEmpty && type != .string && type != .data {
             throw AtollError.invalidQuery("the modifier \(options) applies only to strings and binary data, not to \(left.description)", at: offset)
         }
@@ -311,7 +318,7 @@ extension BindingSession {
             let rightInfo = OperandInfo(type: path.valueType, objectClassName: path.objectClassName, canBeNull: path.canBeNull, description: "\(typeName) property '\(path)'")
             try checkCompatible(left, rightInfo, operator: comparisonOperator, at: offset)
             return .keyPath(path)
-        case .count, .aggregate, .subqueryCount:
+        case .count, .aggregate, .subqueryCount, .typeOf:
             guard let rightInfo = info(of: right) else { return expression(right) }
             try checkCompatible(left, rightInfo, operator: comparisonOperator, at: right.offset)
             return expression(right)
@@ -322,8 +329,10 @@ extension BindingSession {
     private func checkCompatible(_ left: OperandInfo, _ right: OperandInfo, operator comparisonOperator: ComparisonOperator, at offset: Int) throws {
         let compatible: Bool
         if comparisonOperator.isStringOperator {
-            compatible = right.type == .string || right.type == .data
+            compatible = right.type == .string || right.type == .data || right.type == .mixed
         } else if left.type.isNumeric && right.type.isNumeric {
+            compatible = true
+        } else if left.type == .mixed || right.type == .mixed {
             compatible = true
         } else {
             compatible = left.type == right.type && left.objectClassName == right.objectClassName
@@ -375,6 +384,9 @@ extension BindingSession {
             return .double(Double(number))
         case (.double, .float(let number)):
             return .double(Double(number))
+        case (.mixed, _):
+            // A mixed value compares with a constant of any type (across numeric types).
+            return value
         case (.decimal128, .decimal128):
             return value
         case (.decimal128, .int(let number)):

@@ -8,6 +8,8 @@ enum ResolvedKeyPath {
     case count(BoundKeyPath)
     /// It contains `@min`, `@max`, `@sum` or `@avg`.
     case aggregate(BoundAggregate)
+    /// It ends in `@type` (after a mixed property).
+    case typeOf(BoundKeyPath)
 }
 
 extension BindingSession {
@@ -29,6 +31,9 @@ extension BindingSession {
                 throw AtollError.invalidQuery("the variable '$\(name)' can only start a key path", at: offset)
             case .keyPathArgument(_, let offset):
                 throw AtollError.invalidQuery("%K cannot be nested in a key path argument", at: offset)
+            case .property(let name, _) where steps.last.map({ $0.property.isMap && $0.property.type != .object && $0.mapAccess == nil }) ?? false:
+                // `map.key` on a map of values: the value under `key` (realm-core), as `map['key']`.
+                steps[steps.count - 1].mapAccess = .key(name)
             case .property(let name, let offset):
                 guard let owner = currentClass else {
                     throw notAnObject(steps: steps, followedBy: "'\(name)'", at: offset)
@@ -45,6 +50,28 @@ extension BindingSession {
                 let step = try backlinkStep(to: target, from: originClassName, property: originPropertyName, at: offset)
                 steps.append(step)
                 currentClass = try classSchema(named: originClassName, at: offset)
+            case .mapKey(let keyNode, let offset):
+                let mapIndex = try mapStep(steps, before: "[…]", at: offset)
+                let key: String
+                switch keyNode {
+                case .literal(let text): key = text
+                case .argument(let reference):
+                    guard case .string(let text) = try argument(reference, at: offset) else {
+                        throw AtollError.invalidQuery("the map key argument \(reference.spelling) must be a string", at: offset)
+                    }
+                    key = text
+                }
+                steps[mapIndex].mapAccess = .key(key)
+            case .collectionOperator(.values, let offset):
+                // The values: what a map reads as anyway.
+                _ = try mapStep(steps, before: "@values", at: offset)
+            case .collectionOperator(.keys, let offset):
+                let mapIndex = try mapStep(steps, before: "@keys", at: offset)
+                guard index == components.endIndex - 1 else {
+                    throw AtollError.invalidQuery("@keys must be at the end of a key path", at: offset)
+                }
+                steps[mapIndex].mapAccess = .keys
+                currentClass = nil
             case .collectionOperator(let collectionOperator, let offset):
                 return try resolveCollectionOperator(
                     collectionOperator, at: offset, steps: steps, elementClass: currentClass,
@@ -54,6 +81,16 @@ extension BindingSession {
             index += 1
         }
         return .value(try keyPath(scope: scope, steps: steps, offset: node.offset))
+    }
+
+    /// The index of the last step, which must be a map not yet narrowed by `[…]` or `@keys`.
+    private func mapStep(_ steps: [BoundKeyPathStep], before what: String, at offset: Int) throws -> Int {
+        guard let last = steps.last, last.property.isMap, last.mapAccess == nil else {
+            let path = steps.map(\.property.name).joined(separator: ".")
+            let description = steps.last.map { "'\(path)' is " + Self.typeDescription(of: $0.property) } ?? "there is no property before it"
+            throw AtollError.invalidQuery("\(what) must follow a map (Map<String, T>), but \(description)", at: offset)
+        }
+        return steps.count - 1
     }
 
     /// Replaces each `%K` with the components of the key path its argument names.
@@ -121,6 +158,19 @@ extension BindingSession {
         following rest: ArraySlice<KeyPathComponent>, scope: BindingScope
     ) throws -> ResolvedKeyPath {
         let name = collectionOperator.rawValue
+        if collectionOperator == .type {
+            // realm-core: @type applies to mixed values (one, or a list of them); on a typed
+            // property it would compare two constants.
+            guard rest.isEmpty else {
+                throw AtollError.invalidQuery("@type must be at the end of a key path", at: offset)
+            }
+            guard let last = steps.last, last.property.type == .mixed else {
+                let path = steps.map(\.property.name).joined(separator: ".")
+                let what = steps.last.map { Self.typeDescription(of: $0.property) } ?? "the object itself"
+                throw AtollError.invalidQuery("@type applies to mixed (AnyRealmValue) values, but '\(path)' is \(what), whose type is known", at: offset)
+            }
+            return .typeOf(try keyPath(scope: scope, steps: steps, offset: offset))
+        }
         guard let collection = steps.last else {
             throw AtollError.invalidQuery("\(name) must follow a list or linking objects, as in dogs.\(name)", at: offset)
         }
@@ -147,6 +197,7 @@ extension BindingSession {
         case .max: function = .max
         case .sum: function = .sum
         case .avg: function = .avg
+        case .type, .keys, .values: preconditionFailure("@type, @keys and @values are resolved before")
         }
 
         var valueSteps = steps
@@ -174,6 +225,12 @@ extension BindingSession {
             resultType = .int
         case (.sum, .decimal128), (.avg, .decimal128):
             resultType = .decimal128
+        case (.min, .mixed), (.max, .mixed):
+            // Mixed values: over the numbers among them (realm-core); the smallest or largest
+            // keeps its type.
+            resultType = .mixed
+        case (.sum, .mixed), (.avg, .mixed):
+            resultType = .decimal128
         case (.sum, let type) where type.isNumeric:
             resultType = .double
         case (.avg, let type) where type.isNumeric:
@@ -195,12 +252,20 @@ extension BindingSession {
             }
             return BoundKeyPath(rootClassName: scope.className, steps: [], valueType: .object, objectClassName: scope.className, isToMany: false, canBeNull: false)
         }
-        let throughNullableLink = steps.dropLast().contains { $0.property.isLink }
+        // A to-one link, or one key of a map, on the way can be nil.
+        let throughNullableLink = steps.dropLast().contains { $0.property.isLink || ($0.property.isMap && !$0.isToMany) }
+        if last.mapAccess == .keys {
+            return BoundKeyPath(
+                rootClassName: scope.className, steps: steps, valueType: .string, objectClassName: nil,
+                isToMany: true, canBeNull: false
+            )
+        }
+        let isOneKey = last.property.isMap && !last.isToMany
         return BoundKeyPath(
             rootClassName: scope.className, steps: steps, valueType: last.property.type,
             objectClassName: last.property.type == .object ? last.property.objectClassName : nil,
-            isToMany: steps.contains { $0.property.isToMany },
-            canBeNull: last.property.isOptional || last.property.isLink || throughNullableLink
+            isToMany: steps.contains { $0.isToMany },
+            canBeNull: last.property.isOptional || last.property.isLink || throughNullableLink || isOneKey
         )
     }
 

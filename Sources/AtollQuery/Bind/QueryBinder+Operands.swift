@@ -9,11 +9,14 @@ enum Operand {
     case count(BoundKeyPath, offset: Int)
     case aggregate(BoundAggregate, offset: Int)
     case subqueryCount(BoundSubquery, offset: Int)
+    /// `mixed.@type`.
+    case typeOf(BoundKeyPath, offset: Int)
 
     var offset: Int {
         switch self {
         case .constant(let constant): constant.offset
-        case .list(_, let offset), .keyPath(_, let offset), .count(_, let offset), .aggregate(_, let offset), .subqueryCount(_, let offset): offset
+        case .list(_, let offset), .keyPath(_, let offset), .count(_, let offset), .aggregate(_, let offset), .subqueryCount(_, let offset),
+             .typeOf(_, let offset): offset
         }
     }
 
@@ -102,6 +105,7 @@ extension BindingSession {
             case .value(let path): return .keyPath(path, offset: keyPathNode.offset)
             case .count(let path): return .count(path, offset: keyPathNode.offset)
             case .aggregate(let aggregate): return .aggregate(aggregate, offset: keyPathNode.offset)
+            case .typeOf(let path): return .typeOf(path, offset: keyPathNode.offset)
             }
         case .subqueryCount(let subquery):
             throw AtollError.invalidQuery("a list {…} can contain only values and arguments, not SUBQUERY", at: subquery.offset)
@@ -173,6 +177,8 @@ extension BindingSession {
             )
         case .subqueryCount:
             return OperandInfo(type: .int, objectClassName: nil, canBeNull: false, description: "SUBQUERY(…).@count")
+        case .typeOf(let path, _):
+            return OperandInfo(type: .string, objectClassName: nil, canBeNull: false, description: "'\(path).@type'")
         }
     }
 

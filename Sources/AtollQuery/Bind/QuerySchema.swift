@@ -69,6 +69,8 @@ public struct QueryClassSchema: Sendable, Hashable {
 public enum QueryValueType: String, Sendable, Hashable, CaseIterable {
     case bool, int, float, double, string, data, date, uuid, objectId, object
     case decimal128
+    /// A mixed property (`AnyRealmValue`): holds values of any of the other types.
+    case mixed
 
     /// int, float, double and decimal128, which compare with each other.
     public var isNumeric: Bool { self == .int || self == .float || self == .double || self == .decimal128 }
@@ -92,6 +94,9 @@ public struct QueryProperty: Sendable, Hashable {
     public var isIndexed: Bool
     /// Opaque to the binder: where the evaluator finds this property's values.
     public var columnIndex: Int
+    /// A map (`isList` is true too: a map reads as the list of its values, ordered by key);
+    /// only maps take `map['key']`, `@keys` and `@values`.
+    public var isMap = false
 
     public init(
         name: String, type: QueryValueType, isOptional: Bool = false, isList: Bool = false,

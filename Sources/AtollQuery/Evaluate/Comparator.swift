@@ -91,6 +91,8 @@ struct Comparator {
             // binary value, and ordered with no other value.
             if value.isNull || rhs.isNull {
                 guard (value.isNull && rhs.isNull) || Self.isStringLike(value) || Self.isStringLike(rhs) else { return false }
+            } else if valueType == .mixed, !ValueComparison.areOrdered(value, rhs) {
+                return false
             }
             let c = ValueComparison.compare(value, rhs)
             switch op {
@@ -101,6 +103,7 @@ struct Comparator {
             }
         case .between:
             guard !value.isNull, case .list(let bounds) = rhs, bounds.count == 2, !bounds[0].isNull, !bounds[1].isNull else { return false }
+            if valueType == .mixed, !ValueComparison.areOrdered(value, bounds[0]) || !ValueComparison.areOrdered(value, bounds[1]) { return false }
             return ValueComparison.compare(value, bounds[0]) >= 0 && ValueComparison.compare(value, bounds[1]) <= 0
         case .in:
             guard case .list(let elements) = rhs else { return false }

@@ -33,7 +33,7 @@ struct Compiler {
             var constant: QueryValue?
             if case .constant(let v) = c.right { constant = v }
             let comparator = Comparator(op: c.operator, options: c.options, valueType: c.valueType, constant: constant)
-            if let constant, c.quantifier == .any, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany {
+            if let constant, c.quantifier == .any, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil {
                 let property = path.steps[0].property
                 return .column(ColumnTest(column: property.columnIndex, type: property.type, constant: constant, comparator: comparator))
             }

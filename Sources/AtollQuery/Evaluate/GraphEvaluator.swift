@@ -61,6 +61,9 @@ struct GraphEvaluator {
                 return true
             }
             if p.isList {
+                // `map['key']`, `map.@keys`: in a frame of their own, so that this recursive
+                // frame stays as small as StackSafetyTests needs.
+                if path.steps[i].mapAccess != nil { return try visitMap(path, step: i, from: o, body) }
                 let list = try o.table.list(o.row, p.columnIndex)
                 if p.type == .object, let target = p.objectClassName {
                     let targetTable = last ? nil : try table(target)
@@ -101,6 +104,30 @@ struct GraphEvaluator {
         }
     }
 
+    /// Step `i` of `path` is a map read by key (`map['key']`) or for its keys (`map.@keys`):
+    /// calls `body` with the keys, or with the value under the key (nil when the map has no
+    /// such key or a nil link under it, as for a nil to-one link), or walks on from the object
+    /// under the key.
+    @inline(never)
+    private func visitMap(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        let p = path.steps[i].property
+        let last = i == path.steps.count - 1
+        let keys = try o.table.mapKeys(o.row, p.columnIndex)
+        guard case .key(let key)? = path.steps[i].mapAccess else {
+            for key in keys where try !body(.string(key)) { return false }
+            return true
+        }
+        let (index, found) = SortedSearch.find(key: key, in: keys)
+        let value = found ? try o.table.list(o.row, p.columnIndex).value(at: index) : .null
+        guard p.type == .object, let target = p.objectClassName, case .link(let k) = value else {
+            if value.isNull && !last { return path.isToMany ? true : try body(.null) }
+            return try body(QueryValue(value, linkTarget: nil))
+        }
+        if last { return try body(.object(className: target, key: k.rawValue)) }
+        guard let r = try object(try table(target), k) else { return true }
+        return try visit(path, step: i + 1, from: r, body)
+    }
+
     /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).
     func firstValue(of path: BoundKeyPath, from start: ObjectRef) throws -> QueryValue {
         var first = QueryValue.null
@@ -129,6 +156,7 @@ struct GraphEvaluator {
         case .subqueryCount(let s):
             guard let subquery else { throw AtollError(.invalidQuery, "SUBQUERY was not compiled") }
             return .int(Int64(try subqueryCount(s, node: subquery, on: object)))
+        case .typeOf(let path): return .string(try firstValue(of: path, from: object).typeName)
         }
     }
 
@@ -138,8 +166,19 @@ struct GraphEvaluator {
         var doubleTotal = 0.0
         var decimalTotal = Decimal128.zero
         var count = 0
+        let mixed = a.values.valueType == .mixed
         try forEachValue(of: a.values, from: object) { v in
             if v.isNull { return true }
+            // Of mixed values only the numbers count (realm-core), and they add up as decimals.
+            if mixed {
+                guard ValueComparison.numeric(v) != nil else { return true }
+                switch v {
+                case .int(let i): decimalTotal += Decimal128(i)
+                case .float(let f): decimalTotal += Decimal128(Double(f))
+                case .double(let d): decimalTotal += Decimal128(d)
+                default: break
+                }
+            }
             count += 1
             switch a.function {
             case .min: if best.isNull || ValueComparison.compare(v, best) < 0 { best = v }
@@ -177,6 +216,7 @@ struct GraphEvaluator {
         let c = compiled.comparison
         let comparator = compiled.comparator
         let rhs = try value(of: c.right, on: object, subquery: compiled.rightSubquery)
+        if case .typeOf(let path) = c.left { return try typesHold(compiled, path: path, rhs: rhs, on: object) }
         guard case .keyPath(let path) = c.left else {
             return comparator.holds(try value(of: c.left, on: object, subquery: compiled.leftSubquery), rhs)
         }
@@ -190,6 +230,23 @@ struct GraphEvaluator {
             return c.quantifier == .any ? found : !found
         case .all:
             return try forEachValue(of: path, from: object) { v in comparator.holds(v, rhs) }
+        }
+    }
+
+    /// `path.@type <op> rhs`: each value of the path is replaced by its type's name.
+    @inline(never)
+    private func typesHold(_ compiled: CompiledComparison, path: BoundKeyPath, rhs: QueryValue, on object: ObjectRef) throws -> Bool {
+        let comparator = compiled.comparator
+        switch compiled.comparison.quantifier {
+        case .any, .none:
+            var found = false
+            try forEachValue(of: path, from: object) { v in
+                if comparator.holds(.string(v.typeName), rhs) { found = true; return false }
+                return true
+            }
+            return compiled.comparison.quantifier == .any ? found : !found
+        case .all:
+            return try forEachValue(of: path, from: object) { v in comparator.holds(.string(v.typeName), rhs) }
         }
     }
 }

@@ -175,7 +175,7 @@ public struct QueryEngine {
         }
         for (termIndex, term) in terms.enumerated() {
             guard case .comparison(let c) = term, c.quantifier == .any, c.options.isEmpty,
-                  case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany,
+                  case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil,
                   case .constant(let constant) = c.right else { continue }
             let property = path.steps[0].property
             let column = property.columnIndex
@@ -383,7 +383,7 @@ public struct QueryEngine {
     /// `ValueComparison.compare`: nil first, numbers by value, strings by StringOrdering, ties
     /// in the original order. Nil for the other cases.
     private func sortByOwnColumn(_ keys: [ObjectKey], table: Table, _ sortKey: BoundSortKey) throws -> [ObjectKey]? {
-        guard sortKey.keyPath.steps.count == 1, !sortKey.keyPath.isToMany else { return nil }
+        guard sortKey.keyPath.steps.count == 1, !sortKey.keyPath.isToMany, sortKey.keyPath.steps[0].mapAccess == nil else { return nil }
         let p = sortKey.keyPath.steps[0].property
         let c = p.columnIndex
         guard p.linkingObjectsOrigin == nil, !p.isList, c >= 0, c < table.spec.columns.count else { return nil }

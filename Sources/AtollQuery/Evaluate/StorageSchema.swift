@@ -15,10 +15,12 @@ extension QuerySchema {
         for spec in transaction.tableSpecs {
             var properties: [QueryProperty] = []
             for (c, col) in spec.columns.enumerated() {
-                properties.append(QueryProperty(
+                var property = QueryProperty(
                     name: col.name, type: QueryValueType(col.type), isOptional: col.isNullable || (col.type == .link && !col.isList),
                     isList: col.isList, objectClassName: col.linkTarget,
-                    isIndexed: col.isIndexed || col.name == spec.primaryKey, columnIndex: c))
+                    isIndexed: col.isIndexed || col.name == spec.primaryKey, columnIndex: c)
+                property.isMap = col.isMap
+                properties.append(property)
             }
             for l in spec.linkingObjects {
                 let originColumn = transaction.tableKey(named: l.originTable).flatMap { transaction.spec(of: $0) }?.columnIndex(named: l.originProperty) ?? -1
@@ -90,6 +92,7 @@ extension QueryValueType {
         case .objectId: self = .objectId
         case .link: self = .object
         case .decimal128: self = .decimal128
+        case .mixed: self = .mixed
         }
     }
 }

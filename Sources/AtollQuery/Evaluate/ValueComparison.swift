@@ -41,6 +41,27 @@ enum ValueComparison {
         }
     }
 
+    /// Whether `<`, `>`, BETWEEN can hold between the two (non-nil) values: both numbers, or
+    /// both of the same other type. Values of a mixed property can be of any two types; a
+    /// string is neither smaller nor larger than a number (realm-core).
+    static func areOrdered(_ a: QueryValue, _ b: QueryValue) -> Bool {
+        func family(_ v: QueryValue) -> Int {
+            switch v {
+            case .int, .float, .double, .decimal128: 1
+            case .string: 2
+            case .data: 3
+            case .timestamp: 4
+            case .bool: 5
+            case .uuid: 6
+            case .objectId: 7
+            case .object: 8
+            case .null: 9
+            case .list: 10
+            }
+        }
+        return family(a) == family(b)
+    }
+
     /// Total order: nil first; -1, 0, 1. Values of unrelated types order by type name.
     static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
         switch (a, b) {

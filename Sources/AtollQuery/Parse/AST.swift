@@ -161,14 +161,22 @@ public enum KeyPathComponent: Sendable, Hashable {
     case collectionOperator(CollectionOperator, offset: Int)
     /// `@links.Class.property`: the objects of `Class` whose `property` links here.
     case backlinks(className: String, propertyName: String, offset: Int)
+    /// `map['key']`, `map[$0]`: the value of a map under one key (nil when it has none).
+    case mapKey(MapKeyNode, offset: Int)
 
     public var offset: Int {
         switch self {
         case .property(_, let offset), .variable(_, let offset), .keyPathArgument(_, let offset),
-             .collectionOperator(_, let offset), .backlinks(_, _, let offset):
+             .collectionOperator(_, let offset), .backlinks(_, _, let offset), .mapKey(_, let offset):
             offset
         }
     }
+}
+
+/// The key of `map[…]`: a string literal or an argument.
+public enum MapKeyNode: Sendable, Hashable {
+    case literal(String)
+    case argument(ArgumentReference)
 }
 
 /// The `@` operators on collections.
@@ -179,6 +187,12 @@ public enum CollectionOperator: String, Sendable, Hashable {
     case max = "@max"
     case sum = "@sum"
     case avg = "@avg"
+    /// `@type`: the type of each value of a mixed property (realm-core's TypeOfValue).
+    case type = "@type"
+    /// `@keys`: the keys of a map (strings).
+    case keys = "@keys"
+    /// `@values`: the values of a map (what the map itself reads as).
+    case values = "@values"
 }
 
 public struct SubqueryNode: Sendable, Hashable {

@@ -441,7 +441,12 @@ struct Parser {
         default:
             throw unexpected(expected: "a key path")
         }
-        while current.kind == .dot {
+        while current.kind == .dot || current.kind == .leftBracket {
+            if current.kind == .leftBracket {
+                guard components.count < QueryLimits.keyPathComponentsMax else { throw Self.keyPathTooLong(at: offset) }
+                components.append(try parseMapKey())
+                continue
+            }
             advance()
             guard components.count < QueryLimits.keyPathComponentsMax else { throw Self.keyPathTooLong(at: offset) }
             switch current.kind {
@@ -465,6 +470,27 @@ struct Parser {
         return KeyPathNode(components: components, offset: offset)
     }
 
+    /// `['key']`, `[$0]` or `[%@]` after a map (at `[`).
+    private mutating func parseMapKey() throws -> KeyPathComponent {
+        let offset = current.offset
+        advance()
+        let key: MapKeyNode
+        switch current.kind {
+        case .literal(.string(let text)):
+            key = .literal(text)
+        case .argument(let argumentIndex):
+            try notePositionalArgument(at: current.offset)
+            key = .argument(.positional(argumentIndex))
+        case .formatSpecifier(let specifier) where specifier != .keyPath:
+            key = .argument(.format(specifier, index: try takeFormatArgument(at: current.offset)))
+        default:
+            throw AtollError.invalidQuery("a map key in [ ] must be a string such as ['key'] or an argument such as [$0]", at: current.offset)
+        }
+        advance()
+        try expect(.rightBracket, "']' after the map key")
+        return .mapKey(key, offset: offset)
+    }
+
     /// A key path longer than ``QueryLimits/keyPathComponentsMax``.
     static func keyPathTooLong(at offset: Int) -> AtollError {
         AtollError.invalidQuery("the key path has more than \(QueryLimits.keyPathComponentsMax) components (the limit)", at: offset)
@@ -477,8 +503,11 @@ struct Parser {
         case "max": return .max
         case "sum": return .sum
         case "avg": return .avg
+        case "type": return .type
+        case "keys": return .keys
+        case "values": return .values
         default:
-            throw AtollError.invalidQuery("unsupported collection operator '@\(name)'; use @count, @size, @min, @max, @sum or @avg", at: current.offset)
+            throw AtollError.invalidQuery("unsupported collection operator '@\(name)'; use @count, @size, @min, @max, @sum, @avg, @type, @keys or @values", at: current.offset)
         }
     }
 

@@ -12,6 +12,12 @@ import struct Foundation.UUID
 //     uuid        0x06, 16 bytes
 //     objectId    0x07, 12 bytes
 //     decimal128  0x08, 18 bytes of Decimal128.orderedKey (canonical: 1.0 and 1 share a key)
+//     binary      0x09, as a string (escaped, then 0x00 0x00; 0x0A and a prefix key past 384
+//                 bytes); mixed columns only (typed binary columns are not indexable)
+//
+// In a mixed column (`encode(_:mixed:)`) every number, int, float, double or decimal128, is keyed
+// as decimal128 (exactly: distinct doubles stay distinct, and NaNs key as the decimal NaN), so
+// that int 1, double 1.0 and decimal 1.00, which a mixed comparison finds equal, share a key.
 //
 // Because the encoding is prefix-free, the index entries of one value are exactly the entries
 // whose key starts with the value's encoding.
@@ -19,7 +25,24 @@ import struct Foundation.UUID
 package enum IndexKey {
     package static let stringPrefixBytesMax = 384
 
+    /// The key of a value of a mixed column (`mixed`) or of a typed one, and whether it is a
+    /// prefix key (needs confirmation against the row).
+    package static func encode(_ value: StorageValue, mixed: Bool) -> (bytes: [UInt8], isPrefix: Bool) {
+        guard mixed else { return encode(value) }
+        switch value {
+        case .int(let i): return encode(.decimal128(Decimal128(i)))
+        case .float(let f): return encode(.decimal128(f.isNaN ? .nan : Decimal128(exactly: Double(f))))
+        case .double(let d): return encode(.decimal128(d.isNaN ? .nan : Decimal128(exactly: d)))
+        case .binary(let bytes):
+            var w = ByteWriter(capacity: bytes.count + 4)
+            let isPrefix = bytes.withUnsafeBytes { appendString($0, to: &w, tag: 0x09, prefixTag: 0x0A) }
+            return (w.bytes, isPrefix)
+        default: return encode(value)
+        }
+    }
+
     /// The encoded key and whether it is a prefix key (needs confirmation against the row).
+
     package static func encode(_ value: StorageValue) -> (bytes: [UInt8], isPrefix: Bool) {
         var w = ByteWriter(capacity: 24)
         var isPrefix = false
@@ -50,9 +73,9 @@ package enum IndexKey {
     }
 
     /// Appends the tagged, escaped, terminated form; returns whether it was cut to a prefix.
-    private static func appendString(_ utf8: UnsafeRawBufferPointer, to w: inout ByteWriter) -> Bool {
+    private static func appendString(_ utf8: UnsafeRawBufferPointer, to w: inout ByteWriter, tag: UInt8 = 0x03, prefixTag: UInt8 = 0x04) -> Bool {
         let isPrefix = utf8.count > stringPrefixBytesMax
-        w.u8(isPrefix ? 0x04 : 0x03)
+        w.u8(isPrefix ? prefixTag : tag)
         for b in utf8.prefix(stringPrefixBytesMax) {
             w.u8(b)
             if b == 0 { w.u8(0xFF) }

@@ -13,6 +13,9 @@ public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCon
     case link = 10
     /// An IEEE 754-2008 decimal128 in BID encoding (`Decimal128`), 16 bytes.
     case decimal128 = 11
+    /// Any scalar value with its type (`AnyRealmValue`, realm-js `mixed`): stored as the
+    /// value's tagged encoding (StorageValue.encode) in a bytes block. Always nullable.
+    case mixed = 12
 
     public var description: String {
         switch self {
@@ -27,13 +30,14 @@ public enum ColumnType: UInt8, Sendable, Hashable, CaseIterable, CustomStringCon
         case .objectId: "objectId"
         case .link: "link"
         case .decimal128: "decimal128"
+        case .mixed: "mixed"
         }
     }
 
     /// Whether a search index may be built on a column of this type (as in Realm).
     public var isIndexable: Bool {
         switch self {
-        case .bool, .int, .string, .timestamp, .uuid, .objectId, .decimal128: true
+        case .bool, .int, .string, .timestamp, .uuid, .objectId, .decimal128, .mixed: true
         case .float, .double, .binary, .link: false
         }
     }

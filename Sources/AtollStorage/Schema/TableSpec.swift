@@ -66,7 +66,7 @@ public struct ColumnSpec: Sendable, Hashable, CustomStringConvertible {
         case .double: return .float64
         case .uuid, .decimal128: return .fixed(16)
         case .objectId: return .fixed(12)
-        case .string, .binary: return .bytes
+        case .string, .binary, .mixed: return .bytes
         }
     }
 

@@ -39,7 +39,8 @@ enum ListCodec {
         for (r, v) in values.enumerated() {
             for b in blocks { b.insertDefault(at: r) }
             if column.isMap { var k = keys[r]; k.withUTF8 { blocks[0].setBytes(r, UnsafeRawBufferPointer($0), external: false) } }
-            fill(valueBlocks, row: r, value: v)
+            // A mixed element is stored as its tagged encoding in a bytes block.
+            fill(valueBlocks, row: r, value: column.type == .mixed && !v.isNull ? .binary(v.mixedBytes) : v)
         }
         var w = ByteWriter(capacity: 16)
         w.varint(UInt64(values.count))
@@ -127,6 +128,11 @@ package struct ListView {
         }
         count = n
         p = base
+        if type == .mixed {
+            // Validated once here, so that `value(at:)` decodes elements known to be whole.
+            let column = BlockCodec.bytesColumn(base, at: start0, rows: n)
+            for i in 0..<n where !column.isNull(i) { _ = try StorageValue.mixed(from: column.stored(i)) }
+        }
     }
 
     package func value(at i: Int) -> StorageValue {
@@ -162,6 +168,12 @@ package struct ListView {
             let c = BlockCodec.bytesColumn(p, at: start0, rows: count)
             if c.isNull(i) { return .null }
             let b = c.stored(i)
+            // Every element was decoded once by init, which throws for a malformed one.
+            if type == .mixed {
+                do { return try StorageValue.mixed(from: b) } catch {
+                    preconditionFailure("a mixed list element changed after ListView.init validated it: \(error)")
+                }
+            }
             return type == .string ? .string(String(decoding: b, as: UTF8.self)) : .binary(Array(b))
         }
     }

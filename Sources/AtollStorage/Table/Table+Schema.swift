@@ -144,7 +144,7 @@ extension Table {
         try forEachLeaf { leaf in
             for r in 0..<leaf.count {
                 let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-                pending.add(IndexKey.encode(try value(h, c)).bytes, h.key.rawValue)
+                pending.add(IndexKey.encode(try value(h, c), mixed: spec.columns[c].type == .mixed).bytes, h.key.rawValue)
             }
             return true
         }

@@ -290,6 +290,10 @@ extension Table {
         }
         let block = m.blocks[b]
         block.setNull(r, value.isNull)
+        if info.type == .mixed, !value.isNull {
+            try value.mixedBytes.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
+            return
+        }
         switch value {
         case .null:
             if block.spec.kind == .bytes { try placeBytes(UnsafeRawBufferPointer(start: nil, count: 0), block: b, leaf: m, row: r) }
@@ -383,7 +387,7 @@ extension Table {
                 }
             }
             if needsIndex(c) && !isKeyAlias(c) && !col.isList, indexTouched[c]?[key.rawValue] == nil {
-                indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try value(h2, c)).bytes)
+                indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try value(h2, c), mixed: col.type == .mixed).bytes)
             }
             if layout.firstBlock[c] >= 0, layout.blocks[layout.firstBlock[c]].kind == .bytes,
                let (first, length) = h2.leaf.bytesColumn(layout.firstBlock[c]).externalReference(h2.row) {
@@ -554,7 +558,7 @@ extension Table {
         if columnInfo[c].type == .string, !isNull(h, c), let bytes = try bytes(h, c) {
             return IndexKey.encodeString(bytes)
         }
-        return IndexKey.encode(try value(h, c)).bytes
+        return IndexKey.encode(try value(h, c), mixed: columnInfo[c].type == .mixed).bytes
     }
 
     /// Brings the indexes up to date with the objects changed since the last flush.

@@ -266,6 +266,7 @@ public final class Table {
         case .objectId: return .objectId(objectId(h, c))
         case .link: return link(h, c).map { .link($0) } ?? .null
         case .decimal128: return .decimal128(decimal128(h, c))
+        case .mixed: return try StorageValue.mixed(from: try bytes(h, c) ?? UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 
@@ -310,7 +311,7 @@ public final class Table {
         }
         guard needsIndex(column) else { throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index") }
         try flushIndexes()
-        let (encoded, isPrefix) = IndexKey.encode(value)
+        let (encoded, isPrefix) = IndexKey.encode(value, mixed: columnInfo[column].type == .mixed)
         let root = column < roots.indexRoots.count ? roots.indexRoots[column] : 0
         let keys = try PostingsIndex.lookup(root: root, value: encoded, space: transaction.space)
         var result = keys.map(ObjectKey.init)

@@ -38,6 +38,16 @@ extension Decimal128 {
         self = Self.make(negative: negative, coefficient: quantized.coefficient, exponent: quantized.exponent)
     }
 
+    /// The Double's value to 34 significant digits (exact for most doubles; distinct doubles
+    /// stay distinct), without realm-core's rounding to 15: for keys that must tell doubles apart.
+    package init(exactly value: Double) {
+        if value.isNaN { self = .nan; return }
+        if value.isInfinite { self = Decimal128(high: Self.infinityMask | (value < 0 ? Self.signMask : 0), low: 0); return }
+        if value == 0 { self.init(); return }
+        let (c, e) = Self.exactOrNearest34(value.magnitude)
+        self = Self.make(negative: value < 0, coefficient: c, exponent: e)
+    }
+
     /// The Float `value`, through Double (RealmSwift converts floats the same way).
     public init(_ value: Float) { self.init(Double(value)) }
 

@@ -5,6 +5,11 @@ import struct Foundation.UUID
 // (`SetElementLessThan`): null first, then values of the element type in their natural order,
 // strings and binary values by their bytes (unsigned), UUIDs and ObjectIds bytewise, and NaN
 // before every other float or double (all NaNs are one element).
+//
+// Values of different types meet only in a set of mixed values (AnyRealmValue). There, as in
+// realm-core's `Mixed::compare`, numbers of different types compare by value (int 1, double 1.0
+// and decimal 1 are one element; NaN first), and otherwise types order by realm-core's sorting
+// rank: bool, numbers, string, binary, timestamp, objectId, uuid, link.
 
 extension StorageValue {
     /// Three-way comparison in set order: negative, zero (the same element) or positive.
@@ -27,24 +32,35 @@ extension StorageValue {
         case (.link(let x), .link(let y)): return three(x.rawValue, y.rawValue)
         // Numerically, NaN first: 1.5 and 1.50 are one element (as realm-core compares them).
         case (.decimal128(let x), .decimal128(let y)): return x.compare(y)
-        default: return three(a.typeRank, b.typeRank)
+        default:
+            if let x = a.exactDecimal, let y = b.exactDecimal { return x.compare(y) }
+            return three(a.typeRank, b.typeRank)
         }
     }
 
+    /// A number as a decimal, exactly (34 digits), for comparing numbers of different types.
+    private var exactDecimal: Decimal128? {
+        switch self {
+        case .int(let x): Decimal128(x)
+        case .float(let x): Decimal128(exactly: Double(x))
+        case .double(let x): Decimal128(exactly: x)
+        case .decimal128(let x): x
+        default: nil
+        }
+    }
+
+    /// realm-core's sorting rank of a type (mixed.cpp `sorting_rank`): all numbers share one.
     private var typeRank: Int {
         switch self {
-        case .null: 0
-        case .bool: 1
-        case .int: 2
-        case .float: 3
-        case .double: 4
-        case .string: 5
-        case .binary: 6
-        case .timestamp: 7
-        case .uuid: 8
-        case .objectId: 9
-        case .link: 10
-        case .decimal128: 11
+        case .null: -1
+        case .bool: 0
+        case .int, .float, .double, .decimal128: 1
+        case .string: 2
+        case .binary: 3
+        case .timestamp: 4
+        case .objectId: 5
+        case .uuid: 6
+        case .link: 8
         }
     }
 

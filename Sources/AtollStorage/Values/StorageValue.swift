@@ -68,6 +68,8 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     package func matches(_ type: ColumnType) -> Bool {
         switch (self, type) {
         case (.null, _): true
+        case (.link, .mixed): false
+        case (_, .mixed): true
         case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
              (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link),
              (.decimal128, .decimal128):
@@ -91,6 +93,27 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .link: "link"
         case .decimal128: "decimal128"
         }
+    }
+}
+
+// MARK: mixed columns
+
+extension StorageValue {
+    /// The stored bytes of a non-null value of a mixed column: its tagged encoding.
+    package var mixedBytes: [UInt8] {
+        var w = ByteWriter(capacity: 16)
+        encode(into: &w)
+        return w.bytes
+    }
+
+    /// The value of a mixed column from its stored bytes (validated: a tag and exactly one value).
+    package static func mixed(from bytes: UnsafeRawBufferPointer) throws -> StorageValue {
+        guard bytes.count > 0 else { return .null }
+        var r = ByteReader(bytes, context: "mixed value")
+        let value = try decode(from: &r)
+        guard r.isAtEnd else { throw AtollError.corrupted("a mixed value has \(r.remaining) bytes after its value") }
+        if case .link = value { throw AtollError.corrupted("a mixed value holds a link") }
+        return value
     }
 }
 

@@ -43,6 +43,7 @@ final class SyncedClass {
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         case .objectId: return .objectId(ObjectId(bytes: [UInt8](repeating: 0, count: 12)) ?? ObjectId())
         case .decimal128: return .decimal128(Decimal128())
+        case .mixed: return .null
         case .link: return .null
         }
     }

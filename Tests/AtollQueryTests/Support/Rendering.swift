@@ -17,6 +17,7 @@ enum Rendering {
     static func render(_ comparison: BoundComparison) -> String {
         var quantifier = ""
         if case .keyPath(let path) = comparison.left, path.isToMany { quantifier = comparison.quantifier.rawValue + " " }
+        if case .typeOf(let path) = comparison.left, path.isToMany { quantifier = comparison.quantifier.rawValue + " " }
         return "\(quantifier)\(render(comparison.left)) \(comparison.operator.rawValue)\(comparison.options) \(render(comparison.right))"
     }
 
@@ -27,6 +28,7 @@ enum Rendering {
         case .count(let path): "\(path).@count"
         case .aggregate(let aggregate): "\(aggregate.function.rawValue)(\(aggregate.values))"
         case .subqueryCount(let subquery): "SUBQUERY(\(subquery.collection), \(render(subquery.predicate))).@count"
+        case .typeOf(let path): "\(path).@type"
         }
     }
 
