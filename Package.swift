@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "AtollMultiNodeTests",
             dependencies: [
-                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollTestSupport",
+                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollObjectHelper", "AtollTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

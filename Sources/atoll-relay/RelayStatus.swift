@@ -24,6 +24,9 @@ struct RelayStatus: Codable, Sendable {
         var trimmedThrough: UInt64
         var operations: UInt64
         var peers: [RealmPeer]
+        /// The realm's schema history, one class a line: "Dog (primary key id): age int, name
+        /// string?" (nil: no node has described its schema yet).
+        var schema: [String]?
     }
 
     struct RealmPeer: Codable, Sendable {
@@ -69,6 +72,10 @@ struct RelayStatus: Codable, Sendable {
         if !peers.isEmpty { lines += Self.table(rows) }
         for realm in realms {
             lines.append("realm '\(realm.id)': head \(realm.head), trimmed through \(realm.trimmedThrough), \(realm.operations) operations")
+            if let schema = realm.schema {
+                lines.append("  schema history:")
+                lines += schema.map { "    " + $0 }
+            }
             let peerRows = [["NODE", "NAME", "CONNECTED", "ACKNOWLEDGED", "LAG OPS", "LAG S"]] + realm.peers.map {
                 [String($0.node.prefix(12)), $0.name ?? "-", $0.connected ? "yes" : "no", String($0.acknowledged), String($0.lagOperations), String($0.lagSeconds)]
             }
