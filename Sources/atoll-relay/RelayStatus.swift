@@ -26,7 +26,7 @@ struct RelayStatus: Codable, Sendable {
         var peers: [RealmPeer]
         /// The realm's schema history, one class a line: "Dog (primary key id): age int, name
         /// string?" (nil: no node has described its schema yet).
-        var schema: [String]?
+        var schemaHistory: [String]?
     }
 
     struct RealmPeer: Codable, Sendable {
@@ -72,9 +72,9 @@ struct RelayStatus: Codable, Sendable {
         if !peers.isEmpty { lines += Self.table(rows) }
         for realm in realms {
             lines.append("realm '\(realm.id)': head \(realm.head), trimmed through \(realm.trimmedThrough), \(realm.operations) operations")
-            if let schema = realm.schema {
+            if let history = realm.schemaHistory {
                 lines.append("  schema history:")
-                lines += schema.map { "    " + $0 }
+                lines += history.map { "    " + $0 }
             }
             let peerRows = [["NODE", "NAME", "CONNECTED", "ACKNOWLEDGED", "LAG OPS", "LAG S"]] + realm.peers.map {
                 [String($0.node.prefix(12)), $0.name ?? "-", $0.connected ? "yes" : "no", String($0.acknowledged), String($0.lagOperations), String($0.lagSeconds)]

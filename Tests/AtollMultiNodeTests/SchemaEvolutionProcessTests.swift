@@ -55,7 +55,7 @@ import AtollTestSupport
 
             // The relay's schema history is the union of both.
             let realm = try cluster.relayRealm()
-            let history = (realm["schema"] as? [String] ?? []).joined(separator: "\n")
+            let history = (realm["schemaHistory"] as? [String] ?? []).joined(separator: "\n")
             #expect(history.contains("color string?") && history.contains("Tag (primary key name)"), "\(realm)")
 
             // A goes offline (after B's color of a-1 reached it), upgrades with a migration block, and comes back.
