@@ -19,15 +19,22 @@ import Crypto
 ///         property count, per property: string name, u8 type (ColumnType raw value),
 ///         u8 flags (1: optional, 2: list), u8 integer width, string link target ("" when none)
 public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertible {
+    /// One property of a synced class.
     public struct Property: Equatable, Sendable {
+        /// The property's name.
         public var name: String
         /// `ColumnType`'s raw value (kept raw: a relay stores types it may not know).
         public var type: UInt8
+        /// Whether it is optional.
         public var isNullable: Bool
+        /// Whether it is a list.
         public var isList: Bool
+        /// The width of an integer property (8, 16, 32 or 64).
         public var intBits: UInt8
+        /// The class a link or list of links points to.
         public var linkTarget: String?
 
+        /// A property description; `type` is `ColumnType`'s raw value.
         public init(name: String, type: UInt8, isNullable: Bool, isList: Bool, intBits: UInt8, linkTarget: String?) {
             self.name = name
             self.type = type
@@ -46,13 +53,18 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// One synced class.
     public struct Class: Equatable, Sendable {
+        /// The class's name.
         public var name: String
+        /// The name of its primary key property.
         public var primaryKey: String
+        /// Whether it is an embedded class.
         public var isEmbedded: Bool
         /// In name order.
         public var properties: [Property]
 
+        /// A class description (the properties are put in name order).
         public init(name: String, primaryKey: String, isEmbedded: Bool = false, properties: [Property]) {
             self.name = name
             self.primaryKey = primaryKey
@@ -60,16 +72,19 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
             self.properties = properties.sorted { $0.name < $1.name }
         }
 
+        /// The property called `name`, if the class has it. O(properties).
         public func property(named name: String) -> Property? { properties.first { $0.name == name } }
     }
 
     /// In name order.
     public private(set) var classes: [Class]
 
+    /// A description of `classes` (put in name order).
     public init(classes: [Class]) {
         self.classes = classes.sorted { $0.name < $1.name }
     }
 
+    /// The class called `name`, if the description has it. O(classes).
     public func schemaClass(named name: String) -> Class? { classes.first { $0.name == name } }
 
     static let formatVersion: UInt8 = 1
@@ -88,6 +103,7 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
         return Array(SHA256.hash(data: Array(text.utf8))).prefix(16).map { $0 }
     }
 
+    /// One line: each class with its primary key and properties.
     public var description: String {
         classes.map { c in
             "\(c.name)(\(c.isEmbedded ? "embedded" : "pk \(c.primaryKey)"): " + c.properties.map { "\($0.name) \($0.typeDescription)" }.joined(separator: ", ") + ")"
@@ -134,6 +150,7 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
 
     // MARK: encoding
 
+    /// The canonical encoding (see the top of this file).
     public func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 64 + classes.count * 64)
         w.u8(Self.formatVersion)
@@ -155,8 +172,8 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
     }
 
     /// Decodes and validates a description (names non-empty and within the schema limits, no
-    /// class or property twice, in name order). `source`: `.peer` for one received in a
-    /// message (errors are `.protocolViolation`), `.file` for one a store kept.
+    /// class or property twice, in name order). `fromPeer`: one received in a message (errors
+    /// are `.protocolViolation`), else one a store kept (errors are `.fileCorrupted`).
     public static func decode(_ bytes: [UInt8], fromPeer: Bool) throws -> SyncSchemaDescription {
         try bytes.withUnsafeBytes { buffer in
             var r = ByteReader(buffer, context: "schema description", source: fromPeer ? .peer : .file)
