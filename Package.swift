@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "AtollMultiNodeTests",
             dependencies: [
-                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollTestSupport",
+                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollObjectHelper", "AtollTestSupport",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

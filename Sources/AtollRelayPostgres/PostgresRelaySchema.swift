@@ -3,13 +3,15 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 1). Every relay sharing the database reads and
+// The relay's tables in PostgreSQL (schema version 2; version 2 added schema_history). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
 //                           the log's identity, the same at every relay of the database)
 //   atoll_relay_realms      id (the realm number used in keys), name, fingerprint, head,
-//                           operations through head. The row is the realm's append lock.
+//                           operations through head, schema_history (SyncSchemaDescription's
+//                           encoding; NULL until a node describes its schema). The row is the
+//                           realm's append lock.
 //   atoll_relay_trims       per realm: trimmed_through, operations_at_trim, and
 //                           snapshot_lease_until (ms since 1970; no relay trims the realm before
 //                           it: one is streaming its compacted history). The row is the trim lock,
@@ -32,7 +34,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 1
+    static let version = 2
     /// Serializes concurrent migrations (`pg_advisory_xact_lock`): 'atoll' in ASCII.
     static let migrationLock: Int64 = 0x61_74_6F_6C_6C
 
@@ -140,6 +142,11 @@ enum PostgresRelaySchema {
         """,
     ]
 
+    /// From version 1: realms keep their schema history.
+    static let versionTwo: [String] = [
+        "ALTER TABLE atoll_relay_realms ADD COLUMN schema_history bytea",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -162,9 +169,12 @@ enum PostgresRelaySchema {
                     throw AtollError(.fileFormatTooNew,
                         "the PostgreSQL database \(session.location) holds relay schema version \(stored); this atoll-relay knows up to \(version): upgrade atoll-relay")
                 }
-                // Version 1 is the first: nothing older to upgrade yet.
+                if stored < 2 {
+                    for statement in versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                    try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
+                }
             } else {
-                for statement in versionOne { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                for statement in versionOne + versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) }
                 let id = newRelayID ?? NodeID.random()
                 try session.query("INSERT INTO atoll_relay_meta (key, value) VALUES ('schema_version', \(String(version))), ('relay_id', \(id.description))")
                 created = true

@@ -83,12 +83,14 @@ package final class PostgresRelayStore: RelayStore {
         // One snapshot: head, trimmed position, origins and the peer agree with each other.
         var realm = try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws -> RelayRealm in
             guard let row = try session.query("""
-                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim
+                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim, r.schema_history
                 FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.name = \(id)
                 """).first
             else { throw AtollError(.ioError, "realm '\(id)' vanished from PostgreSQL") }
-            let (index, stored, head, operations, trimmed, operationsAtTrim) = try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64).self)
+            let (index, stored, head, operations, trimmed, operationsAtTrim, history) =
+                try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64, ByteBuffer?).self)
             var realm = RelayRealm(id: id, index: UInt32(bitPattern: index), fingerprint: Array(stored.readableBytesView))
+            if let history { realm.schema = try SyncSchemaDescription.decode(Array(history.readableBytesView), fromPeer: false) }
             realm.head = UInt64(head)
             realm.operations = UInt64(operations)
             realm.trimmedThrough = UInt64(trimmed)
@@ -115,6 +117,27 @@ package final class PostgresRelayStore: RelayStore {
         }
         realms[id] = realm
         return realm
+    }
+
+    package func recordSchema(_ realmID: String, from old: SyncSchemaDescription?, to new: SyncSchemaDescription) throws -> Bool {
+        let bytes = bytea(new.encode()), fingerprint = bytea(new.fingerprint)
+        // Conditional on the history read: another relay may have extended it since.
+        let rows: [PostgresRow]
+        if let old {
+            rows = try session.query("""
+                UPDATE atoll_relay_realms SET schema_history = \(bytes), fingerprint = \(fingerprint)
+                WHERE name = \(realmID) AND schema_history = \(bytea(old.encode())) RETURNING id
+                """)
+        } else {
+            rows = try session.query("""
+                UPDATE atoll_relay_realms SET schema_history = \(bytes), fingerprint = \(fingerprint)
+                WHERE name = \(realmID) AND schema_history IS NULL RETURNING id
+                """)
+        }
+        guard !rows.isEmpty else { return false }
+        realms[realmID]?.schema = new
+        realms[realmID]?.fingerprint = new.fingerprint
+        return true
     }
 
     private func realm(_ id: String) throws -> RelayRealm {

@@ -145,6 +145,12 @@ extension SyncRelayBackedService {
                         node: peer.nodeID.description, name: status.peerNames[peer.nodeID], connected: peer.isConnected,
                         acknowledged: peer.acknowledged, lagOperations: peer.lagOperations, lagSeconds: (peer.lagSeconds * 1000).rounded() / 1000,
                         lastAcknowledgedSecondsAgo: status.lastAcknowledged[peer.nodeID].map { (now.timeIntervalSince($0) * 10).rounded() / 10 })
+                },
+                schemaHistory: realm.schema.map { history in
+                    history.classes.map { c in
+                        "\(c.name) (\(c.isEmbedded ? "embedded" : "primary key \(c.primaryKey)")): "
+                            + c.properties.map { "\($0.name) \($0.typeDescription)" }.joined(separator: ", ")
+                    }
                 })
         }
     }

@@ -26,6 +26,9 @@ struct RelayStatus: Codable, Sendable {
         /// The schema fingerprint (hex) the last node admitted to the realm presented.
         var schema: String?
         var peers: [RealmPeer]
+        /// The realm's schema history, one class a line: "Dog (primary key id): age int, name
+        /// string?" (nil: no node has described its schema yet).
+        var schemaHistory: [String]?
     }
 
     struct RealmPeer: Codable, Sendable {
@@ -78,6 +81,10 @@ struct RelayStatus: Codable, Sendable {
         if !peers.isEmpty { lines += Self.table(rows) }
         for realm in realms {
             lines.append("realm '\(realm.id)': head \(realm.head), trimmed through \(realm.trimmedThrough), \(realm.operations) operations")
+            if let history = realm.schemaHistory {
+                lines.append("  schema history:")
+                lines += history.map { "    " + $0 }
+            }
             let peerRows = [["NODE", "NAME", "CONNECTED", "ACKNOWLEDGED", "LAG OPS", "LAG S"]] + realm.peers.map {
                 [String($0.node.prefix(12)), $0.name ?? "-", $0.connected ? "yes" : "no", String($0.acknowledged), String($0.lagOperations), String($0.lagSeconds)]
             }

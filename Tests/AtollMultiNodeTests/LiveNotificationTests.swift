@@ -165,9 +165,9 @@ import Testing
         let cluster = try Cluster(nodes: ["a", "b"])
         try cluster.startRelay()
         try cluster.startNode("b")
-        // A file of the same realm with another schema.
+        // A file of the same realm with a conflicting schema ('Item.n' of another type).
         let other = cluster.directory.file("other.atoll")
-        let schema = try cluster.directory.write("other.json", #"[{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "extra": "int"}}]"#)
+        let schema = try cluster.directory.write("other.json", #"[{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "n": "string"}}]"#)
         #expect(try cluster.atoll(["import", other, "--schema", schema]).status == 0)
         let database = try Database.open(DatabaseConfiguration(path: other))
         let session = try SyncSession.start(database: database, configuration: SyncConfiguration(

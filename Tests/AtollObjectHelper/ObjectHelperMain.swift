@@ -107,6 +107,20 @@ struct AtollObjectHelper {
                 case "list-filter": say("read \(realm.object(ofType: Keeper.self, forPrimaryKey: "k")?.hounds.filter("age > 1").count ?? -1)")
                 default: say("unknown read \(args[2])")
                 }
+            case "upgrade-synced-schema":
+                // upgrade-synced-schema PATH: opens a synced node's file (made with the multi-node
+                // Cluster schema) with schema version 1 of the models below, which add
+                // 'Item.color' and the class 'Tag'. The migration block writes 'note' of every
+                // Item that has none (an ordinary write, which syncs) and creates a Tag.
+                let config = Realm.Configuration(fileURL: URL(fileURLWithPath: args[2]), schemaVersion: 1, migrationBlock: { migration, oldVersion in
+                    guard oldVersion < 1 else { return }
+                    migration.enumerateObjects(ofType: "Item") { _, item in
+                        if let item, (item["note"] as? String) == nil { item["note"] = "migrated" }
+                    }
+                    migration.create("Tag", value: ["name": "from-migration", "weight": 1])
+                }, objectTypes: [UpgradedItem.self, UpgradedShared.self, UpgradedTag.self])
+                let realm = try Realm(configuration: config)
+                say("upgraded \(realm.objects(UpgradedItem.self).count) items")
             // Misuse that RealmSwift raises for (Tests/RealmConformanceTests).
             case "conformance-create-outside-write":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
@@ -154,6 +168,31 @@ struct AtollObjectHelper {
             exit(1)
         }
     }
+}
+
+/// Version 1 of the multi-node tests' schema (Tests/AtollMultiNodeTests/Support/Cluster.swift)
+/// for `upgrade-synced-schema`: a new optional property and a new class.
+final class UpgradedItem: Object {
+    override class func className() -> String { "Item" }
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var node = ""
+    @Persisted var n = 0
+    @Persisted var note: String?
+    @Persisted var color: String?
+}
+
+final class UpgradedShared: Object {
+    override class func className() -> String { "Shared" }
+    @Persisted(primaryKey: true) var key = 0
+    @Persisted var value = ""
+    @Persisted var by = ""
+    @Persisted var tags: List<String>
+}
+
+final class UpgradedTag: Object {
+    override class func className() -> String { "Tag" }
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var weight = 0
 }
 
 /// The model of the damaged-file commands (`read-damaged`).

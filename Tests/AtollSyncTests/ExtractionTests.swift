@@ -90,12 +90,18 @@ import AtollTestSupport
         let again = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "one"))
         #expect(first.nodeID == again.nodeID)
         #expect(throws: AtollError.self) { try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "two")) }
-        try db.write { w in _ = try w.addColumn(try w.items().key, ColumnSpec(name: "extra", type: .int)) }
-        #expect { try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "one")) } throws: { e in
-            (e as? AtollError)?.kind == .schemaMismatch
-        }
         // A schema change seen in the history while syncing stops extraction with a clear error.
+        try db.write { w in _ = try w.addColumn(try w.items().key, ColumnSpec(name: "extra", type: .int)) }
+        #expect { try first.extractLocalChanges() } throws: { e in
+            (e as? AtollError)?.kind == .schemaMismatch && (e as? AtollError)?.message.contains("stop sync and start it again") == true
+        }
+        // Opening sync again takes the added property (docs/SYNC.md, "Schema changes"); the
+        // replica of the old schema is then refused.
+        let upgraded = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "one"))
+        #expect(upgraded.nodeID == first.nodeID && upgraded.schemaFingerprint != first.schemaFingerprint)
+        try db.write { w in try w.items().create(primaryKey: .int(1)) }
         #expect { try first.extractLocalChanges() } throws: { e in (e as? AtollError)?.kind == .schemaMismatch }
+        #expect(try upgraded.extractLocalChanges() == 1)
     }
 
     @Test func compactionKeepsUnsyncedLocalChanges() throws {

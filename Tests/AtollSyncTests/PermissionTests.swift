@@ -153,7 +153,7 @@ import AtollTestSupport
 
     @Test func theWelcomeTellsAVersion2NodeItsPermissionAndAVersion1NodeNothing() throws {
         let relay = try Relay(rules: Self.example)
-        let v2 = relay.hello(1, Self.jwt("alice", claims: ["team": "red"]), realm: "team/red", node: NodeID(high: 1, low: 1))
+        let v2 = relay.hello(1, Self.jwt("alice", claims: ["team": "red"]), realm: "team/red", node: NodeID(high: 1, low: 1), version: 2)
         let v1 = relay.hello(2, Self.jwt("alice", claims: ["team": "red"]), realm: "team/red", node: NodeID(high: 1, low: 2), version: 1)
         guard case .welcome(let w2)? = v2.first, case .welcome(let w1)? = v1.first else {
             Issue.record("no welcome: \(v2) \(v1)")

@@ -191,12 +191,40 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '2' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '3' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 2; this atoll-relay knows up to 1: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 3; this atoll-relay knows up to 2: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
+        }
+    }
+
+    /// A database of relay schema version 1 (before schema histories) is upgraded in place: its
+    /// realms keep their fingerprint, and a node whose schema has it records the history; two
+    /// relays extending one history at once both land (the update is conditional).
+    @Test func aVersionOneDatabaseIsUpgradedAndRelaysExtendOneSchemaHistory() async throws {
+        try await offPool {
+            let url = try PostgresTestCluster.shared().makeDatabase()
+            let x = try TestNode()
+            let description = x.replica.schemaDescription
+            _ = try Self.store(url).openRealm("r", fingerprint: description.fingerprint, node: x.id)
+            try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url), """
+                ALTER TABLE atoll_relay_realms DROP COLUMN schema_history; UPDATE atoll_relay_meta SET value = '1' WHERE key = 'schema_version'
+                """)
+            let one = try Self.store(url), two = try Self.store(url)
+            let realm = try one.openRealm("r", fingerprint: description.fingerprint, node: x.id)
+            #expect(realm.schema == nil && realm.fingerprint == description.fingerprint)
+            #expect(try one.recordSchema("r", from: nil, to: description))
+            let tag = SyncSchemaDescription.Class(name: "Tag", primaryKey: "name", properties: [
+                .init(name: "name", type: ColumnType.string.rawValue, isNullable: false, isList: false, intBits: 64, linkTarget: nil),
+            ])
+            let withTag = try description.merging(SyncSchemaDescription(classes: [tag]))
+            // Relay two read the history before relay one extended it: its update must not land.
+            let stale = try two.openRealm("r", fingerprint: description.fingerprint, node: x.id)
+            #expect(try one.recordSchema("r", from: description, to: withTag))
+            #expect(try !two.recordSchema("r", from: stale.schema, to: description))
+            #expect(try two.openRealm("r", fingerprint: description.fingerprint, node: x.id).schema == withTag)
         }
     }
 

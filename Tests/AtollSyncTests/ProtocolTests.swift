@@ -172,11 +172,11 @@ final class Loopback {
         let x = try TestNode()
         net.connect(NodeSession(replica: x.replica), as: 1)
         net.settle()
-        // A node whose schema differs (an extra property).
+        // A node whose schema conflicts (a property of another type).
         let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "other-\(UUID())"))
         try db.write { w in
             var item = TestSchema.item
-            item.columns.append(ColumnSpec(name: "extra", type: .int))
+            item.columns[TestSchema.Item.score] = ColumnSpec(name: "score", type: .float, isNullable: true)
             try w.createTable(TestSchema.person)
             try w.createTable(item)
         }
@@ -185,7 +185,7 @@ final class Loopback {
         net.settle()
         #expect(other.state == .offline)
         #expect(other.lastError?.kind == .schemaMismatch)
-        #expect(other.lastError?.message.contains("same classes and properties") == true)
+        #expect(other.lastError?.message.contains("'Item.score' is float? in the node's schema but double? in the realm's") == true)
         #expect(net.closed.contains(2))
     }
 

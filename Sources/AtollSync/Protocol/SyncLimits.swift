@@ -40,4 +40,6 @@ public enum SyncLimits {
     public static let errorMessageBytesMax = 4096
     /// Most instructions a local transaction puts in one changeset before it is split.
     public static let changesetInstructionsMax = 1 << 20
+    /// The most bytes of a node's schema description in `hello` (and of a realm's schema history).
+    public static let schemaDescriptionBytesMax = 1 << 20
 }

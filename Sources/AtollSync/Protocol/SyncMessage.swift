@@ -6,7 +6,11 @@ import AtollStorage
 /// Version 2 adds the node's permissions to `welcome` (`Welcome.permission`, flag bit 1). A relay
 /// accepts nodes of versions `syncProtocolVersionOldest...syncProtocolVersion` and answers each
 /// in its own version, so relays are upgraded first, then nodes.
-public let syncProtocolVersion: UInt32 = 2
+///
+/// Version 3 adds the node's schema description to `hello` (`Hello.schema`): the relay keeps the
+/// realm's schema history and accepts nodes whose schema only adds to it. A node of version 1 or
+/// 2 (a fingerprint only) is accepted only while the history is exactly its schema.
+public let syncProtocolVersion: UInt32 = 3
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
 
@@ -101,11 +105,14 @@ public enum SyncMessage: Equatable, Sendable {
         public var cursor: DownloadCursor
         /// For every origin, the last changeset the node has applied.
         public var versionVector: VersionVector
+        /// The node's synced schema (version 3; nil: the relay compares fingerprints only).
+        public var schema: SyncSchemaDescription?
 
         /// A handshake with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, nodeID: NodeID, realmID: String, schemaFingerprint: [UInt8],
-                    cursor: DownloadCursor, versionVector: VersionVector)
+                    cursor: DownloadCursor, versionVector: VersionVector, schema: SyncSchemaDescription? = nil)
         {
+            self.schema = schema
             self.protocolVersion = protocolVersion
             self.nodeID = nodeID
             self.realmID = realmID
@@ -209,6 +216,7 @@ extension SyncMessage {
             w.append(h.cursor.relayID.bytes)
             w.varint(h.cursor.seq)
             Self.writeVersionVector(h.versionVector, &w)
+            if h.protocolVersion >= 3 { w.blob(h.schema?.encode() ?? []) }
         case .welcome(let wl):
             w.varint(UInt64(wl.protocolVersion))
             w.append(wl.relayID.bytes)
@@ -313,8 +321,14 @@ extension SyncMessage {
             let relay = try node(&r)
             let cursor = try r.varint()
             let vv = try readVersionVector(&r)
+            var schema: SyncSchemaDescription?
+            if version >= 3, r.remaining > 0 {
+                let bytes = try r.blob(max: SyncLimits.schemaDescriptionBytesMax)
+                if !bytes.isEmpty { schema = try SyncSchemaDescription.decode(bytes, fromPeer: true) }
+            }
             return .hello(Hello(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), nodeID: id, realmID: realm,
-                                schemaFingerprint: fingerprint, cursor: DownloadCursor(relayID: relay, seq: cursor), versionVector: vv))
+                                schemaFingerprint: fingerprint, cursor: DownloadCursor(relayID: relay, seq: cursor), versionVector: vv,
+                                schema: schema))
         case .welcome:
             let version = try r.varint()
             let relay = try node(&r)

@@ -91,6 +91,8 @@ public struct RelayRealmStatus: Equatable, Sendable {
     public var operations: UInt64
     /// Every known peer of the realm.
     public var peers: [RelayPeerStatus]
+    /// The realm's schema history (nil: no node has described its schema yet).
+    public var schema: SyncSchemaDescription? = nil
 }
 
 /// The relay side of the sync protocol, without network I/O: the driver feeds it connection
@@ -272,15 +274,12 @@ public final class RelayCore {
         guard h.schemaFingerprint.count == 16, h.nodeID != .zero else {
             return refuse(c, .invalidRealm, "a handshake needs a node id, a realm id and a 16-byte schema fingerprint")
         }
-        let realm: RelayRealm
+        var realm: RelayRealm
         do {
-            realm = try store.openRealm(h.realmID, fingerprint: h.schemaFingerprint, node: h.nodeID)
+            realm = try store.openRealm(h.realmID, fingerprint: h.schema?.fingerprint ?? h.schemaFingerprint, node: h.nodeID)
+            if let refusal = try admitSchema(h, &realm) { return refuse(c, .schemaMismatch, refusal) }
         } catch {
             return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
-        }
-        guard realm.fingerprint == h.schemaFingerprint else {
-            return refuse(c, .schemaMismatch,
-                "the node's synced schema (fingerprint \(hex(h.schemaFingerprint))) differs from realm '\(h.realmID)' (fingerprint \(hex(realm.fingerprint))); every node of a realm must sync the same classes and properties")
         }
         var start = h.cursor.relayID == relayID ? h.cursor.seq : 0
         if start > realm.head {
@@ -327,6 +326,48 @@ public final class RelayCore {
                                           permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
         return actions + pump(conn, now: now)
+    }
+
+    /// Checks the node's schema against the realm's schema history and records what it adds.
+    /// Returns why the node is refused, or nil. A node that describes its schema (protocol 3)
+    /// is admitted when its schema merges with the history (SyncSchemaDescription.merging),
+    /// which then becomes the union; one that sends a fingerprint only, when the history is
+    /// exactly its schema. A realm made before relays kept histories has a fingerprint only
+    /// until a node whose schema has that fingerprint describes it. With a shared store
+    /// another relay may extend the history meanwhile: the update is conditional, and retried on
+    /// the newer history.
+    private func admitSchema(_ h: SyncMessage.Hello, _ realm: inout RelayRealm) throws -> String? {
+        let name = "realm '\(RealmID.printable(h.realmID))'"
+        guard let theirs = h.schema else {
+            guard realm.fingerprint == h.schemaFingerprint else {
+                return "the node's synced schema (fingerprint \(hex(h.schemaFingerprint))) differs from the schema history of \(name) (fingerprint \(hex(realm.fingerprint))); a node that does not describe its schema (sync protocol \(h.protocolVersion)) must have exactly the realm's: upgrade Atoll on the node"
+            }
+            return nil
+        }
+        for _ in 0..<8 {
+            let history: SyncSchemaDescription
+            if let known = realm.schema {
+                history = known
+            } else if realm.fingerprint == theirs.fingerprint {
+                history = theirs
+            } else {
+                return "\(name) was made by a relay that kept only its schema's fingerprint (\(hex(realm.fingerprint))), and the node's schema (\(hex(theirs.fingerprint))) differs from it; connect a node with the realm's original schema once so that the relay records it"
+            }
+            let merged: SyncSchemaDescription
+            do {
+                merged = try history.merging(theirs)
+            } catch let e as AtollError {
+                return "the node cannot sync \(name): \(e.message)"
+            }
+            if merged == realm.schema { return nil }
+            if try store.recordSchema(h.realmID, from: realm.schema, to: merged) {
+                realm.schema = merged
+                realm.fingerprint = merged.fingerprint
+                return nil
+            }
+            realm = try store.openRealm(h.realmID, fingerprint: theirs.fingerprint, node: h.nodeID)
+        }
+        throw AtollError(.ioError, "the schema history of \(name) kept changing under this relay")
     }
 
     private func upload(_ conn: Connection, _ realmID: String, _ changesets: [Changeset], now: UInt64) -> [RelayAction] {
@@ -598,7 +639,7 @@ public final class RelayCore {
                                              lagOperations: lagOperations, lagSeconds: lagSeconds, lastSeenMilliseconds: peer.lastSeenMilliseconds))
             }
             result.append(RelayRealmStatus(realmID: realm.id, head: realm.head, trimmedThrough: realm.trimmedThrough,
-                                           operations: realm.operations, peers: peers))
+                                           operations: realm.operations, peers: peers, schema: realm.schema))
         }
         return result
     }

@@ -7,7 +7,9 @@ import AtollStorage
 //   relay.realms   UTF-8 realm id                -> u32 realm index, 16-byte schema fingerprint,
 //                                                   varint head, varint trimmed-through,
 //                                                   varint operations through head,
-//                                                   varint operations through trimmed-through
+//                                                   varint operations through trimmed-through,
+//                                                   then (when recorded) the schema history
+//                                                   (SyncSchemaDescription's encoding)
 //   relay.log      u32 BE realm ++ u64 BE seq    -> varint arrival (ms since 1970), varint
 //                                                   operations through this entry, 16-byte
 //                                                   origin, varint origin seq, varint hlc,
@@ -66,6 +68,9 @@ package final class RelayFileStore: RelayStore {
             realm.trimmedThrough = try rd.varint()
             realm.operations = try rd.varint()
             realm.operationsAtTrim = try rd.varint()
+            if rd.remaining > 0 {
+                realm.schema = try SyncSchemaDescription.decode(Array(try rd.bytes(rd.remaining)), fromPeer: false)
+            }
             realms[id] = realm
             byIndex[realm.index] = id
             nextRealmIndex = max(nextRealmIndex, realm.index + 1)
@@ -112,6 +117,7 @@ package final class RelayFileStore: RelayStore {
         v.varint(realm.trimmedThrough)
         v.varint(realm.operations)
         v.varint(realm.operationsAtTrim)
+        if let schema = realm.schema { v.append(schema.encode()) }
         try w.putInternal(Self.realmsTree, key: Array(realm.id.utf8), value: v.bytes)
     }
 
@@ -135,6 +141,16 @@ package final class RelayFileStore: RelayStore {
         nextRealmIndex += 1
         realms[id] = realm
         return realm
+    }
+
+    package func recordSchema(_ realmID: String, from old: SyncSchemaDescription?, to new: SyncSchemaDescription) throws -> Bool {
+        guard var realm = realms[realmID] else { throw AtollError(.invalidArgument, "realm '\(realmID)' was not opened on this relay") }
+        guard realm.schema == old else { return false }
+        realm.schema = new
+        realm.fingerprint = new.fingerprint
+        try write { w in try putRealm(w, realm) }
+        realms[realmID] = realm
+        return true
     }
 
     package func append(_ realmID: String, _ changesets: [Changeset], arrival: UInt64) throws -> RelayAppend {

@@ -28,7 +28,12 @@ package struct RelayRealm {
     package let id: String
     /// The realm's number (in keys of the log and of the compacted history).
     package let index: UInt32
+    /// The fingerprint of `schema`, or, for a realm made before relays kept schema histories
+    /// and not yet described by a node, the fingerprint its first node brought.
     package var fingerprint: [UInt8]
+    /// The realm's schema history: the union of the schemas nodes have brought (nil: not yet
+    /// described, see `fingerprint`).
+    package var schema: SyncSchemaDescription?
     package var head: UInt64 = 0
     package var trimmedThrough: UInt64 = 0
     package var operations: UInt64 = 0
@@ -118,6 +123,11 @@ package protocol RelayStore: AnyObject {
     /// The realm `id` as stored now (creating it, bound to `fingerprint`, when new), with its
     /// origins and, if known, `node`'s peer record: what a node's `hello` is answered from.
     func openRealm(_ id: String, fingerprint: [UInt8], node: NodeID) throws -> RelayRealm
+
+    /// Replaces the realm's schema history `old` (nil: none recorded) with `new`, and its
+    /// fingerprint with `new`'s, durably, only if the stored history is still `old`. Returns
+    /// whether it did (false: another relay changed it first; open the realm again).
+    func recordSchema(_ realmID: String, from old: SyncSchemaDescription?, to new: SyncSchemaDescription) throws -> Bool
 
     /// Appends `changesets` of one origin, in sequence order, in one durable commit: those
     /// already stored are skipped, one that skips a number ends the append (`gap`). Bodies are

@@ -26,6 +26,10 @@ import Crypto
 //                                                       not arrived (SyncWriter+Stage.swift)
 //                   0x02 ++ u64 BE chunk index       -> a received chunk of a relay snapshot whose
 //                                                       last chunk has not arrived
+//   sync.unknown    u64 BE hlc ++ 16-byte node ++ u32 BE index
+//                                                    -> an instruction naming a class or property
+//                                                       this node's schema does not have
+//                                                       (SyncWriter+Unknown.swift)
 //
 // An object key is `u32 BE table key ++ primary-key key`, where the primary-key key is the search
 // index encoding of the primary key (IndexKey.swift: order-preserving and prefix-free) when it is

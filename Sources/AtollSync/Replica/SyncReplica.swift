@@ -113,6 +113,8 @@ public final class SyncReplica {
     public var realmID: String { state.realmID }
     /// 16 bytes identifying the synced classes' schema; peers must agree on it.
     public var schemaFingerprint: [UInt8] { schema.fingerprint }
+    /// The synced classes' schema, as the handshake describes it to the relay.
+    public var schemaDescription: SyncSchemaDescription { schema.syncDescription }
     /// The highest contiguous sequence applied per origin (this node's own: the last it made).
     public var versionVector: VersionVector { state.versionVector }
     /// The last sequence number this node gave a changeset.
@@ -158,7 +160,8 @@ public final class SyncReplica {
         let schema = try SyncSchema.load(r, classNames: configuration.classes)
         r.close()
         if let existing {
-            try check(existing, configuration: configuration, schema: schema)
+            try check(existing, configuration: configuration)
+            guard existing.fingerprint == schema.fingerprint else { return try adoptChangedSchema(database, configuration: configuration) }
             return SyncReplica(database: database, configuration: configuration, state: existing, schema: schema)
         }
         let w = try database.beginWrite()
@@ -167,7 +170,8 @@ public final class SyncReplica {
             if let raced = try loadState(w) {
                 // Another process started sync on the file meanwhile.
                 w.rollback()
-                try check(raced, configuration: configuration, schema: schema)
+                try check(raced, configuration: configuration)
+                guard raced.fingerprint == schema.fingerprint else { return try adoptChangedSchema(database, configuration: configuration) }
                 return SyncReplica(database: database, configuration: configuration, state: raced, schema: schema)
             }
             let schemaNow = try SyncSchema.load(w, classNames: configuration.classes)
@@ -192,12 +196,44 @@ public final class SyncReplica {
         }
     }
 
-    private static func check(_ s: ReplicaState, configuration: ReplicaConfiguration, schema: SyncSchema) throws {
+    private static func check(_ s: ReplicaState, configuration: ReplicaConfiguration) throws {
         guard s.realmID == configuration.realmID else {
             throw AtollError(.invalidArgument, "this file belongs to realm '\(s.realmID)', not '\(configuration.realmID)'; open it with that realm id, or sync another file")
         }
-        guard s.fingerprint == schema.fingerprint else {
-            throw AtollError(.schemaMismatch, "the synced classes of this file changed since sync started on it (a migration ran); syncing a changed schema is not supported: sync the new schema as a new realm")
+    }
+
+    /// Opens sync on a file whose synced schema changed since it last synced (a migration ran,
+    /// or the configuration names other classes), in one commit: the local commits not yet
+    /// synced, the migration's among them, become changesets (a removed, renamed or retyped
+    /// synced property, a changed primary key or a removed class is refused there, with what to
+    /// do instead); every object of a class that starts syncing must be in them (one made
+    /// before cannot be told apart from one never synced, so it is refused); the instructions
+    /// kept for classes and properties the schema now has are applied
+    /// (SyncWriter+Unknown.swift); the file records the new schema. If anything throws, the file
+    /// is left as it was.
+    private static func adoptChangedSchema(_ database: Database, configuration: ReplicaConfiguration) throws -> SyncReplica {
+        let w = try database.beginWrite()
+        w.bypassesWriteGuard = true
+        do {
+            guard let current = try loadState(w) else {
+                throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
+            }
+            try check(current, configuration: configuration)
+            let schemaNow = try SyncSchema.load(w, classNames: configuration.classes)
+            let writer = SyncWriter(txn: w, schema: schemaNow, state: current, physicalMilliseconds: configuration.physicalClock,
+                                    maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
+            if current.fingerprint != schemaNow.fingerprint {
+                try writer.extractPendingLocalCommits()
+                try writer.checkEveryObjectHasSyncRecord()
+                try writer.applyKeptInstructions()
+                writer.state.fingerprint = schemaNow.fingerprint
+            }
+            try writer.finish()
+            try w.commit()
+            return SyncReplica(database: database, configuration: configuration, state: writer.state, schema: schemaNow)
+        } catch {
+            w.rollback()
+            throw error
         }
     }
 
@@ -211,6 +247,9 @@ public final class SyncReplica {
         do {
             guard let current = try Self.loadState(w) else {
                 throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
+            }
+            guard current.fingerprint == schema.fingerprint else {
+                throw AtollError(.schemaMismatch, "sync started again on '\(database.displayName)' with a changed schema; this replica has the old one: stop it and use the new one")
             }
             let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)

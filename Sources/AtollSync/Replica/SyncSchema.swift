@@ -67,12 +67,16 @@ final class SyncedClass {
 /// primary key can sync (an object is named by (class, primary key) on every node); a class that
 /// links to another must sync together with it. The fingerprint is a hash of the synced
 /// classes' names, primary keys and properties (name, type, optionality, list, link target, int
-/// width) in name order: two nodes sync only when their fingerprints are equal. Indexes do not
-/// count.
+/// width) in name order (`SyncSchemaDescription.fingerprint`); a file records the fingerprint
+/// of the schema it last synced with, so that opening it after a migration finds the change
+/// (SyncReplica+Schema.swift). Indexes do not count.
 struct SyncSchema {
     let classes: [TableKey: SyncedClass]
     let byName: [String: SyncedClass]
     let fingerprint: [UInt8]
+    /// Every class of the file syncs (the configuration names no subset): a class added later
+    /// would sync too.
+    var syncsEveryClass = false
 
     /// Classes Atoll keeps for itself (never synced, never listed to users).
     static func isInternal(_ name: String) -> Bool { name.hasPrefix("__atoll") }
@@ -124,17 +128,24 @@ struct SyncSchema {
                 c.linkTargets[i] = target
             }
         }
-        return SyncSchema(classes: classes, byName: byName, fingerprint: fingerprint(of: classes.values))
+        var schema = SyncSchema(classes: classes, byName: byName, fingerprint: fingerprint(of: classes.values))
+        schema.syncsEveryClass = classNames == nil
+        return schema
     }
 
     static func fingerprint(of classes: some Sequence<SyncedClass>) -> [UInt8] {
-        var text = "atoll-sync-schema-1\n"
-        for c in classes.sorted(by: { $0.name < $1.name }) {
-            text += "class \(c.name) pk \(c.primaryKeySpec.name)\n"
-            for col in c.spec.columns.sorted(by: { $0.name < $1.name }) {
-                text += "  \(col.name) \(col.type.rawValue) \(col.isNullable ? 1 : 0) \(col.isList ? 1 : 0) \(col.intBits) \(col.linkTarget ?? "")\n"
-            }
-        }
-        return Array(SHA256.hash(data: Array(text.utf8))).prefix(16).map { $0 }
+        describe(classes).fingerprint
     }
+
+    /// What the handshake tells the relay about these classes.
+    static func describe(_ classes: some Sequence<SyncedClass>) -> SyncSchemaDescription {
+        SyncSchemaDescription(classes: classes.map { c in
+            SyncSchemaDescription.Class(name: c.name, primaryKey: c.primaryKeySpec.name, isEmbedded: c.spec.isEmbedded, properties: c.spec.columns.map { col in
+                SyncSchemaDescription.Property(name: col.name, type: col.type.rawValue, isNullable: col.isNullable, isList: col.isList,
+                                               intBits: col.intBits, linkTarget: col.linkTarget)
+            })
+        })
+    }
+
+    var syncDescription: SyncSchemaDescription { Self.describe(classes.values) }
 }

@@ -24,20 +24,26 @@ import AtollStorage
 // transaction.
 
 extension SyncWriter {
-    /// Resolution of one changeset's names against the local schema.
-    private struct Names {
-        let classes: [SyncedClass]
+    /// Resolution of one changeset's names against the local schema. A class or property the
+    /// schema does not have (a newer node's) resolves to nil (SyncWriter+Unknown.swift).
+    struct Names {
+        let classes: [SyncedClass?]
+        let classNames: [String]
         let properties: [String]
         var columns: [Int: Int] = [:]
 
-        init(_ decoder: ChangesetBodyDecoder, _ schema: SyncSchema) throws {
-            classes = try decoder.classes.map { name in
-                guard let c = schema.byName[name] else {
-                    throw AtollError(.protocolViolation, "a changeset names class '\(name)', which this node does not sync")
-                }
-                return c
-            }
+        init(_ decoder: ChangesetBodyDecoder, _ schema: SyncSchema) {
+            classNames = decoder.classes
+            classes = decoder.classes.map { schema.byName[$0] }
             properties = decoder.properties
+        }
+
+        /// Whether this node's schema has property `property` of `c`.
+        mutating func knows(_ c: SyncedClass, classIndex: Int, property: Int) -> Bool {
+            if columns[classIndex << 32 | property] != nil { return true }
+            guard let col = c.columnsByName[properties[property]] else { return false }
+            columns[classIndex << 32 | property] = col
+            return true
         }
 
         mutating func column(_ c: SyncedClass, classIndex: Int, property: Int) throws -> Int {
@@ -57,7 +63,7 @@ extension SyncWriter {
             var decoder = try ChangesetBodyDecoder(buffer, origin: cs.origin)
             let base = cs.stamp
             _ = state.nodeIndex(cs.origin)
-            var names = try Names(decoder, schema)
+            var names = Names(decoder, schema)
             var index = 0
             recordsConflicts = decoder.seenStamps
             defer {
@@ -79,7 +85,7 @@ extension SyncWriter {
     func applySnapshotChunk(_ body: [UInt8], relay: NodeID) throws {
         try body.withUnsafeBytes { buffer in
             var decoder = try ChangesetBodyDecoder(buffer, origin: relay, snapshot: true)
-            var names = try Names(decoder, schema)
+            var names = Names(decoder, schema)
             try mapInputErrors("a snapshot of relay \(relay)") {
                 while let instruction = try decoder.next() {
                     let stamp = decoder.stamp
@@ -106,11 +112,22 @@ extension SyncWriter {
         }
     }
 
-    private func apply(_ instruction: SyncInstruction, stamp: Stamp, elementNode: NodeID, erased: Bool = false, _ names: inout Names) throws {
+    func apply(_ instruction: SyncInstruction, stamp: Stamp, elementNode: NodeID, erased: Bool = false, _ names: inout Names) throws {
         let o = instruction.object
-        let c = names.classes[o.classIndex]
+        guard let c = names.classes[o.classIndex] else {
+            try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
+            return
+        }
         guard c.accepts(primaryKey: o.primaryKey) else {
             throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
+        }
+        if let p = instruction.property, !names.knows(c, classIndex: o.classIndex, property: p) {
+            try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
+            // Whether the object exists is shared by every schema: the write makes or keeps it
+            // here as it does on the nodes that have the property (a removal or a removed
+            // element's structure does not).
+            if instruction.touchesObject(erased: erased) { try applyCreate(c, o.primaryKey, stamp) }
+            return
         }
         switch instruction {
         case .create:

@@ -111,9 +111,11 @@ extension SyncWriter {
             guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
             return .link(primaryKey: try primaryKey(tc, target))
         }
-        func schemaChanged(_ t: TableKey) -> AtollError {
+        /// A change of a synced class's schema that sync cannot carry (docs/SYNC.md, "Schema
+        /// changes"): said with what to do instead.
+        func schemaChanged(_ t: TableKey, _ what: String) -> AtollError {
             AtollError(.schemaMismatch,
-                "the schema of synced class '\(schema.classes[t]?.name ?? "?")' changed (a migration ran on this file); syncing a changed schema is not supported: sync the new schema as a new realm")
+                "a migration \(what) of synced class '\(schema.classes[t]?.name ?? "?")'; a synced realm takes only additions (new classes, new properties, index changes) and removed classes: keep the property, add one with a new name and copy the values over in the migration block")
         }
         // Body bytes of the transaction's parts so far, and how many transactions the commit
         // became (more than one only past `transactionBytesMax`).
@@ -342,10 +344,27 @@ extension SyncWriter {
                 guard schema.classes[t] != nil else { continue }
                 throw AtollError(.fileCorrupted, "a commit cleared synced class '\(schema.classes[t]?.name ?? "?")' without recording its objects; it cannot be synced")
 
-            case .addColumn(let t, _, _), .removeColumn(let t, _, _), .renameColumn(let t, _, _, _), .removeTable(let t, _), .setPrimaryKey(let t, _):
-                if schema.classes[t] != nil { throw schemaChanged(t) }
+            // Columns are added at the end, so the column numbers of earlier commits still hold;
+            // a removed class is simply no longer synced by this node (its instructions, here and
+            // from other nodes, are skipped or kept aside).
+            case .removeColumn(let t, _, let name):
+                if schema.classes[t] != nil { throw schemaChanged(t, "removed property '\(name)'") }
+            case .renameColumn(let t, _, let from, let to):
+                if schema.classes[t] != nil { throw schemaChanged(t, "renamed property '\(from)' to '\(to)'") }
+            case .setPrimaryKey(let t, let name):
+                if schema.classes[t] != nil { throw schemaChanged(t, "changed the primary key to '\(name)'") }
 
-            case .addTable, .setIndexed, .setMetadata:
+            case .addColumn(let t, let column, _):
+                if let c = schema.classes[t], column >= c.spec.columns.count {
+                    throw AtollError(.schemaMismatch, "a migration added property \(column) to synced class '\(c.name)' while sync ran on the file; stop sync and start it again to sync the new schema")
+                }
+
+            case .addTable(let t, let spec):
+                if schema.classes[t] == nil, schema.syncsEveryClass, !SyncSchema.isInternal(spec.name) {
+                    throw AtollError(.schemaMismatch, "a migration added class '\(spec.name)' while sync ran on the file; stop sync and start it again to sync the new schema")
+                }
+
+            case .removeTable, .setIndexed, .setMetadata:
                 continue
             }
             if encoder.instructionBytes >= changesetSplitBytes || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {

@@ -196,7 +196,7 @@ public final class NodeSession {
         resetConnection()
         var actions = extract()
         let hello = SyncMessage.Hello(nodeID: replica.nodeID, realmID: replica.realmID, schemaFingerprint: replica.schemaFingerprint,
-                                      cursor: replica.downloadCursor, versionVector: replica.versionVector)
+                                      cursor: replica.downloadCursor, versionVector: replica.versionVector, schema: replica.schemaDescription)
         actions.append(.send(SyncMessage.hello(hello).frame))
         lastUploadProgress = now
         lastDownloadProgress = now

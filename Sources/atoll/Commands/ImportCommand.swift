@@ -90,7 +90,7 @@ struct ImportCommand: ParsableCommand {
     /// Schema and objects in one write transaction. The realm is closed on return.
     private func importData(_ schema: DynamicSchema, _ document: ImportDocument?, key: EncryptionKey?, progress: ProgressBar?) throws -> ImportSummary {
         if DatabaseAccess.exists(dbpath) { try DatabaseAccess.requireExisting(dbpath) }
-        let realm = try Realm(configuration: DatabaseAccess.configuration(dbpath, readOnly: false, key: key), dynamicSchema: nil)
+        let realm = try Realm(configuration: DatabaseAccess.dynamicConfiguration(dbpath, readOnly: false, key: key), dynamicSchema: nil)
         return try realm.write {
             try realm.applySchema(schema)
             guard let document else { return ImportSummary() }

@@ -26,7 +26,15 @@ enum DatabaseAccess {
     /// `key`: the encryption key of an encrypted database (`--key-file`).
     static func openRealm(_ path: String, readOnly: Bool, key: EncryptionKey?, queue: DispatchQueue? = nil) throws -> Realm {
         try requireExisting(path)
-        return try Realm(configuration: configuration(path, readOnly: readOnly, key: key), dynamicSchema: nil, queue: queue)
+        return try Realm(configuration: dynamicConfiguration(path, readOnly: readOnly, key: key), dynamicSchema: nil, queue: queue)
+    }
+
+    /// `configuration` at the file's own schema version: the dynamic API takes the file as it
+    /// is, so a file an app migrated to version N opens instead of being refused as newer.
+    static func dynamicConfiguration(_ path: String, readOnly: Bool, key: EncryptionKey?) throws -> Realm.Configuration {
+        var c = configuration(path, readOnly: readOnly, key: key)
+        if exists(path) { c.schemaVersion = try schemaVersionAtURL(URL(fileURLWithPath: path), encryptionKey: key.map { Data($0.bytes) }) }
+        return c
     }
 
     static func configuration(_ path: String, readOnly: Bool, key: EncryptionKey?) -> Realm.Configuration {

@@ -16,6 +16,8 @@ enum Executables {
 
     static var atoll: URL { directory.appendingPathComponent("atoll") }
     static var relay: URL { directory.appendingPathComponent("atoll-relay") }
+    /// Tests/AtollObjectHelper: object-API work on a file (a migration with a migration block).
+    static var objectHelper: URL { directory.appendingPathComponent("AtollObjectHelper") }
 }
 
 /// What one finished run of an executable printed.

@@ -32,9 +32,13 @@ final class Simulator {
         var clockJumps = true
         /// The relay forgets peers unseen for 8 s (they come back to a snapshot).
         var peerExpiry = false
+        /// Nodes start on schema version 1 or 2 (TestSchema, or with 'Item.color' and 'Tag') and
+        /// upgrade at random points (a migration while the node is stopped, which also writes);
+        /// nodes on version 2 write what only it has. Every node is on version 2 at the end.
+        var schemaUpgrades = false
 
         var description: String {
-            "nodes=\(nodes) tx/node=\(userTransactionsPerNode) crashes=\(nodeCrashes) relayCrashes=\(relayCrashes) partitions=\(partitions) lossy=\(lossyLinks) wire=\(wireCodec) skew=\(clockSkewMillisecondsMax) jumps=\(clockJumps) expiry=\(peerExpiry)"
+            "nodes=\(nodes) tx/node=\(userTransactionsPerNode) crashes=\(nodeCrashes) relayCrashes=\(relayCrashes) partitions=\(partitions) lossy=\(lossyLinks) wire=\(wireCodec) skew=\(clockSkewMillisecondsMax) jumps=\(clockJumps) expiry=\(peerExpiry) upgrades=\(schemaUpgrades)"
         }
 
         /// Options drawn from a seed, so schedules vary in shape as well as in detail.
@@ -71,6 +75,7 @@ final class Simulator {
         case partition(Int)
         case heal(Int)
         case clockJump(Int, Int64)
+        case upgradeSchema(Int)
         case endChaos
         case checkQuiet
     }
@@ -90,6 +95,8 @@ final class Simulator {
         var decoder: FrameDecoder?
         /// The id its file gets (drawn from the seed, so schedules replay exactly).
         var id = NodeID.zero
+        /// On schema version 2 (Options.schemaUpgrades).
+        var upgraded = false
 
         init(index: Int, db: Database, clock: ManualClock, skew: Int64) {
             self.index = index
@@ -121,6 +128,9 @@ final class Simulator {
     let seed: UInt64
     let options: Options
     private var rng: SeededGenerator
+    /// Draws of the schema versions (a generator of their own, so that schedules without
+    /// upgrades stay what they were).
+    private var schemaRng: SeededGenerator
     private(set) var now: UInt64 = 0
     static let epoch: UInt64 = 1_700_000_000_000
     private var heap: [(time: UInt64, order: UInt64, event: Event)] = []
@@ -155,7 +165,10 @@ final class Simulator {
     init(seed: UInt64, options: Options? = nil, store: RelayStoreKind = .file) throws {
         self.seed = seed
         rng = SeededGenerator(seed: seed)
-        self.options = options ?? Options.random(&rng)
+        schemaRng = SeededGenerator(seed: seed ^ 0x5C4E_3A00_0000_0001)
+        var chosen = options ?? Options.random(&rng)
+        if options == nil { chosen.schemaUpgrades = schemaRng.chance(50) }
+        self.options = chosen
         relayClock = ManualClock(Self.epoch)
         relayStore = try store.makeLocation()
         relay = try relayStore.makeCore(configuration: relayConfiguration)
@@ -165,7 +178,13 @@ final class Simulator {
             let node = Node(index: i, db: try TestSchema.database(), clock: clock, skew: skew)
             node.id = NodeID(high: rng.next(), low: rng.next())
             nodes.append(node)
+            if self.options.schemaUpgrades, schemaRng.chance(30) { try Self.migrateToVersionTwo(node, colors: 0, &schemaRng) }
             try start(node)
+        }
+        if self.options.schemaUpgrades {
+            for i in nodes.indices where !nodes[i].upgraded && schemaRng.chance(70) {
+                schedule(UInt64.random(in: 0..<self.options.chaosMilliseconds, using: &schemaRng), .upgradeSchema(i))
+            }
         }
         for i in nodes.indices {
             schedule(UInt64.random(in: 0...1000, using: &rng), .nodeTick(i))
@@ -502,7 +521,13 @@ final class Simulator {
                 what = try Workload.randomTransaction(node.db, &rng)
             }
             note("n\(i)\(node.alive ? "" : " (down, another process)") writes: \(what)")
+            if node.upgraded, schemaRng.chance(50) {
+                note("n\(i) writes version 2: \(try Self.writeVersionTwo(node.db, &schemaRng))")
+            }
             if node.alive, let session = node.session { perform(node, session.localCommitted(now: now)) }
+
+        case .upgradeSchema(let i):
+            try upgrade(nodes[i])
 
         case .crash(let i):
             let node = nodes[i]
@@ -556,6 +581,7 @@ final class Simulator {
         case .endChaos:
             chaos = false
             note("end of chaos")
+            for n in nodes where options.schemaUpgrades && !n.upgraded { try upgrade(n) }
             for n in nodes {
                 n.partitioned = false
                 if n.skew > options.clockSkewMillisecondsMax { n.skew = options.clockSkewMillisecondsMax }
@@ -599,7 +625,7 @@ final class Simulator {
             let count = uploaded[r.nodeID]?.count ?? 0
             if UInt64(count) != r.lastLocalSeq { problems.append("node \(n.index) made \(r.lastLocalSeq) changesets, \(count) were uploaded") }
         }
-        let expected = try Oracle(all).expectedDump([TestSchema.person, TestSchema.item])
+        let expected = try Oracle(all).expectedDump(options.schemaUpgrades ? [TestSchema.person, Self.itemVersionTwo, Self.tag] : [TestSchema.person, TestSchema.item])
         if dumps[0] != expected { problems.append("nodes differ from the oracle:\n--- oracle\n\(expected)--- n0\n\(dumps[0])") }
         for n in nodes {
             do {
@@ -619,6 +645,12 @@ final class Simulator {
                 return count
             }
             if staged > 0 { problems.append("node \(n.index) still holds \(staged) staged parts or chunks once quiet") }
+            let kept = try n.db.read { r in
+                var count = 0
+                try r.forEachInternalEntry(SyncTrees.unknown, from: []) { _, _ in count += 1; return true }
+                return count
+            }
+            if kept > 0 { problems.append("node \(n.index) still keeps \(kept) instructions of a schema it has") }
         }
         return problems.isEmpty ? nil : problems.joined(separator: "\n")
     }
@@ -638,6 +670,74 @@ extension SyncMessage {
         case .markReply(let id, let h): "markReply \(id) \(h)"
         case .snapshot(let i, let f, let t, _, let b): "snapshot #\(i) final=\(f) through=\(t) bytes=\(b.count)"
         case .snapshotAck(let n, let r): "snapshotAck \(n) \(r)"
+        }
+    }
+}
+
+// MARK: schema versions (Options.schemaUpgrades)
+
+extension Simulator {
+    static let tag = TableSpec(name: "Tag", columns: [
+        ColumnSpec(name: "name", type: .string),
+        ColumnSpec(name: "weight", type: .int),
+    ], primaryKey: "name")
+
+    /// Item as version 2 has it: 'color' added at the end.
+    static var itemVersionTwo: TableSpec {
+        var item = TestSchema.item
+        item.columns.append(ColumnSpec(name: "color", type: .string, isNullable: true))
+        return item
+    }
+
+    static let colors = ["red", "green", "blue", "black"]
+
+    /// Stops a node (as a crash would), migrates its file to version 2 (the migration colors a
+    /// few items: ordinary writes), and starts it again.
+    private func upgrade(_ node: Node) throws {
+        guard !node.upgraded else { return }
+        let wasAlive = node.alive
+        if let cid = node.connection { drop(cid, notifyNode: false) }
+        node.connection = nil
+        node.session = nil
+        node.replica = nil
+        node.alive = false
+        try Self.migrateToVersionTwo(node, colors: Int.random(in: 0...3, using: &schemaRng), &schemaRng)
+        note("n\(node.index) upgrades to schema version 2")
+        if wasAlive || !chaos { try start(node) }
+    }
+
+    fileprivate static func migrateToVersionTwo(_ node: Node, colors: Int, _ rng: inout SeededGenerator) throws {
+        try node.db.write { w in
+            let item = try w.tableKey(named: "Item").unwrapped("Item")
+            try w.addColumn(item, itemVersionTwo.columns[itemVersionTwo.columns.count - 1])
+            try w.createTable(tag)
+            let items = try w.items()
+            let keys = try items.objectKeys()
+            for _ in 0..<min(colors, keys.count) {
+                try items.set(keys[Int.random(in: 0..<keys.count, using: &rng)], itemVersionTwo.columns.count - 1,
+                              .string(Self.colors[Int.random(in: 0..<Self.colors.count, using: &rng)]))
+            }
+        }
+        node.upgraded = true
+    }
+
+    /// A transaction of what only version 2 has: a color on an item, or a tag.
+    fileprivate static func writeVersionTwo(_ db: Database, _ rng: inout SeededGenerator) throws -> String {
+        try db.write { w in
+            let items = try w.items()
+            let keys = try items.objectKeys()
+            if !keys.isEmpty, rng.chance(60) {
+                let k = keys[Int.random(in: 0..<keys.count, using: &rng)]
+                let color = Self.colors[Int.random(in: 0..<Self.colors.count, using: &rng)]
+                try items.set(k, itemVersionTwo.columns.count - 1, .string(color))
+                return "item \(try items.primaryKeyValue(k)) color \(color)"
+            }
+            let tags = try w.table(named: "Tag").unwrapped("Tag")
+            let name = "t\(Int.random(in: 0..<6, using: &rng))"
+            let weight = Int64.random(in: 0..<100, using: &rng)
+            let k = try tags.find(primaryKey: .string(name)) ?? tags.create(primaryKey: .string(name))
+            try tags.set(k, 1, .int(weight))
+            return "tag \(name) weight \(weight)"
         }
     }
 }
