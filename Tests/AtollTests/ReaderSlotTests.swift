@@ -98,6 +98,21 @@ final class ServingHelper {
         }
     }
 
+    /// 10,000 frozen results and 2,000 thread-safe references of one version: one reader slot.
+    @Test func tenThousandFrozenResultsOfOneVersionUseOneSlot() throws {
+        let realm = try Realm(configuration: freshConfiguration())
+        try realm.write { realm.create(Dog.self, value: ["id": 1, "name": "Rex"]) }
+        let frozen = (0..<10_000).map { realm.objects(Dog.self).filter("id >= %d", $0 % 3).freeze() }
+        let references = (0..<2_000).map { _ in ThreadSafeReference(to: realm.objects(Dog.self)) }
+        #expect(realm.database.readerSlots == (1, 1))
+        #expect(frozen.filter { $0.count == 1 }.count == 6_667)
+        try realm.write { realm.create(Dog.self, value: ["id": 2, "name": "Fido"]) }
+        // The snapshots keep the old version: two slots now.
+        #expect(realm.database.readerSlots == (2, 2))
+        #expect(frozen[0].count == 1 && realm.objects(Dog.self).count == 2)
+        withExtendedLifetime((frozen, references)) {}
+    }
+
     @Test func aProcessAtItsShareOfReaderSlotsGetsAnErrorNotACrash() async throws {
         let dir = TemporaryDirectory()
         let (path, configuration) = try Self.sharedFile(dir)
