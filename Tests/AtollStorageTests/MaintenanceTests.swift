@@ -200,15 +200,59 @@ import AtollTestSupport
         #expect(try r.metadata("x") == nil, "released, the in-memory database is gone")
     }
 
-    /// The reader table is bounded: when every slot is pinned, a new read fails with a clear
-    /// error instead of blocking or overwriting a slot; closing one makes room.
+    /// The reader table is bounded: a process pins at most `slotCount - slotsReservedForOthers`
+    /// versions (one slot each); the next version fails with a clear error that says who holds
+    /// them, instead of blocking or overwriting a slot, while reads of versions it already pins
+    /// still work; releasing a version makes room.
     @Test func readerSlotsAreBoundedWithAClearError() throws {
         let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "slots-\(UUID())"))
+        func commit() throws {
+            let w = try db.beginWrite()
+            try w.setMetadata("x", [UInt8(truncatingIfNeeded: db.latestVersion)])
+            try w.commit()
+        }
+        let share = LockFile.defaultSlotCount - LockFile.slotsReservedForOthers
         var readers: [ReadTransaction] = []
-        for _ in 0..<LockFile.defaultSlotCount { readers.append(try db.beginRead()) }
-        #expect { _ = try db.beginRead() } throws: { ($0 as? AtollError)?.kind == .tooManyReaders && "\($0)".contains("reader slots") }
+        for _ in 0..<share {
+            try commit()
+            readers.append(try db.beginRead())
+        }
+        #expect(db.readerSlots == (share, share))
+        try commit()
+        #expect { _ = try db.beginRead() } throws: { error in
+            let message = "\(error)"
+            return (error as? AtollError)?.kind == .tooManyReaders && message.contains("reader slots")
+                && message.contains("process \(getpid()) (this process) holds \(share) versions")
+        }
+        // A version this process pins is shared, not a new slot.
+        let again = try db.beginRead(sameVersionAs: readers[10])
+        #expect(again.version == readers[10].version)
+        again.close()
         readers.removeLast().close()
         #expect(throws: Never.self) { try db.beginRead().close() }
         for r in readers { r.close() }
+        #expect(db.readerSlots == (0, 0))
+    }
+
+    /// Read transactions of one version share one reader slot, released with the last of them
+    /// (closed or deinitialized, in any order).
+    @Test func readersOfOneVersionShareOneSlot() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "share-\(UUID())"))
+        var readers = try (0..<10_000).map { _ in try db.beginRead() }
+        readers += try (0..<5_000).map { try db.beginRead(sameVersionAs: readers[$0]) }
+        #expect(db.readerSlots == (1, 1))
+        let w = try db.beginWrite()
+        try w.setMetadata("x", [1])
+        try w.commit()
+        var newer: ReadTransaction? = try db.beginRead()
+        #expect(db.readerSlots == (2, 2))
+        for r in readers.prefix(7_000) { r.close() }
+        readers.removeFirst(7_000)
+        #expect(db.readerSlots == (2, 2), "8000 transactions still read the old version")
+        readers.removeAll()   // deinitialized without close()
+        #expect(db.readerSlots == (1, 1))
+        newer = nil
+        #expect(db.readerSlots == (0, 0))
+        withExtendedLifetime(newer) {}
     }
 }

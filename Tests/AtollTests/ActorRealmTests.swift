@@ -247,7 +247,10 @@ extension DogStore {
         }, onComplete: { done.append("complete 3 \($0.map { "\($0)" } ?? "nil")") })
         #expect(realm.isPerformingAsynchronousWriteOperations)
         try realm.cancelAsyncWrite(second)
-        let deadline = ContinuousClock.now + .seconds(300) // not a timing test: synchronous tests of other suites can hold both threads of the cooperative pool for a minute
+        // Not a timing test: the blocks and completions run on the actor through ActorDelivery
+        // (dispatch threads), so they do not wait for the cooperative pool, which synchronous
+        // tests of other suites can hold for a minute; this task itself may resume late.
+        let deadline = ContinuousClock.now + .seconds(45)
         while realm.isPerformingAsynchronousWriteOperations, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }

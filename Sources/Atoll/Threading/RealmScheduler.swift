@@ -10,11 +10,34 @@ enum RealmScheduler: Sendable {
     /// Runs `body` on the isolation, after the caller's current work. The order of two calls
     /// is kept on a queue, not on an actor (each call is a task); callers that need an order
     /// keep it themselves.
+    ///
+    /// For an actor, the task runs on `ActorDelivery` (a task executor preference): a default
+    /// actor then runs `body` on a dispatch thread, not on Swift's cooperative pool, so the
+    /// delivery does not wait while other work holds every thread of the pool (there is one per
+    /// core, and blocking code, such as synchronous tests, can hold them for a minute). An actor
+    /// with its own executor (the main actor) still runs `body` there.
     func perform(_ body: @escaping @Sendable () -> Void) {
         switch self {
         case .queue(let queue): queue.async(execute: body)
-        case .actor(let actor): Task { await actor.atollPerform(body) }
+        case .actor(let actor): Task(executorPreference: ActorDelivery.shared) { await actor.atollPerform(body) }
         }
+    }
+}
+
+/// The task executor of deliveries to actors (autorefresh and its notifications, async write
+/// blocks and their completions). Each job runs on a serial dispatch queue of its own: such
+/// queues run on dispatch's overcommitting threads, which start at once even when other threads
+/// block (a shared concurrent queue gets more threads only from dispatch's slow monitor, and the
+/// cooperative pool none while its threads stay blocked). A delivery that blocks (a `write`
+/// waiting for the writer lock that another delivery is about to take) therefore never holds up
+/// another.
+final class ActorDelivery: TaskExecutor {
+    static let shared = ActorDelivery()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        DispatchQueue(label: "atoll.actor-delivery").async { job.runSynchronously(on: executor) }
     }
 }
 

@@ -38,8 +38,18 @@ extension LockFile {
         (base + 32).assumingMemoryBound(to: UInt32.self)
     }
 
-    /// Claims a free reader slot for this process.
-    func claimSlot() throws -> Int {
+    /// Slots a process leaves to the others: it claims at most `slotCount - slotsReservedForOthers`,
+    /// so one process pinning many versions cannot keep the others from reading.
+    static let slotsReservedForOthers = 64
+
+    /// Claims a free reader slot for this process, which holds `held` slots of this table
+    /// already. Throws `.tooManyReaders`, saying which processes hold how many versions, when
+    /// the table is full or this process reached its share.
+    func claimSlot(heldByThisProcess held: Int) throws -> Int {
+        let share = slotCount - Self.slotsReservedForOthers
+        if held >= share {
+            throw AtollError(.tooManyReaders, "this process pins \(held) versions of '\(path)', the most one process may (\(share) of \(slotCount) reader slots; the rest stay free for other processes): \(slotHolderSummary()); release frozen objects and results, change streams, ThreadSafeReferences or Realm instances that keep old versions")
+        }
         for attempt in 0..<2 {
             for i in 0..<slotCount where atoll_atomic_load_u32(pidPointer(i)) == 0 {
                 if atoll_atomic_cas_u32(pidPointer(i), 0, pid) != 0 {
@@ -53,7 +63,29 @@ extension LockFile {
             }
             if attempt == 0 { _ = releaseDeadSlots() }
         }
-        throw AtollError(.tooManyReaders, "all \(slotCount) reader slots of '\(path)' are in use; close unused Realm instances or read transactions")
+        throw AtollError(.tooManyReaders, "all \(slotCount) reader slots of '\(path)' are in use: \(slotHolderSummary()); close unused Realm instances, frozen objects and results, change streams or read transactions")
+    }
+
+    /// Who holds the reader slots, most first: "process 12 (this process) holds 960 versions,
+    /// process 40 holds 3 versions". A process holds one slot per version it pins.
+    func slotHolderSummary() -> String {
+        var held: [UInt32: Int] = [:]
+        let hw = min(Int(atoll_atomic_load_u32(slotHighWaterPointer)), slotCount)
+        for i in 0..<hw {
+            let owner = atoll_atomic_load_u32(pidPointer(i))
+            if owner != 0 { held[owner, default: 0] += 1 }
+        }
+        let me = pid
+        let parts = held.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { owner, count in
+            "process \(owner)\(owner == me ? " (this process)" : "") holds \(count) version\(count == 1 ? "" : "s")"
+        }
+        return parts.isEmpty ? "no process holds a slot" : parts.joined(separator: ", ")
+    }
+
+    /// Slots process `owner` holds now (for tests and diagnostics).
+    func slotsHeld(by owner: UInt32) -> Int {
+        let hw = min(Int(atoll_atomic_load_u32(slotHighWaterPointer)), slotCount)
+        return (0..<hw).reduce(0) { $0 + (atoll_atomic_load_u32(pidPointer($1)) == owner ? 1 : 0) }
     }
 
     func releaseSlot(_ i: Int) {

@@ -42,6 +42,8 @@ public final class Database: Sendable {
     /// waiting for itself forever.
     private let writerThread = Mutex<pthread_t?>(nil)
     private let schemaCache = Mutex<SchemaSnapshot?>(nil)
+    /// This process's reader slots on the file, one per pinned version (ReaderPins.swift).
+    let readerPins: ReaderPins
     /// Whether a one-sync commit through this instance returned, so that closing it seals the
     /// newest commit (Database+Roots.swift, "Sealing").
     let sealOnClose = Atomic<Bool>(false)
@@ -147,6 +149,7 @@ public final class Database: Sendable {
             lock = try LockFile(path: nil)
             file = try MappedFile(anonymousNamed: "atoll-" + (configuration.inMemoryIdentifier ?? ""))
         }
+        readerPins = ReaderPins(lock: lock)
         if configuration.readOnly, try Self.needsInitialization(file) {
             // Another process may be creating the file right now, under the writer lock.
             _ = lock.waitForWriterToFinish(timeoutMilliseconds: 2_000)
@@ -410,7 +413,12 @@ public final class Database: Sendable {
 
     /// Starts a read transaction on the newest version. Never blocks on writers.
     public func beginRead() throws -> ReadTransaction {
-        let slot = try lock.claimSlot()
+        // Transactions of this process on the newest version share its slot (ReaderPins.swift).
+        if uncoordinatedRoot == nil, let lease = readerPins.share(lock.publishedVersion) {
+            return try ReadTransaction(database: self, lease: lease)
+        }
+        let slot = try lock.claimSlot(heldByThisProcess: readerPins.slotsHeld)
+        let lease: ReaderLease
         do {
             var attempt = 0
             while true {
@@ -427,12 +435,23 @@ public final class Database: Sendable {
                 }
                 try checkActiveVersions(adding: v)
                 let space = try store.space(pageCount: root.pageCount)
-                return try ReadTransaction(database: self, root: root, space: space, slot: slot)
+                // From here the lease owns the slot (or released it, when another thread of
+                // this process pinned the same version meanwhile).
+                lease = readerPins.add(slot: slot, root: root, space: space)
+                break
             }
         } catch {
             lock.releaseSlot(slot)
             throw error
         }
+        return try ReadTransaction(database: self, lease: lease)
+    }
+
+    /// Reader slots this process holds on the file through this database, one per pinned
+    /// version, and the same count as the lock file's reader table records for this process
+    /// (for tests and diagnostics).
+    package var readerSlots: (leases: Int, inTable: Int) {
+        (readerPins.slotsHeld, lock.slotsHeld(by: lock.pid))
     }
 
     private func checkActiveVersions(adding v: UInt64) throws {

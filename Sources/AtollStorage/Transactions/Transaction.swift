@@ -133,11 +133,19 @@ public class Transaction {
 
 /// A snapshot of one version. Close it (or let it deinitialize) to release the version.
 public final class ReadTransaction: Transaction {
-    private let slot: Int
+    /// One use of the version's reader slot, shared by every transaction of this process on the
+    /// version (ReaderPins.swift), given back once: by `close()` or, without it, `deinit`.
+    private let lease: ReaderLease
 
-    init(database: Database, root: RootRecord, space: PageSpace, slot: Int) throws {
-        self.slot = slot
-        try super.init(database: database, root: root, space: space, allocator: nil)
+    /// A transaction on `lease`'s version, taking over one use of it (given back if this throws).
+    init(database: Database, lease: ReaderLease) throws {
+        self.lease = lease
+        do {
+            try super.init(database: database, root: lease.root, space: lease.space, allocator: nil)
+        } catch {
+            database.readerPins.release(lease)
+            throw error
+        }
     }
 
     /// Releases the pinned version. Values read from the transaction must not be used afterwards.
@@ -145,24 +153,25 @@ public final class ReadTransaction: Transaction {
         guard !isClosed else { return }
         isClosed = true
         openTables.removeAll()
-        database.lock.releaseSlot(slot)
+        database.readerPins.release(lease)
     }
 
-    deinit { if !isClosed { database.lock.releaseSlot(slot) } }
+    deinit { if !isClosed { database.readerPins.release(lease) } }
 }
 
 extension Database {
     /// A second read transaction on the version `existing` reads (which keeps it pinned until
-    /// the new one has pinned it too). Used to freeze a snapshot.
+    /// the new one has pinned it too). Used to freeze a snapshot. It shares the slot of
+    /// `existing` (one per version per process, ReaderPins.swift), so while `existing` is open
+    /// this needs no free reader slot and cannot fail for lack of one.
     public func beginRead(sameVersionAs existing: Transaction) throws -> ReadTransaction {
         guard let source = existing as? ReadTransaction else { return try beginRead() }
-        let slot = try lock.claimSlot()
+        if let lease = readerPins.share(source.version) { return try ReadTransaction(database: self, lease: lease) }
+        // `existing` is closed (its lease went): pin its version again. Safe only while another
+        // holder keeps it pinned, which a closed transaction does not promise.
+        try source.checkOpen()
+        let slot = try lock.claimSlot(heldByThisProcess: readerPins.slotsHeld)
         lock.pin(slot: slot, version: source.version)
-        do {
-            return try ReadTransaction(database: self, root: source.root, space: source.snapshotSpace, slot: slot)
-        } catch {
-            lock.releaseSlot(slot)
-            throw error
-        }
+        return try ReadTransaction(database: self, lease: readerPins.add(slot: slot, root: source.root, space: source.snapshotSpace))
     }
 }
