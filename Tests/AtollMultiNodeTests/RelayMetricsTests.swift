@@ -53,9 +53,10 @@ import AtollTestSupport
         #expect(metrics.total("atoll_relay_handshakes_refused_total") == 0)
         #expect(metrics.total("atoll_relay_storage_errors_total") == 0)
 
-        // A node whose file has another schema is refused at the handshake.
+        // A node whose schema conflicts with the realm's ('n' of another type) is refused at the
+        // handshake (a schema that only adds to the realm's would be accepted: docs/SYNC.md).
         let otherSchema = try cluster.directory.write("other-schema.json", """
-            [{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "weight": "double"}}]
+            [{"name": "Item", "primaryKey": "id", "properties": {"id": "string", "node": "string", "n": "string"}}]
             """)
         try? FileManager.default.removeItem(atPath: cluster.database("c"))
         let created = try cluster.atoll(["import", cluster.database("c"), "--schema", otherSchema])
