@@ -19,29 +19,51 @@ public import AtollStorage
 /// hold these cases. Not in Atoll: `.object` (a link to an object of any class, RealmSwift's
 /// `dynamicObject`) and the nested `.list`/`.dictionary` of Realm 10.51.
 public enum AnyRealmValue: Hashable, Sendable {
+    /// No value (nil).
     case none
+    /// An integer.
     case int(Int)
+    /// A `Bool`.
     case bool(Bool)
+    /// A `Float`.
     case float(Float)
+    /// A `Double`.
     case double(Double)
+    /// A `String`.
     case string(String)
+    /// Binary data.
     case data(Data)
+    /// A `Date`.
     case date(Date)
+    /// An `ObjectId`.
     case objectId(ObjectId)
+    /// A `Decimal128`.
     case decimal128(Decimal128)
+    /// A `UUID`.
     case uuid(UUID)
 
+    /// `.none`, the default of an `AnyRealmValue` property.
     public init() { self = .none }
 
+    /// The value when it is `.int`, else nil (no conversion between types).
     public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
+    /// The value when it is `.bool`, else nil (no conversion between types).
     public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    /// The value when it is `.float`, else nil (no conversion between types).
     public var floatValue: Float? { if case .float(let v) = self { v } else { nil } }
+    /// The value when it is `.double`, else nil (no conversion between types).
     public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
+    /// The value when it is `.string`, else nil (no conversion between types).
     public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    /// The value when it is `.data`, else nil (no conversion between types).
     public var dataValue: Data? { if case .data(let v) = self { v } else { nil } }
+    /// The value when it is `.date`, else nil (no conversion between types).
     public var dateValue: Date? { if case .date(let v) = self { v } else { nil } }
+    /// The value when it is `.objectId`, else nil (no conversion between types).
     public var objectIdValue: ObjectId? { if case .objectId(let v) = self { v } else { nil } }
+    /// The value when it is `.decimal128`, else nil (no conversion between types).
     public var decimal128Value: Decimal128? { if case .decimal128(let v) = self { v } else { nil } }
+    /// The value when it is `.uuid`, else nil (no conversion between types).
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
 
     /// The stored form (the tag is the StorageValue case).

@@ -62,8 +62,11 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
     }
 
     public var id: ID
+    /// What kind of decision the merge made.
     public var kind: Kind
+    /// The class of the object.
     public var className: String
+    /// The object's primary key.
     public var primaryKey: StorageValue
     /// The property (nil: the object itself, for `deleteOverridden`).
     public var property: String?
@@ -74,14 +77,18 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
     public var winningValue: SyncValue?
     /// The value that was discarded (nil when the loser is a delete).
     public var losingValue: SyncValue?
+    /// The stamp of the write (or delete) that won.
     public var winningStamp: Stamp
+    /// The stamp of the write (or delete) that lost.
     public var losingStamp: Stamp
     /// The local version of the commit whose merge decided it.
     public var decidedInVersion: UInt64
     /// When this node recorded it (milliseconds since 1970, this node's clock).
     public var recordedAtMilliseconds: UInt64
 
+    /// The node that made the winning change.
     public var winningNode: NodeID { winningStamp.node }
+    /// The node that made the losing change.
     public var losingNode: NodeID { losingStamp.node }
 
     public var description: String {
@@ -99,9 +106,12 @@ public struct ConflictRetention: Sendable, Equatable {
     /// Entries older than this are removed. Default 30 days.
     public var ageMillisecondsMax: UInt64
 
+    /// The default of `countMax`.
     public static let countMaxDefault = 1_000
+    /// The default of `ageMillisecondsMax` (30 days).
     public static let ageMillisecondsMaxDefault: UInt64 = 30 * 24 * 3_600_000
 
+    /// A retention policy; a negative count is taken as zero.
     public init(countMax: Int = ConflictRetention.countMaxDefault, ageMillisecondsMax: UInt64 = ConflictRetention.ageMillisecondsMaxDefault) {
         self.countMax = max(0, countMax)
         self.ageMillisecondsMax = ageMillisecondsMax
