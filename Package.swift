@@ -192,7 +192,7 @@ let package = Package(
             dependencies: ["AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollTestHelper", "AtollTestSupport"],
             swiftSettings: strict
         ),
-        // Counts heap allocations by interposing malloc, for AtollQueryProbe only.
+        // Counts heap allocations by interposing malloc, for AtollQueryProbe (off in sanitizer builds).
         .target(name: "CAllocationCounter", path: "Tests/CAllocationCounter"),
         // Measures the allocations of query evaluation (run by AtollQueryTests).
         .executableTarget(

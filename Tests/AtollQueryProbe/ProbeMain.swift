@@ -92,6 +92,10 @@ struct AtollQueryProbe {
         var leaves = 0
         try r.table(named: "R")?.forEachLeaf { _ in leaves += 1; return true }
         print("rows \(rows) leaves \(leaves)")
+        guard atoll_allocations_available() != 0 else {
+            FileHandle.standardError.write(Data("AtollQueryProbe: allocations cannot be counted in a sanitizer build\n".utf8))
+            exit(2)
+        }
         let only = ProcessInfo.processInfo.environment["ATOLL_PROBE_QUERY"]
         for q in queries where only == nil || only == q {
             let bound = try engine.bind(q, on: "R")
