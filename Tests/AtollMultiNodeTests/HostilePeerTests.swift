@@ -60,7 +60,8 @@ import AtollTestSupport
         // Random bytes after the handshake: a protocol violation, told to the peer and logged.
         var generator = SystemRandomNumberGenerator()
         let garbage = (0..<(64 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let refused = try await RawTLSClient.send(garbage.first == 0xA1 ? [0x00] + garbage : garbage,
+        // Not starting like a frame (0xA1) or a TLS record (0x16), which get other refusals.
+        let refused = try await RawTLSClient.send([0xA1, 0x16].contains(garbage.first) ? [0x00] + garbage : garbage,
                                                   port: cluster.relayPort, certificates: cluster.certs, node: "garbage")
         #expect(refused.goodbye?.contains("not an Atoll sync frame") == true, "\(refused.goodbye ?? "none") \(String(describing: refused.error))")
         #expect(try await offPool { relay.waitForStderr("connection to garbage at 127.0.0.1:", timeout: 10) }, "\(relay.stderr.suffix(2000))")

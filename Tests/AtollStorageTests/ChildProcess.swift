@@ -6,7 +6,7 @@ import Glibc
 
 /// A child process started from a built executable of this package, with line-based stdout.
 final class ChildProcess {
-    let process = Process()
+    let process: SpawnedProcess
     private let stdoutPipe = Pipe()
     private let stdinPipe = Pipe()
     private lazy var lines = LineReader(fileDescriptor: stdoutPipe.fileHandleForReading.fileDescriptor)
@@ -20,14 +20,14 @@ final class ChildProcess {
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         // Writing to a child that died must fail the test, not kill the test process.
         signal(SIGPIPE, SIG_IGN)
-        process.executableURL = Self.productsDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        process.standardOutput = stdoutPipe
-        process.standardInput = stdinPipe
-        try process.run()
+        process = try SpawnedProcess(
+            executable: Self.productsDirectory.appendingPathComponent(executable).path, arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            stdin: .descriptor(stdinPipe.fileHandleForReading.fileDescriptor),
+            stdout: .descriptor(stdoutPipe.fileHandleForWriting.fileDescriptor), stderr: .inherit)
+        // The child's ends: this process keeps only its own, so end of output is seen.
+        try stdinPipe.fileHandleForReading.close()
+        try stdoutPipe.fileHandleForWriting.close()
     }
 
     deinit {

@@ -10,8 +10,8 @@ import AtollTestSupport
 /// process behind.
 final class RelayProcess: @unchecked Sendable {
     // Sendable: a test uses its relay process from one task at a time (the stdout buffer is the
-    // only mutable state); `Process` may be signalled and waited on from any thread.
-    let process = Process()
+    // only mutable state); the process may be signalled and waited on from any thread.
+    let process: SpawnedProcess
     private let stdoutPipe = Pipe()
     private let stderrPath: String
     private var buffer: [UInt8] = []
@@ -22,12 +22,11 @@ final class RelayProcess: @unchecked Sendable {
 
     init(_ arguments: [String], stderrIn directory: TemporaryDirectory) throws {
         stderrPath = directory.file("stderr-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = Self.productsDirectory.appendingPathComponent("atoll-relay")
-        process.arguments = arguments
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
+        process = try SpawnedProcess(
+            executable: Self.productsDirectory.appendingPathComponent("atoll-relay").path, arguments: arguments,
+            environment: ProcessInfo.processInfo.environment,
+            stdout: .descriptor(stdoutPipe.fileHandleForWriting.fileDescriptor), stderr: .file(stderrPath))
+        try stdoutPipe.fileHandleForWriting.close()
     }
 
     deinit {

@@ -54,26 +54,14 @@ final class CLISandbox: @unchecked Sendable {
     }
 
     func run(_ args: [String], executable: URL = CLISandbox.executable) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = args
-        process.currentDirectoryURL = URL(fileURLWithPath: path)
         let outName = file(".stdout-\(UUID().uuidString)"), errName = file(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outName, contents: nil)
-        _ = FileManager.default.createFile(atPath: errName, contents: nil)
         defer {
             unlink(outName)
             unlink(errName)
         }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outName))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errName))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(executable: executable.path, arguments: args, environment: ProcessInfo.processInfo.environment,
+                                         directory: path, stdout: .file(outName), stderr: .file(errName))
         process.waitUntilExit()
-        try out.close()
-        try err.close()
         return CLIResult(status: process.terminationStatus,
                          stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outName)), as: UTF8.self),
                          stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errName)), as: UTF8.self))
@@ -87,18 +75,14 @@ final class CLISandbox: @unchecked Sendable {
 
 /// A running `atoll` process whose stdout is read line by line; killed when released.
 final class RunningCLI {
-    let process = Process()
+    let process: SpawnedProcess
     private let stdoutPipe = Pipe()
     private lazy var lines = LineReader(fileDescriptor: stdoutPipe.fileHandleForReading.fileDescriptor)
 
     init(_ args: [String], directory: String) throws {
-        process.executableURL = CLISandbox.executable
-        process.arguments = args
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = stdoutPipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(executable: CLISandbox.executable.path, arguments: args, environment: ProcessInfo.processInfo.environment,
+                                     directory: directory, stdout: .descriptor(stdoutPipe.fileHandleForWriting.fileDescriptor), stderr: .null)
+        try stdoutPipe.fileHandleForWriting.close()
     }
 
     deinit {

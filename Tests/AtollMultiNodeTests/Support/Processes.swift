@@ -34,9 +34,9 @@ struct RunResult: CustomStringConvertible {
 /// full pipe), killed with SIGKILL when released if still running: a failing test leaves no
 /// process behind.
 final class ChildProcess: @unchecked Sendable {
-    // Sendable: `Process` is only started in init and then signalled and waited on, which it
-    // supports from any thread; the log paths are constants.
-    let process = Process()
+    // Sendable: the process is only started in init and then signalled and waited on, which
+    // SpawnedProcess supports from any thread; the log paths are constants.
+    let process: SpawnedProcess
     let name: String
     let stdoutPath: String
     let stderrPath: String
@@ -46,19 +46,12 @@ final class ChildProcess: @unchecked Sendable {
         let tag = "\(name)-\(UUID().uuidString.prefix(8))"
         stdoutPath = directory.file("\(tag).out")
         stderrPath = directory.file("\(tag).err")
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        process.standardInput = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
         // Crash backtraces of a killed child would only slow the test down.
         environment["SWIFT_BACKTRACE"] = "enable=no"
         environment.merge(extra) { $1 }
-        process.environment = environment
-        try process.run()
+        process = try SpawnedProcess(executable: executable.path, arguments: arguments, environment: environment,
+                                     stdoutPath: stdoutPath, stderrPath: stderrPath)
     }
 
     deinit { kill9() }

@@ -103,18 +103,16 @@ enum MisuseStop {
     /// `message`.
     static func stops(_ name: String, with message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let dir = TemporaryDirectory()
-        let p = Process()
-        p.executableURL = helperURL
-        p.arguments = [name, dir.file("misuse.atoll")]
-        p.standardOutput = FileHandle.nullDevice
-        p.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
         let errors = Pipe()
-        p.standardError = errors
-        try p.run()
+        let p = try SpawnedProcess(
+            executable: helperURL.path, arguments: [name, dir.file("misuse.atoll")],
+            environment: ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new },
+            stdout: .null, stderr: .descriptor(errors.fileHandleForWriting.fileDescriptor))
+        try errors.fileHandleForWriting.close()
         let data = errors.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let stderr = String(decoding: data, as: UTF8.self)
-        #expect(p.terminationReason == .uncaughtSignal, "the helper should stop; stderr: \(stderr)", sourceLocation: sourceLocation)
+        #expect(p.terminatedBySignal, "the helper should stop; stderr: \(stderr)", sourceLocation: sourceLocation)
         #expect(stderr.contains("Atoll: "), "\(stderr)", sourceLocation: sourceLocation)
         #expect(stderr.contains(message), "expected '\(message)' in: \(stderr)", sourceLocation: sourceLocation)
     }
