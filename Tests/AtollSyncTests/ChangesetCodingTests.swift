@@ -34,6 +34,21 @@ import Testing
         #expect(try ChangesetContent.decode(body, origin: origin) == sample)
     }
 
+    /// A name table that repeats a name is malformed: no encoder writes one, and its second
+    /// index could not be written back (found by the changeset fuzz target).
+    @Test func aBodyNamingAPropertyTwiceIsRefused() throws {
+        let item = ObjectAddress(classIndex: 0, primaryKey: .int(1))
+        var body = ChangesetContent(classes: ["Item"], properties: ["aa", "bb"], instructions: [
+            .set(item, property: 1, value: .value(.int(7))),
+        ]).encode(origin: origin)
+        let at = try #require(body.indices.first { body[$0] == UInt8(ascii: "b") && body[$0 + 1] == UInt8(ascii: "b") })
+        body[at] = UInt8(ascii: "a")
+        body[at + 1] = UInt8(ascii: "a")
+        #expect { try ChangesetContent.decode(body, origin: origin) } throws: { error in
+            (error as? AtollError)?.kind == .protocolViolation && "\(error)".contains("names the property 'aa' twice")
+        }
+    }
+
     @Test func batchRoundTripsWithDeltaHeaders() throws {
         let body = sample.encode(origin: origin)
         let changesets = [

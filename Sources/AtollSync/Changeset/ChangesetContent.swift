@@ -258,9 +258,13 @@ struct ChangesetBodyDecoder {
                 let count = try r.length(max: r.remaining)
                 var result: [String] = []
                 result.reserveCapacity(count)
+                var seen = Set<String>()
                 for _ in 0..<count {
                     let s = try r.string(max: max)
                     guard !s.isEmpty else { throw AtollError(.protocolViolation, "changeset names an empty \(what)") }
+                    // An encoder interns names, so a table never repeats one; a repeated name
+                    // would give two indices to one name, which no encoder can write back.
+                    guard seen.insert(s).inserted else { throw AtollError(.protocolViolation, "changeset names the \(what) '\(s)' twice") }
                     result.append(s)
                 }
                 return result
