@@ -111,9 +111,13 @@ final class StatusHTTPHandler: ChannelInboundHandler {
                 if path == "/metrics" { return await source.metrics() }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                // RelayStatus holds strings, numbers and arrays only: encoding it cannot fail.
-                let data = (try? encoder.encode(await source.status())) ?? Data("{}".utf8)
+                // A failure (a non-finite number, say) is answered as one, never as an empty status.
+                let data = try encoder.encode(await source.status())
                 return String(decoding: data, as: UTF8.self) + "\n"
+            }
+            promise.futureResult.whenFailure { error in
+                let (handler, context) = loopBound.value
+                handler.write(context, head, status: .internalServerError, body: "the status could not be encoded: \(error)\n", type: "text/plain")
             }
             promise.futureResult.whenSuccess { body in
                 let (handler, context) = loopBound.value
