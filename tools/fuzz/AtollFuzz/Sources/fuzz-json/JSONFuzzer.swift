@@ -17,7 +17,7 @@ private let importOutcome = Outcome(target: "fuzz-json", allowedKinds: [
     .invalidInput, .typeMismatch, .requiredValueMissing, .objectNotFound, .primaryKeyMissing, .primaryKeyExists, .limitExceeded,
 ])
 private let schemaOutcome = Outcome(target: "fuzz-json", allowedKinds: [.invalidInput, .limitExceeded])
-private let argumentOutcome = Outcome(target: "fuzz-json", allowedKinds: [.invalidInput])
+private let argumentOutcome = Outcome(target: "fuzz-json", allowedKinds: [.invalidInput, .limitExceeded])
 private let strict = Outcome(target: "fuzz-json", allowedKinds: [])
 
 private nonisolated(unsafe) let realm: Realm = {
