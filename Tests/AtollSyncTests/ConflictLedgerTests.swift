@@ -311,17 +311,10 @@ import Testing
 
     /// Runs the `atoll` executable (built next to the test bundle) and returns its stdout.
     func atoll(_ args: String...) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let atoll = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("atoll")
-        process.arguments = args
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let output = try SpawnedProcess.run(atoll.path, args)
+        return (output.status, output.stdoutText)
     }
 
     @Test func theCommandLineListsTheLedgerFilteredByAPredicate() throws {

@@ -11,19 +11,10 @@ import AtollTestSupport
     /// Runs the package's test helper in `serve` mode on `path`, sends it `commands` one per line
     /// and returns its answers. The child is killed if it outlives the call.
     func runHelper(_ path: String, _ commands: [String]) throws -> [String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("AtollTestHelper")
-        p.arguments = ["serve", path]
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        try p.run()
-        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
-        input.fileHandleForWriting.write((commands + ["quit"]).map { $0 + "\n" }.joined().data(using: .utf8) ?? Data())
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let output = try SpawnedProcess.run(helper.path, ["serve", path], input: Data((commands + ["quit"]).map { $0 + "\n" }.joined().utf8))
+        return output.stdoutText.split(separator: "\n").map(String.init)
     }
 
     @Test func commitsOfAnotherProcessBecomeChangesets() throws {

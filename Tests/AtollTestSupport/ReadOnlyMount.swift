@@ -42,17 +42,11 @@ public final class ReadOnlyMount: Sendable {
     public func file(_ name: String) -> String { readOnly + "/" + name }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        p.standardOutput = FileHandle.nullDevice
         do {
-            try p.run()
+            return try SpawnedProcess.run(tool, arguments).status == 0
         } catch {
             FileHandle.standardError.write(Data("cannot run \(tool): \(error)\n".utf8))
             return false
         }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
     }
 }

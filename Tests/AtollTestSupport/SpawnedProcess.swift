@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +26,7 @@ public final class SpawnedProcess: Sendable {
         case inherit
         /// /dev/null.
         case null
-        /// A file, created or truncated.
+        /// A file: read from for stdin; created or truncated for stdout and stderr.
         case file(String)
         /// A descriptor of this process (a pipe's end), duplicated onto the stream.
         case descriptor(Int32)
@@ -48,7 +48,8 @@ public final class SpawnedProcess: Sendable {
             switch stream {
             case .inherit: break
             case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .file(let path):
+                posix_spawn_file_actions_addopen(&actions, target, path, target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
@@ -119,6 +120,40 @@ public final class SpawnedProcess: Sendable {
     public var terminatedBySignal: Bool {
         guard let s = reaped.withLock({ $0 }) else { return false }
         return s & 0x7f != 0
+    }
+
+    /// What a finished child printed, and how it ended.
+    public struct Output: Sendable {
+        /// The exit code, or the number of the signal that ended the child.
+        public let status: Int32
+        /// Whether a signal ended the child.
+        public let terminatedBySignal: Bool
+        public let stdout: Data
+        public let stderr: Data
+        public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    /// Runs `executable` to its end with `input` on its stdin (nothing: /dev/null) and returns
+    /// what it wrote. Output goes through files in the temporary directory, never pipes, so a
+    /// child that writes much to both streams cannot block on a full pipe.
+    public static func run(_ executable: String, _ arguments: [String],
+                           environment: [String: String] = ProcessInfo.processInfo.environment,
+                           input: Data? = nil) throws -> Output {
+        let base = NSTemporaryDirectory() + "atoll-spawn-\(getpid())-\(UUID().uuidString)"
+        let outPath = base + ".out", errPath = base + ".err", inPath = base + ".in"
+        defer { unlink(outPath); unlink(errPath); unlink(inPath) }
+        if let input {
+            guard FileManager.default.createFile(atPath: inPath, contents: input) else {
+                throw SpawnError(description: "cannot write \(inPath)")
+            }
+        }
+        let process = try SpawnedProcess(executable: executable, arguments: arguments, environment: environment,
+                                         stdin: input == nil ? .null : .file(inPath), stdout: .file(outPath), stderr: .file(errPath))
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, terminatedBySignal: process.terminatedBySignal,
+                      stdout: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+                      stderr: try Data(contentsOf: URL(fileURLWithPath: errPath)))
     }
 
     public struct SpawnError: Error, CustomStringConvertible {

@@ -18,18 +18,8 @@ final class Counter: Object {
     }
 
     static func runHelper(_ args: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = helper
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
         // `increment` waits for a "go" line before it writes.
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data("go\n".utf8))
-        try input.fileHandleForWriting.close()
-        p.waitUntilExit()
-        return p.terminationStatus
+        try SpawnedProcess.run(helper.path, args, input: Data("go\n".utf8)).status
     }
 
     @Test func liveResultsAndObjectsUpdateForCommitsOfAnotherProcess() throws {

@@ -14,18 +14,20 @@ import Glibc
 
 /// The test helper's `serve` mode: one long-lived process that commits on request.
 final class ServingHelper {
-    private let process = Process()
+    private let process: SpawnedProcess
     private let output = Pipe()
     private let input = Pipe()
     private let lines: LineReader
 
     init(path: String) throws {
         signal(SIGPIPE, SIG_IGN)
-        process.executableURL = ProcessNotificationTests.helper
-        process.arguments = ["serve", path]
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
+        process = try SpawnedProcess(executable: ProcessNotificationTests.helper.path, arguments: ["serve", path],
+                                     environment: ProcessInfo.processInfo.environment,
+                                     stdin: .descriptor(input.fileHandleForReading.fileDescriptor),
+                                     stdout: .descriptor(output.fileHandleForWriting.fileDescriptor), stderr: .inherit)
+        // The child's ends: closed here so that the pipes end when the child does.
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
         lines = LineReader(fileDescriptor: output.fileHandleForReading.fileDescriptor)
         guard lines.readLine(timeout: 30) == "ready" else { throw AtollError(.ioError, "the helper did not start") }
     }

@@ -42,7 +42,7 @@ func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
         ]
         for (command, message) in cases {
             let (status, stderr) = try ObjectHelper.run([command])
-            #expect(status.reason == .uncaughtSignal || status.code != 0, "\(command) must stop the process")
+            #expect(status.bySignal || status.code != 0, "\(command) must stop the process")
             #expect(stderr.contains(message), "\(command): \(stderr)")
         }
     }
@@ -191,21 +191,17 @@ enum ObjectHelper {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("AtollObjectHelper")
     }
 
-    struct Status { let reason: Process.TerminationReason; let code: Int32 }
+    struct Status {
+        /// Whether a signal ended the child.
+        let bySignal: Bool
+        let code: Int32
+    }
 
     static func run(_ args: [String]) throws -> (Status, String) {
-        let p = Process()
-        p.executableURL = url
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
         // No crash backtrace: the child is expected to stop, and the report only costs time.
-        p.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
-        let errors = Pipe()
-        p.standardError = errors
-        try p.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (Status(reason: p.terminationReason, code: p.terminationStatus), String(decoding: data, as: UTF8.self))
+        let environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
+        let output = try SpawnedProcess.run(url.path, args, environment: environment)
+        return (Status(bySignal: output.terminatedBySignal, code: output.status), output.stderrText)
     }
 }
 

@@ -167,14 +167,7 @@ final class LockFile: @unchecked Sendable {
 
         var sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
         if requireExclusive && !sole {
-            // A process that just closed the database may still share its lock file's open file
-            // description with a child it is spawning (between fork and exec, before O_CLOEXEC
-            // closes it), and the usage lock belongs to that description. Wait for such a moment
-            // to pass (up to 5 s) before reporting the database open elsewhere.
-            for _ in 0..<500 where !sole {
-                usleep(10_000)
-                sole = atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
-            }
+            sole = Self.afterSpawnWindows { atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0 }
         }
         if requireExclusive && !sole {
             throw fail(AtollError(.fileLocked, "'\(displayPath)' is open in another process; close it there first"))
@@ -396,7 +389,7 @@ final class LockFile: @unchecked Sendable {
     /// Takes the usage lock exclusively (no other process may attach until released).
     /// Returns false when another process has the database open.
     func upgradeToExclusiveUsage() -> Bool {
-        atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0
+        Self.afterSpawnWindows { atoll_ofd_lock(fd, 1, 0, Self.usageLockOffset, 1) == 0 }
     }
 
     func downgradeUsage() {
@@ -405,7 +398,25 @@ final class LockFile: @unchecked Sendable {
 
     /// True when no other process has the database open.
     func isSoleUser() -> Bool {
-        atoll_ofd_is_locked(fd, Self.usageLockOffset, 1) == 0
+        Self.afterSpawnWindows { atoll_ofd_is_locked(fd, Self.usageLockOffset, 1) == 0 }
+    }
+
+    /// Whether `attempt` (a test that no other open file description holds the usage lock)
+    /// succeeds now or within 5 s.
+    ///
+    /// A usage lock can outlive the open that took it: when this process (or another) closes a
+    /// database while a thread is spawning a child, the child holds a copy of the lock file's
+    /// descriptor between fork and exec (until O_CLOEXEC closes it), and the lock belongs to the
+    /// open file description the copy keeps alive. Under load that window lasts milliseconds.
+    /// A database really open elsewhere keeps its lock for the whole wait, so the answer is
+    /// only delayed, never changed, for it.
+    static func afterSpawnWindows(_ attempt: () -> Bool) -> Bool {
+        if attempt() { return true }
+        for _ in 0..<500 {
+            usleep(10_000)
+            if attempt() { return true }
+        }
+        return false
     }
 
     func slot(_ index: Int) -> UnsafeMutableRawPointer {

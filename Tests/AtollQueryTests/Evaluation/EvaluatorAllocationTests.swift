@@ -1,3 +1,4 @@
+import AtollTestSupport
 import Foundation
 import Testing
 
@@ -15,18 +16,12 @@ import Testing
 
     /// Allocations per query for a table of `rows` rows.
     func probe(rows: Int) throws -> [String: Int] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let probe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("AtollQueryProbe")
-        process.arguments = ["\(rows)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let output = try SpawnedProcess.run(probe.path, ["\(rows)"])
+        #expect(output.status == 0, "\(output.stderrText)")
         var result: [String: Int] = [:]
-        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        for line in output.stdoutText.split(separator: "\n") {
             let fields = line.split(separator: "\t", maxSplits: 2)
             if fields.count == 3, let n = Int(fields[0]) { result[String(fields[2])] = n }
         }
