@@ -96,11 +96,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A small HTTP/1.1 endpoint for local tools: the relay's status address, `atoll studio`.
+        .target(
+            name: "AtollHTTP",
+            dependencies: [
+                "AtollStorage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/AtollHTTP",
+            swiftSettings: strict
+        ),
+
         // The relay server (TLS listener, status endpoint) and its development certificate tool.
         .executableTarget(
             name: "atoll-relay",
             dependencies: [
-                "AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollRelayAuth",
+                "AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollRelayAuth", "AtollHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "atoll",
             dependencies: [
-                "Atoll", "AtollStorage", "AtollSync",
+                "Atoll", "AtollStorage", "AtollSync", "AtollHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,8 +1,6 @@
+import AtollHTTP
 import AtollStorage
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 
 /// What the status endpoint serves, read afresh on every request.
 struct StatusSource: Sendable {
@@ -12,7 +10,7 @@ struct StatusSource: Sendable {
     var metrics: @Sendable () async -> String
 }
 
-/// A minimal HTTP/1.1 endpoint:
+/// The relay's status address:
 /// - `GET /status`: the relay's status as JSON;
 /// - `GET /metrics`: its metrics in Prometheus text format (docs/OPERATIONS.md);
 /// - `GET /`: the dashboard, a self-contained page that polls the two above.
@@ -22,134 +20,46 @@ struct StatusSource: Sendable {
 /// `Authorization: Bearer TOKEN`. The page itself holds no data and is served to anyone; it takes
 /// the token from its address's fragment (`/#token=...`, which browsers never send).
 final class StatusServer: Sendable {
-    let port: Int
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let endpoint: HTTPEndpoint
+    var port: Int { endpoint.port }
 
-    private init(port: Int, group: MultiThreadedEventLoopGroup, channel: any Channel) {
-        self.port = port
-        self.group = group
-        self.channel = channel
-    }
+    private init(endpoint: HTTPEndpoint) { self.endpoint = endpoint }
 
     static func start(host: String, port: Int, token: String?, source: StatusSource) async throws -> StatusServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(source: source, token: token))
-                    }
-                }
-                .bind(host: host, port: port).get()
-            return StatusServer(port: channel.localAddress?.port ?? port, group: group, channel: channel)
-        } catch {
-            try? await group.shutdownGracefully()
-            let reason = (error as? IOError)?.errnoCode == EADDRINUSE ? "address already in use" : "\(error)"
-            throw AtollError(.ioError, "cannot serve status on \(host):\(port): \(reason)")
-        }
+        StatusServer(endpoint: try await HTTPEndpoint.start(host: host, port: port, what: "status") { request in
+            await respond(request, token: token, source: source)
+        })
     }
 
-    func shutdown() async {
-        try? await channel.close()
-        try? await group.shutdownGracefully()
-    }
+    func shutdown() async { await endpoint.shutdown() }
 
     /// Whether `host` is a loopback address, where the endpoint may run without a token.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
-}
+    static func isLoopback(_ host: String) -> Bool { HTTPEndpoint.isLoopback(host) }
 
-final class StatusHTTPHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let source: StatusSource
-    private let token: String?
-    private var request: HTTPRequestHead?
-
-    init(source: StatusSource, token: String?) {
-        self.source = source
-        self.token = token
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            request = head
-        case .body:
-            break
-        case .end:
-            guard let head = request else { return }
-            request = nil
-            respond(context, head)
-        }
-    }
-
-    private func respond(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
-        guard head.method == .GET else {
-            write(context, head, status: .methodNotAllowed, body: "only GET is supported\n", type: "text/plain")
-            return
-        }
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
-        switch path {
+    private static func respond(_ request: HTTPRequest, token: String?, source: StatusSource) async -> HTTPResponse {
+        switch request.path {
         case "/", "/index.html":
-            write(context, head, status: .ok, body: StatusPage.html, type: "text/html; charset=utf-8")
+            return HTTPResponse(contentType: "text/html; charset=utf-8", body: StatusPage.html)
         case "/status", "/metrics":
-            guard isAuthorized(head) else {
-                write(context, head, status: .unauthorized, body: "a bearer token is required (Authorization: Bearer TOKEN, the relay's --status-token-file)\n",
-                      type: "text/plain", extra: [("WWW-Authenticate", "Bearer")])
-                return
+            if let token, !request.hasBearerToken(token) {
+                return HTTPResponse(status: 401, contentType: "text/plain",
+                                    body: "a bearer token is required (Authorization: Bearer TOKEN, the relay's --status-token-file)\n",
+                                    headers: [("WWW-Authenticate", "Bearer")])
             }
-            let source = self.source
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let promise = context.eventLoop.makePromise(of: String.self)
-            promise.completeWithTask {
-                if path == "/metrics" { return await source.metrics() }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if request.path == "/metrics" {
+                return HTTPResponse(contentType: "text/plain; version=0.0.4; charset=utf-8", body: await source.metrics())
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            do {
                 // A failure (a non-finite number, say) is answered as one, never as an empty status.
                 let data = try encoder.encode(await source.status())
-                return String(decoding: data, as: UTF8.self) + "\n"
-            }
-            promise.futureResult.whenFailure { error in
-                let (handler, context) = loopBound.value
-                handler.write(context, head, status: .internalServerError, body: "the status could not be encoded: \(error)\n", type: "text/plain")
-            }
-            promise.futureResult.whenSuccess { body in
-                let (handler, context) = loopBound.value
-                handler.write(context, head, status: .ok, body: body,
-                              type: path == "/metrics" ? "text/plain; version=0.0.4; charset=utf-8" : "application/json")
+                return HTTPResponse(contentType: "application/json", body: String(decoding: data, as: UTF8.self) + "\n")
+            } catch {
+                return .text(500, "the status could not be encoded: \(error)")
             }
         default:
-            write(context, head, status: .notFound, body: "not found; try GET /, /status or /metrics\n", type: "text/plain")
+            return .text(404, "not found; try GET /, /status or /metrics")
         }
-    }
-
-    /// No token configured, or `Authorization: Bearer TOKEN` with the token (compared in time
-    /// independent of where it differs).
-    private func isAuthorized(_ head: HTTPRequestHead) -> Bool {
-        guard let token else { return true }
-        guard let value = head.headers.first(name: "Authorization"), value.hasPrefix("Bearer ") else { return false }
-        let given = Array(value.utf8.dropFirst(7)), expected = Array(token.utf8)
-        guard given.count == expected.count else { return false }
-        return zip(given, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-
-    private func write(_ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, body: String, type: String,
-                       extra: [(String, String)] = [])
-    {
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: type)
-        headers.add(name: "Content-Length", value: String(body.utf8.count))
-        headers.add(name: "Cache-Control", value: "no-store")
-        headers.add(name: "Connection", value: "close")
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }

@@ -34,6 +34,7 @@ struct AtollCommand: AsyncParsableCommand {
             WatchCommand.self,
             NodeCommand.self,
             ConflictsCommand.self,
+            StudioCommand.self,
         ]
     )
 }

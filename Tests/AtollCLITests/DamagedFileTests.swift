@@ -107,4 +107,18 @@ import Testing
         #expect(try damage(s, "pets.atoll", pageType: PageDamage.clusterLeaf, containing: "person-7", .zeroed) >= 1)
         try expectDamaged(s, ["log", "pets.atoll"])
     }
+
+    /// `atoll studio` on a damaged file answers a query that reads the damage with a 500 and
+    /// the damage named, never with an empty or partial page of objects.
+    @Test func studioReportsTheDamageInsteadOfAnEmptyPage() throws {
+        let s = try sandbox()
+        try damage(s, "pets.atoll", pageType: PageDamage.clusterLeaf, containing: "dog-01500", .zeroed)
+        let studio = try s.start("studio", "pets.atoll")
+        let line = try #require(studio.readLine(timeout: 30), "the studio printed nothing")
+        let port = try #require(Int(line.split(separator: ":").last?.prefix { $0.isNumber } ?? ""), "\(line)")
+        let page = try StatusHTTP.get(port: port, path: "/api/query?class=Dog&q=age+%3E%3D+0&limit=5000")
+        #expect(page.status == 500, "\(page.status): \(page.body.prefix(300))")
+        #expect(page.body.contains("corrupted") && !page.body.contains("\"objects\""), "\(page.body.prefix(300))")
+        #expect(studio.stop() == 0)
+    }
 }

@@ -39,8 +39,10 @@ public final class SpawnedProcess: Sendable {
     }
 
     /// Starts `executable`; `directory`: its working directory (nil: this process's).
+    /// `descriptors`: descriptors of this process the child gets as 3, 4, ... in order (a
+    /// browser's `--remote-debugging-pipe` reads 3 and writes 4).
     public init(executable: String, arguments: [String], environment: [String: String], directory: String? = nil,
-                stdin: Stream = .null, stdout: Stream, stderr: Stream) throws {
+                stdin: Stream = .null, stdout: Stream, stderr: Stream, descriptors: [Int32] = []) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,6 +55,7 @@ public final class SpawnedProcess: Sendable {
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
+        for (i, fd) in descriptors.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(3 + i)) }
         if let directory {
             guard let chdir = Self.addChdir else {
                 throw SpawnError(description: "posix_spawn_file_actions_addchdir_np is missing (glibc 2.29 or later is needed)")
@@ -62,7 +65,7 @@ public final class SpawnedProcess: Sendable {
         guard let closeFrom = Self.addCloseFrom else {
             throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34 or later is needed)")
         }
-        _ = closeFrom(&actions, 3)
+        _ = closeFrom(&actions, Int32(3 + descriptors.count))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -126,6 +126,16 @@ extension Realm {
         return DynamicObject(context: DynamicContext(realm: self), tableKey: t.key, key: found)
     }
 
+    /// The object of a class with the given key (``DynamicObject/key``), or nil when no such
+    /// object exists at the realm's version; throws for an unknown class. Keys are stable while
+    /// an object exists, so a key read earlier finds the object again (the `atoll studio`
+    /// inspector follows links this way).
+    public func dynamicObject(throwingOfType className: String, key: ObjectKey) throws -> DynamicObject? {
+        let t = try dynamicTable(className)
+        guard try t.contains(key) else { return nil }
+        return DynamicObject(context: DynamicContext(realm: self), tableKey: t.key, key: key)
+    }
+
     // MARK: writing
 
     /// Creates an object of a class from property values, inside a write transaction. Nested

@@ -79,7 +79,7 @@ struct NodeCommand: AsyncParsableCommand {
         let database = try Database.open(DatabaseConfiguration(path: dbpath, durability: .full, createIfMissing: false, encryptionKey: encryptionKey))
 
         // Signals are routed before the session starts so a SIGTERM during start-up is not lost.
-        let signals = NodeSignals()
+        let signals = TerminationSignals()
         let session = try SyncSession.start(database: database, configuration: configuration)
         let out = NodeOutput()
         out.line("node \(session.nodeID) of realm '\(realm)' syncing \(dbpath) with \(address)")
@@ -174,32 +174,6 @@ private final class NodeOutput: Sendable {
     func flush() {
         queue.sync {}
         if let text = pendingProgress.withLock({ p -> String? in defer { p.text = nil }; return p.text }) { line(text) }
-    }
-}
-
-/// SIGTERM and SIGINT as an async value, plus a way for the node itself to stop the wait.
-private final class NodeSignals: Sendable {
-    private let stream: AsyncStream<Int32>
-    private let continuation: AsyncStream<Int32>.Continuation
-    private let sources: Mutex<[any DispatchSourceSignal]>
-
-    init() {
-        (stream, continuation) = AsyncStream<Int32>.makeStream()
-        let continuation = self.continuation
-        sources = Mutex([SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        })
-    }
-
-    func interrupt() { continuation.yield(0) }
-
-    func next() async -> Int32 {
-        for await number in stream { return number }
-        return SIGTERM
     }
 }
 

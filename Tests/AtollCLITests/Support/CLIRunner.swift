@@ -69,6 +69,10 @@ final class CLISandbox: @unchecked Sendable {
 
     /// Starts `atoll args...` with stdout on a pipe, for commands that keep running (`watch`).
     func start(_ args: String...) throws -> RunningCLI {
+        try start(args)
+    }
+
+    func start(_ args: [String]) throws -> RunningCLI {
         try RunningCLI(args, directory: path)
     }
 }
