@@ -50,6 +50,7 @@ actor NodeDriver {
     {
         self.executor = executor
         session = NodeSession(replica: replica, timings: configuration.timings)
+        session.clientResetMode = configuration.clientResetMode
         self.client = client
         self.configuration = configuration
         self.publisher = publisher
@@ -111,6 +112,11 @@ actor NodeDriver {
     }
 
     func pause() { perform(session.pause()) }
+
+    func performClientReset(_ mode: ClientResetMode) {
+        guard !isClosed else { return }
+        perform(session.performClientReset(mode, now: Self.now()))
+    }
 
     func resume() {
         guard !isClosed else { return }
