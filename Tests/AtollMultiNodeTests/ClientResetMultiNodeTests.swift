@@ -135,6 +135,7 @@ import Testing
     final class Calls: Sendable {
         let before = Mutex<[ClientResetInfo]>([])
         let after = Mutex<[ClientResetInfo]>([])
+        let uploaded = Mutex(false)
     }
 
     @Test func liveResultsOfAResettingRealmGetTheResetAsAnOrdinaryChange() async throws {
@@ -153,8 +154,20 @@ import Testing
         try await session.waitForDownload()
         #expect(await eventually(timeout: .seconds(30)) { alice.log.lastIDs == ["t-1"] })
 
-        #expect(try cluster.importData("alice", Self.refused).status == 0)
+        // The refused commit is made while the session is paused, and someone waits for its
+        // upload: after the reset (which discards it) the wait returns.
+        session.pause()
+        #expect(await eventually(timeout: .seconds(30)) { session.state == .offline })
+        #expect(try await offPool { try cluster.importData("alice", Self.refused).status } == 0)
+        let upload = Task {
+            try await session.waitForUpload()
+            calls.uploaded.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        session.resume()
         #expect(await eventually(timeout: .seconds(60)) { calls.after.withLock { !$0.isEmpty } }, "no reset; error \(String(describing: session.lastError))")
+        #expect(await eventually(timeout: .seconds(30)) { calls.uploaded.withLock { $0 } }, "waitForUpload did not return after the reset")
+        upload.cancel()
         let info = try #require(calls.after.withLock { $0.first })
         #expect(info.error.kind == .permissionDenied)
         #expect(Set(info.discarded.map(\.className)) == ["Item", "Shared"])

@@ -114,7 +114,9 @@ public final class SyncSession: Sendable {
 
     // MARK: control
 
-    /// Returns once the relay has stored every commit made to the file so far (by anyone).
+    /// Returns once the relay has stored every commit made to the file so far (by anyone). After
+    /// a client reset it returns once the relay has what the file then holds (the changes a
+    /// recover mode made again; nothing more in discard mode).
     ///
     /// - Throws: the session's error if it stops for good meanwhile, `.closed` after `close()`,
     ///   `.cancelled` when the calling task is cancelled. While paused or disconnected it waits.
