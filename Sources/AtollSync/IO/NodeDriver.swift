@@ -32,6 +32,8 @@ actor NodeDriver {
     private var attemptReachedSession = false
     private var isClosed = false
     private var nextWaiterID: UInt64 = 0
+    /// Client resets the session had completed when the upload waiters were last settled.
+    private var resetsSettled = 0
     /// The permission the database's write guard enforces (nil: no guard installed).
     private var guardedPermission: RealmPermission?
     private nonisolated let metrics: NodeMetrics
@@ -50,6 +52,7 @@ actor NodeDriver {
     {
         self.executor = executor
         session = NodeSession(replica: replica, timings: configuration.timings)
+        session.clientResetMode = configuration.clientResetMode
         self.client = client
         self.configuration = configuration
         self.publisher = publisher
@@ -111,6 +114,11 @@ actor NodeDriver {
     }
 
     func pause() { perform(session.pause()) }
+
+    func performClientReset(_ mode: ClientResetMode) {
+        guard !isClosed else { return }
+        perform(session.performClientReset(mode, now: Self.now()))
+    }
 
     func resume() {
         guard !isClosed else { return }
@@ -355,6 +363,13 @@ actor NodeDriver {
         if let error = stoppedError {
             failWaiters(error)
             return
+        }
+        if session.clientResetsCompleted != resetsSettled {
+            // A client reset renumbered the file's changesets (a new node id): what a waiter
+            // waited for is discarded or made again, so it now waits for every changeset made.
+            resetsSettled = session.clientResetsCompleted
+            let target = session.progress.uploadable
+            for (id, w) in uploadWaiters { uploadWaiters[id] = (target, w.continuation) }
         }
         for (id, w) in uploadWaiters where session.isUploaded(through: w.target) {
             uploadWaiters[id] = nil

@@ -83,6 +83,9 @@ public struct SyncConfiguration: Sendable {
     /// How many conflicts the file's conflict ledger keeps, and for how long (docs/SYNC.md,
     /// "Conflicts"): 1,000 entries and 30 days by default.
     public var conflictRetention = ConflictRetention()
+    /// What the session does when the relay will never accept the node's unsynced changes
+    /// (docs/AUTH.md, "Client reset"): `.manual()` by default (the session stops with the error).
+    public var clientResetMode: ClientResetMode = .manual()
 
     /// A configuration syncing `classes` (nil: every class) of the realm `realmID`.
     public init(relay: RelayAddress, tls: ClientTLSConfiguration, realmID: String, classes: [String]? = nil) {

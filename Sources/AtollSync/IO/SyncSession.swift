@@ -23,7 +23,8 @@ public import Dispatch
 public final class SyncSession: Sendable {
     /// What the session was started with.
     public let configuration: SyncConfiguration
-    /// This file's node id (created when sync first started on it).
+    /// This file's node id when the session started (created when sync first started on it; a
+    /// client reset gives the file a new one, see `ClientResetInfo.nodeID`).
     public let nodeID: NodeID
     /// The file's path, or its in-memory name.
     public let databaseName: String
@@ -113,7 +114,9 @@ public final class SyncSession: Sendable {
 
     // MARK: control
 
-    /// Returns once the relay has stored every commit made to the file so far (by anyone).
+    /// Returns once the relay has stored every commit made to the file so far (by anyone). After
+    /// a client reset it returns once the relay has what the file then holds (the changes a
+    /// recover mode made again; nothing more in discard mode).
     ///
     /// - Throws: the session's error if it stops for good meanwhile, `.closed` after `close()`,
     ///   `.cancelled` when the calling task is cancelled. While paused or disconnected it waits.
@@ -138,6 +141,14 @@ public final class SyncSession: Sendable {
     /// Syncs again after `pause()`, or after an error stopped the session.
     public func resume() {
         driver.executor.submit { [driver] in driver.assumeIsolated { $0.resume() } }
+    }
+
+    /// After `.manual` client reset mode stopped the session (the relay will never accept the
+    /// node's unsynced changes), resets the file to the relay's state in `mode`
+    /// (`.discardUnsyncedChanges` or a recover mode) and syncs again. Errors (none pending, or
+    /// `.manual` given) are reported as `.error` events.
+    public func performClientReset(_ mode: ClientResetMode) {
+        driver.executor.submit { [driver] in driver.assumeIsolated { $0.performClientReset(mode) } }
     }
 
     /// Ends the session: closes the connection cleanly, stops its threads and fails pending

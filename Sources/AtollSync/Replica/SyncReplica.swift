@@ -97,15 +97,15 @@ public final class SyncReplica {
     /// How it syncs.
     public let configuration: ReplicaConfiguration
     /// The state as of this replica's last commit (every transaction re-reads it from the file).
-    private(set) var state: ReplicaState
+    var state: ReplicaState
     let schema: SyncSchema
     /// Upload acknowledgements received since the last commit (persisted with the next one).
-    private var acknowledgedInMemory: UInt64 = 0
+    var acknowledgedInMemory: UInt64 = 0
     /// A download position reached without anything to apply (persisted with the next commit).
-    private var cursorInMemory: DownloadCursor?
+    var cursorInMemory: DownloadCursor?
     /// Local commits extracted since `takeOversizeWarnings()` that were too large for one
     /// transaction.
-    private var oversizeCommits: [SyncWriter.OversizeCommit] = []
+    var oversizeCommits: [SyncWriter.OversizeCommit] = []
 
     /// This node's identity.
     public var nodeID: NodeID { state.nodeID }

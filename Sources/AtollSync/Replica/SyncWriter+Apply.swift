@@ -152,7 +152,7 @@ extension SyncWriter {
 
     /// Brings a non-existing object into the table (defaults everywhere) and links back to it.
     private func materialize(_ c: SyncedClass, _ pk: StorageValue) throws -> ObjectKey {
-        let k = try table(c).create(primaryKey: pk)
+        let k = try takeStaleRow(c, pk) ?? table(c).create(primaryKey: pk)
         try resolveDangling(c, pk: pk, key: k)
         return k
     }

@@ -34,6 +34,10 @@ final class SyncWriter {
     var seenStamp: Stamp?
     var conflictsRecorded = 0
     var conflictRetention = ConflictRetention()
+    /// During a client reset: the old state's rows by class and primary key, which the relay's
+    /// state takes over rather than making new rows (SyncReplica+Reset.swift). Not yet taken over,
+    /// a row counts as absent.
+    var staleRows: [TableKey: [StorageValue: ObjectKey]]?
 
     /// Records read or written in this transaction; `dirty` ones are written back at `finish`.
     /// One table rather than a cache plus a dirty set, and keys hashed as one block of bytes
@@ -64,6 +68,7 @@ final class SyncWriter {
 
     /// The object key of the object with primary key `pk`, if it is in the table.
     func rowKey(_ c: SyncedClass, _ pk: StorageValue) throws -> ObjectKey? {
+        if staleRows?[c.key]?[pk] != nil { return nil }
         let t = try table(c)
         if c.keyIsPrimaryKey {
             guard case .int(let v) = pk else { return nil }

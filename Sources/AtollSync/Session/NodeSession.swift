@@ -94,6 +94,31 @@ public final class NodeSession {
     public private(set) var permission: RealmPermission?
     /// Remote clock readings capped so far (a peer's clock is too far ahead).
     public private(set) var clockWarnings = 0
+    /// What the session does when the relay will never accept this node's unsynced changes
+    /// (ClientReset.swift): `.manual()` (stop with the error) unless set.
+    public var clientResetMode: ClientResetMode = .manual()
+    /// The error of a client reset that `.manual` left to the application
+    /// (`performClientReset(_:now:)`), nil when none is pending.
+    public private(set) var pendingClientReset: AtollError?
+    /// Client resets completed by this session.
+    public private(set) var clientResetsCompleted = 0
+    /// Whether the session is downloading the relay's state for a client reset.
+    public var isResetting: Bool { reset != nil }
+    /// The client reset in progress: the relay's state as downloaded so far under the node id
+    /// the file will get (kept in memory, applied in one commit once complete).
+    private var reset: ResetPhase?
+    /// Test hook: runs inside the reset's transaction, before its commit (a throw rolls back).
+    var resetFault: (() throws -> Void)?
+
+    private struct ResetPhase {
+        let error: AtollError
+        let mode: ClientResetMode
+        let nodeID: NodeID
+        var head: UInt64 = 0
+        var snapshot: [[UInt8]] = []
+        var versionVector: VersionVector?
+        var changesets: [Changeset] = []
+    }
 
     private var wantsConnection = false
     private var relayID: NodeID?
@@ -126,7 +151,7 @@ public final class NodeSession {
     public func start(now: UInt64) -> [SessionAction] {
         lastError = nil
         wantsConnection = true
-        var actions = extract()
+        var actions = recoverPending() + extract()
         if state == .offline { actions += transition(.disconnected) }
         return actions
     }
@@ -195,8 +220,16 @@ public final class NodeSession {
         guard wantsConnection else { return [.disconnect] }
         resetConnection()
         var actions = extract()
-        let hello = SyncMessage.Hello(nodeID: replica.nodeID, realmID: replica.realmID, schemaFingerprint: replica.schemaFingerprint,
+        var hello = SyncMessage.Hello(nodeID: replica.nodeID, realmID: replica.realmID, schemaFingerprint: replica.schemaFingerprint,
                                       cursor: replica.downloadCursor, versionVector: replica.versionVector, schema: replica.schemaDescription)
+        if let r = reset {
+            // A client reset: the relay's whole state, as a node new to the realm gets it, under
+            // the id the file will have (what an earlier connection brought is asked for again).
+            reset = ResetPhase(error: r.error, mode: r.mode, nodeID: r.nodeID)
+            hello.nodeID = r.nodeID
+            hello.cursor = .start
+            hello.versionVector = VersionVector()
+        }
         actions.append(.send(SyncMessage.hello(hello).frame))
         lastUploadProgress = now
         lastDownloadProgress = now
@@ -239,6 +272,17 @@ public final class NodeSession {
         return actions + pumpUploads(now: now)
     }
 
+    /// A client reset's recovery plan that a crash (or a failed recovery) left in the file is
+    /// applied before anything else is extracted.
+    private func recoverPending() -> [SessionAction] {
+        do {
+            if try replica.hasPendingRecovery { try replica.applyPendingRecovery() }
+            return []
+        } catch {
+            return fail(error as? AtollError ?? AtollError(.ioError, "recovering a client reset's changes failed: \(error)"), code: nil, fatal: true)
+        }
+    }
+
     private func extract() -> [SessionAction] {
         do {
             try replica.extractLocalChanges()
@@ -277,6 +321,9 @@ public final class NodeSession {
         case (_, .error(let code, let text)):
             let e = AtollError(code.errorKind, "the relay refused: \(text)")
             if !code.isFatal { return [.error(e)] }
+            // An upload refused for want of permission (a refused hello comes before the
+            // welcome): the relay will never take these changes.
+            if code == .permissionDenied, state == .connected, reset == nil { return clientResetNeeded(e, code: nil) }
             return fail(e, code: nil, fatal: code != .unavailable)
         case (.connecting, .welcome(let w)):
             return welcome(w, now: now)
@@ -301,10 +348,16 @@ public final class NodeSession {
             return fail(AtollError(.protocolViolation, "the relay speaks sync protocol \(w.protocolVersion); this node speaks \(syncProtocolVersion)"),
                         code: .protocolVersion, fatal: true)
         }
+        if reset != nil { return resetWelcome(w, now: now) }
         guard w.uploadedThrough <= replica.lastLocalSeq else {
-            return fail(AtollError(.protocolViolation,
+            return clientResetNeeded(AtollError(.protocolViolation,
                 "the relay holds \(w.uploadedThrough) changesets of this node, which made only \(replica.lastLocalSeq): this file was restored from a backup or copied from another node; give it a new identity or sync a fresh copy"),
-                        code: .originConflict, fatal: true)
+                        code: .originConflict)
+        }
+        guard w.uploadedThrough >= replica.uploadAcknowledged else {
+            return clientResetNeeded(AtollError(.protocolViolation,
+                "the relay holds \(w.uploadedThrough) changesets of this node but had acknowledged \(replica.uploadAcknowledged): the relay's store was restored from a backup or replaced, and this node's changes since then are lost to the other nodes"),
+                        code: nil)
         }
         relayID = w.relayID
         permission = w.permission
@@ -343,7 +396,8 @@ public final class NodeSession {
     }
 
     private func pumpUploads(now: UInt64) -> [SessionAction] {
-        guard state == .connected else { return [] }
+        // During a client reset nothing goes up: the unsynced changes are the reset's to decide.
+        guard state == .connected, reset == nil else { return [] }
         var actions: [SessionAction] = []
         do {
             while uploadInFlight.count < SyncLimits.uploadBatchesInFlightMax {
@@ -363,6 +417,13 @@ public final class NodeSession {
     private func download(from: UInt64, to: UInt64, head: UInt64, _ changesets: [Changeset], now: UInt64) -> [SessionAction] {
         relayHead = max(relayHead, head)
         guard snapshotNext == nil else { return [] }
+        if reset != nil, from == cursor {
+            reset?.changesets += changesets
+            cursor = to
+            resendRequestedAt = nil
+            lastDownloadProgress = now
+            return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + finishResetIfComplete(now: now)
+        }
         guard from == cursor else {
             // A repeat (already applied): acknowledge again (the first acknowledgement may have
             // been lost). A gap (something was lost): ask once for the log again from here (the
@@ -403,6 +464,17 @@ public final class NodeSession {
             guard resendRequestedAt != next else { return [] }
             resendRequestedAt = next
             return [.send(SyncMessage.snapshotAck(next: next, resend: true).frame)]
+        }
+        if reset != nil {
+            reset?.snapshot.append(body)
+            lastDownloadProgress = now
+            resendRequestedAt = nil
+            snapshotNext = final ? nil : next + 1
+            if final {
+                reset?.versionVector = vv
+                cursor = through
+            }
+            return [.send(SyncMessage.snapshotAck(next: next + 1, resend: false).frame)] + finishResetIfComplete(now: now)
         }
         do {
             let report = try replica.applySnapshot(body, index: index, relay: relayID,
@@ -447,10 +519,109 @@ public final class NodeSession {
 
     /// Whether the node has downloaded everything the relay had when it answered mark `id`.
     public func isDownloaded(mark id: UInt64) -> Bool {
-        guard let entry = marks[id], let head = entry else { return false }
+        guard reset == nil, let entry = marks[id], let head = entry else { return false }
         return cursor >= head
     }
 
     /// Forgets a mark (its waiter went away or is satisfied).
     public func removeMark(_ id: UInt64) { marks[id] = nil }
+
+    // MARK: client reset (ClientReset.swift, SyncReplica+Reset.swift)
+
+    /// Resets the file to the relay's state after `.manual` stopped the session with a client
+    /// reset error, in `mode` (not `.manual`): the session starts again, downloads the relay's
+    /// state and replaces the synced data with it, as the automatic modes do.
+    public func performClientReset(_ mode: ClientResetMode, now: UInt64) -> [SessionAction] {
+        guard !mode.isManual else { return [.error(AtollError(.invalidArgument, "a client reset needs a mode that resets (.discardUnsyncedChanges or a recover mode), not .manual"))] }
+        guard let error = pendingClientReset else { return [.error(AtollError(.invalidArgument, "no client reset is pending: the relay has not refused this node's changes"))] }
+        pendingClientReset = nil
+        reset = ResetPhase(error: error, mode: mode, nodeID: NodeID.random())
+        var actions = stop()
+        actions += start(now: now)
+        return actions
+    }
+
+    /// The relay will never take this node's unsynced changes (`error` says why): `.manual`
+    /// hands them to its handler and stops; the other modes reconnect under a new node id to
+    /// download the relay's state (`transportConnected`), then reset (`finishResetIfComplete`).
+    private func clientResetNeeded(_ error: AtollError, code: SyncErrorCode?) -> [SessionAction] {
+        guard !clientResetMode.isManual else {
+            var actions: [SessionAction] = []
+            pendingClientReset = error
+            if case .manual(let handler?) = clientResetMode {
+                do {
+                    handler(ClientResetInfo(error: error, unsyncedChanges: try replica.unsyncedChanges(), previousNodeID: replica.nodeID, nodeID: replica.nodeID))
+                } catch {
+                    actions.append(.error(error as? AtollError ?? AtollError(.ioError, "reading the unsynced changes failed: \(error)")))
+                }
+            }
+            return actions + fail(error, code: code, fatal: true)
+        }
+        reset = ResetPhase(error: error, mode: clientResetMode, nodeID: NodeID.random())
+        return fail(error, code: code, fatal: false)
+    }
+
+    /// The welcome of a connection made for a client reset (the node is new to the relay).
+    private func resetWelcome(_ w: SyncMessage.Welcome, now: UInt64) -> [SessionAction] {
+        relayID = w.relayID
+        permission = w.permission
+        relayHead = w.head
+        snapshotNext = w.snapshotFollows ? 0 : nil
+        resendRequestedAt = nil
+        cursor = w.snapshotFollows ? 0 : w.start
+        reset?.head = w.head
+        uploadSent = 0
+        uploadInFlight.removeAll()
+        lastUploadProgress = now
+        lastDownloadProgress = now
+        var actions = transition(.connected)
+        for (id, head) in marks.sorted(by: { $0.key < $1.key }) where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
+        return actions + finishResetIfComplete(now: now)
+    }
+
+    /// Once the relay's state is downloaded whole (the snapshot, and the log up to the head the
+    /// welcome named): `beforeReset`, the reset in one commit, the recovery (recover modes) in
+    /// the next, `afterReset`; then the session goes on as the node the file now is.
+    private func finishResetIfComplete(now: UInt64) -> [SessionAction] {
+        guard let r = reset, let relayID, snapshotNext == nil, cursor >= r.head else { return [] }
+        var actions: [SessionAction] = []
+        let previous = replica.nodeID
+        do {
+            if let before = r.mode.beforeReset {
+                before(ClientResetInfo(error: r.error, unsyncedChanges: try replica.unsyncedChanges(), previousNodeID: previous, nodeID: previous))
+            }
+            let permission = self.permission
+            let recoverable: ((String) -> Bool)? = r.mode.recovers ? { permission?.mayWrite($0) ?? true } : nil
+            let outcome = try replica.resetToRelayState(nodeID: r.nodeID, relay: relayID, snapshot: r.snapshot, versionVector: r.versionVector,
+                                                        changesets: r.changesets, cursor: DownloadCursor(relayID: relayID, seq: cursor),
+                                                        recoverable: recoverable, fault: resetFault)
+            reset = nil
+            pendingClientReset = nil
+            clientResetsCompleted += 1
+            var info = ClientResetInfo(error: r.error, unsyncedChanges: outcome.unsynced, recovered: outcome.recoverable, discarded: outcome.discarded,
+                                       previousNodeID: outcome.previousNodeID, nodeID: outcome.nodeID)
+            if r.mode.recovers {
+                do {
+                    try replica.applyPendingRecovery()
+                } catch {
+                    let e = error as? AtollError ?? AtollError(.ioError, "recovering the unsynced changes failed: \(error)")
+                    guard case .recoverOrDiscardUnsyncedChanges = r.mode else {
+                        // The relay's state is in place; the plan stays in the file and is
+                        // tried again when the session starts.
+                        return actions + fail(e, code: nil, fatal: true)
+                    }
+                    actions.append(.error(e))
+                    try replica.dropPendingRecovery()
+                    info.discarded = info.unsyncedChanges
+                    info.recovered = []
+                }
+            }
+            r.mode.afterReset?(info)
+        } catch {
+            // Nothing was changed (the transaction rolled back): a malformed download ends the
+            // session; otherwise the reset is tried again on the next connection.
+            return actions + applyFailed(error)
+        }
+        return actions + extract() + pumpUploads(now: now)
+    }
 }

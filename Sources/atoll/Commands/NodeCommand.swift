@@ -54,7 +54,29 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The realm to sync; a database stays bound to the realm it first synced with.", valueName: "ID"))
     var realm: String = "default"
 
+    @Option(help: ArgumentHelp(
+        "What to do when the relay will never accept this node's unsynced changes (a permission it lacks, a copied file, a relay restored from a backup): manual (stop with the error, exit status 77 for a permission), discard (take the relay's state), recover (take the relay's state and make the changes still allowed again), recover-or-discard.",
+        valueName: "MODE"))
+    var clientReset: String = "manual"
+
+    /// The client reset mode `--client-reset` names; each reset prints one line.
+    func clientResetMode(_ out: @escaping @Sendable (String) -> Void) throws -> ClientResetMode {
+        let report: ClientResetCallback = { info in
+            out("client reset: node \(info.nodeID) (was \(info.previousNodeID)) holds the relay's state; recovered \(info.recovered.count), discarded \(info.discarded.count) changed objects")
+        }
+        switch clientReset {
+        case "manual": return .manual()
+        case "discard": return .discardUnsyncedChanges(afterReset: report)
+        case "recover": return .recoverUnsyncedChanges(afterReset: report)
+        case "recover-or-discard": return .recoverOrDiscardUnsyncedChanges(afterReset: report)
+        default: throw ValidationError("--client-reset is manual, discard, recover or recover-or-discard, not '\(clientReset)'")
+        }
+    }
+
     func validate() throws {
+        guard ["manual", "discard", "recover", "recover-or-discard"].contains(clientReset) else {
+            throw ValidationError("--client-reset is manual, discard, recover or recover-or-discard, not '\(clientReset)'")
+        }
         if tokenFile == nil {
             guard cert != nil, key != nil else { throw ValidationError("give --cert and --key (mutual TLS), or --token-file") }
         } else {
@@ -76,6 +98,7 @@ struct NodeCommand: AsyncParsableCommand {
         }
         var configuration = SyncConfiguration(relay: address, tls: ClientTLSConfiguration(caPath: ca, credentials: credentials), realmID: realm)
         configuration.transport.logger = NodeLogging.logger()
+        configuration.clientResetMode = try clientResetMode { line in Output.writeAll(1, Array((line + "\n").utf8)) }
         let database = try Database.open(DatabaseConfiguration(path: dbpath, durability: .full, createIfMissing: false, encryptionKey: encryptionKey))
 
         // Signals are routed before the session starts so a SIGTERM during start-up is not lost.

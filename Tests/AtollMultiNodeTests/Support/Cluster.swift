@@ -148,7 +148,7 @@ final class Cluster: @unchecked Sendable {
     /// told not to, waits until it is connected.
     @discardableResult
     func startNode(_ name: String, certificates: String? = nil, tokenFile: String? = nil, realm: String? = nil, relay: Int? = nil,
-                   waitConnected: Bool = true) throws -> ChildProcess {
+                   waitConnected: Bool = true, extra: [String] = []) throws -> ChildProcess {
         precondition(nodes[name]?.isRunning != true, "node \(name) is running")
         let dir = certificates ?? certs
         let relayIndex = relay ?? nodeRelays[name] ?? 0
@@ -157,7 +157,7 @@ final class Cluster: @unchecked Sendable {
             "node", database(name), "--relay", "127.0.0.1:\(relayPorts[relayIndex] ?? 0)",
         ] + (tokenFile.map { ["--token-file", $0] } ?? ["--cert", "\(dir)/\(name).pem", "--key", "\(dir)/\(name)-key.pem"]) + [
             "--ca", "\(certs)/ca.pem", "--realm", realm ?? self.realm,
-        ], name: "node-\(name)", in: directory, environment: environment)
+        ] + extra, name: "node-\(name)", in: directory, environment: environment)
         nodes[name] = child
         if waitConnected {
             guard child.waitForLine(timeout: 30, { $0 == "state: connected" }) != nil else {
