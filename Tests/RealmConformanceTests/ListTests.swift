@@ -3,7 +3,7 @@
 // ListRetrievedTests), plus ListRRCMethodsTests. Expected values are realm-swift's.
 //
 // Not ported:
-// - testAppendEmbedded, testSetEmbedded: need EmbeddedObject.
+// - testAppendEmbedded, testSetEmbedded: ported in EmbeddedObjectTests.swift.
 // - testValueForKey, testValueForKeyOptional: need Decimal128 (decimalCol) and NSString.
 // - testPrimitive's `index(matching: NSPredicate)` lines: no NSPredicate on Linux (README,
 //   Differences); the closure form is checked.

@@ -3,7 +3,7 @@
 // MapRetrievedTests). Expected values are realm-swift's.
 //
 // Not ported:
-// - testAppendEmbedded, testSetEmbedded: need EmbeddedObject.
+// - testAppendEmbedded, testSetEmbedded: ported in EmbeddedObjectTests.swift.
 // - testValueForKey, testValueForKeyOptional: need Decimal128 and NSString.
 // - testMapDescription: Atoll's description is "Map<String, T> (n entries)", not RealmSwift's
 //   multi-line dump.

@@ -16,11 +16,8 @@
 //   there (documented on `init(value:)`); the valid-value halves are ported;
 // - testInitWithObjcName, testCreateWithObjcName, testCreateWithDifferentObjcName — need
 //   `@objc(name)` class renames (Objective-C runtime);
-// - testDynamicCreateEmbeddedDirectly, testCreateEmbeddedWithDictionary,
-//   testCreateEmbeddedWithUnmanagedObjects, testCreateEmbeddedFromManagedObjectInSameRealm,
-//   testCreateEmbeddedFromManagedObjectInDifferentRealm, testCreateObjectWithNestedEmbeddedType,
-//   testAddEmbedded, testAddAndUpdateEmbedded, testAddAndUpdateChangedEmbedded — need
-//   EmbeddedObject;
+// - the embedded-object tests (testDynamicCreateEmbeddedDirectly ... testAddAndUpdateChangedEmbedded)
+//   are ported in EmbeddedObjectTests.swift;
 // - the MutableSet half of testCreateWithDeeplyNestedObjectsFromAnotherRealm and the set and
 //   map checks of the other tests — need MutableSet and Map.
 

@@ -14,7 +14,9 @@ extension DynamicSchema {
     ///     `{"type": "linkingObjects", "objectType": "Person", "property": "dogs"}`.
     /// - `mixed` is always optional (`mixed` and `mixed?` mean the same).
     /// - Not supported (clear errors): sets (`<>`), dictionaries (`{}`),
-    ///   embedded and asymmetric classes, default values.
+    ///   asymmetric classes, default values.
+    /// - `"embedded": true` on a class makes it embedded (no primary key; its objects are given
+    ///   inline as values of their parent's properties).
     ///
     /// - Parameters:
     ///   - json: the schema file's text.
@@ -44,6 +46,7 @@ extension DynamicSchema {
                 out.raw(",\n    \"primaryKey\": ")
                 out.string(pk)
             }
+            if c.isEmbedded { out.raw(",\n    \"embedded\": true") }
             out.raw(",\n    \"properties\": {")
             for (pi, p) in c.properties.enumerated() {
                 out.raw(pi == 0 ? "\n      " : ",\n      ")
@@ -109,6 +112,7 @@ struct DynamicSchemaJSON {
         }
         var name: String?
         var primaryKey: String?
+        var isEmbedded = false
         var properties: JSONNode?
         for m in members {
             switch m.key {
@@ -120,11 +124,14 @@ struct DynamicSchemaJSON {
                 primaryKey = s
             case "properties":
                 properties = m.value
-            case "embedded", "asymmetric":
+            case "embedded":
+                guard case .bool(let b) = m.value.value else { throw fail(m.value.offset, "\"embedded\" must be true or false") }
+                isEmbedded = b
+            case "asymmetric":
                 if case .bool(false) = m.value.value { continue }
                 throw fail(m.keyOffset, "\(m.key) classes are not supported by Atoll")
             default:
-                throw fail(m.keyOffset, "unknown key \"\(m.key)\" in a class (allowed: name, primaryKey, properties)")
+                throw fail(m.keyOffset, "unknown key \"\(m.key)\" in a class (allowed: name, primaryKey, embedded, properties)")
             }
         }
         guard let className = name else { throw fail(node.offset, "the class has no \"name\"") }
@@ -140,7 +147,7 @@ struct DynamicSchemaJSON {
             result.append(try readProperty(m, className: className))
         }
         propertyOffsets.append(offsets)
-        return DynamicClassSchema(name: className, primaryKey: primaryKey, properties: result)
+        return DynamicClassSchema(name: className, primaryKey: primaryKey, properties: result, isEmbedded: isEmbedded)
     }
 
     private func readProperty(_ m: JSONMember, className: String) throws -> DynamicProperty {

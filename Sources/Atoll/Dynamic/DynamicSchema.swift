@@ -150,19 +150,23 @@ public struct DynamicClassSchema: Sendable, Hashable, CustomStringConvertible {
     public var primaryKey: String?
     /// In declaration order: stored properties, then linking objects as declared.
     public var properties: [DynamicProperty]
+    /// Whether the class is embedded (realm-js `"embedded": true`): its objects live inside one
+    /// parent each, have no primary key, and are given as nested values of the parent.
+    public var isEmbedded: Bool
 
     /// A class with these properties.
-    public init(name: String, primaryKey: String? = nil, properties: [DynamicProperty]) {
+    public init(name: String, primaryKey: String? = nil, properties: [DynamicProperty], isEmbedded: Bool = false) {
         self.name = name
         self.primaryKey = primaryKey
         self.properties = properties
+        self.isEmbedded = isEmbedded
     }
 
     /// The property named `name`, or nil.
     public subscript(property name: String) -> DynamicProperty? { properties.first { $0.name == name } }
 
     public var description: String {
-        "\(name)\(primaryKey.map { " (primary key \($0))" } ?? "") { \(properties.map(\.description).joined(separator: "; ")) }"
+        "\(name)\(isEmbedded ? " (embedded)" : "")\(primaryKey.map { " (primary key \($0))" } ?? "") { \(properties.map(\.description).joined(separator: "; ")) }"
     }
 
     /// The table this class is stored in.
@@ -176,13 +180,14 @@ public struct DynamicClassSchema: Sendable, Hashable, CustomStringConvertible {
                 columns.append(c)
             }
         }
-        return TableSpec(name: name, columns: columns, primaryKey: primaryKey, linkingObjects: linking)
+        return TableSpec(name: name, columns: columns, primaryKey: primaryKey, linkingObjects: linking, isEmbedded: isEmbedded)
     }
 
     /// The class of a stored table (internal `__atoll` columns left out).
     init(_ spec: TableSpec) {
         name = spec.name
         primaryKey = spec.primaryKey
+        isEmbedded = spec.isEmbedded
         var properties: [DynamicProperty] = []
         for c in spec.columns where !DynamicSchema.isInternal(c.name) {
             properties.append(DynamicProperty(name: c.name, type: DynamicPropertyType(c), isOptional: c.type == .link ? !c.isList || c.isMap : c.isNullable,
@@ -298,6 +303,9 @@ struct DynamicSchemaValidator {
                         }
                     }
                 }
+            }
+            if c.isEmbedded, c.primaryKey != nil {
+                throw fail(ci, nil, "an embedded class cannot have a primary key")
             }
             if let pk = c.primaryKey {
                 guard let p = c[property: pk] else {

@@ -87,6 +87,9 @@ extension Realm {
             if file.primaryKey != c.primaryKey {
                 problems.append("the primary key of '\(c.name)' is '\(c.primaryKey ?? "none")' in the schema but '\(file.primaryKey ?? "none")' in the file")
             }
+            if file.isEmbedded != c.isEmbedded {
+                problems.append("'\(c.name)' is \(c.isEmbedded ? "embedded" : "not embedded") in the schema but \(file.isEmbedded ? "embedded" : "not embedded") in the file")
+            }
         }
         return problems
     }
@@ -152,6 +155,11 @@ extension Realm {
         let context = DynamicContext(realm: self)
         try context.checkWrite()
         let t = try dynamicTable(className)
+        if t.spec.isEmbedded {
+            let e = AtollError(.invalidArgument, "embedded objects cannot be created directly: '\(className)' is embedded; give it as a value of its parent's property")
+            recordError(e)
+            throw e
+        }
         var writer = DynamicWriter(context: context, update: update)
         do {
             let key = try writer.create(in: t, values: value)

@@ -155,6 +155,9 @@ struct DataImporter {
         }
         let step = max(1, total / 200)
         for (c, table) in zip(document.classes, tables) {
+            if table.spec.isEmbedded, let node = c.objects.first {
+                throw fail(node.offset, "'\(c.name)' is an embedded class: its objects cannot be imported on their own; give each one inline, as the value of its parent's property")
+            }
             for node in c.objects {
                 _ = try importObject(node, table: table, depth: 1)
                 while let next = nestedToImport.popLast() {

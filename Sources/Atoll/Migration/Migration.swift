@@ -192,6 +192,11 @@ struct MigrationRunner {
                 }
                 try w.setPrimaryKey(t.key, schema.tableSpec.primaryKey)
             }
+            if t.spec.isEmbedded != schema.tableSpec.isEmbedded {
+                // As in Realm: objects of a class made embedded that nothing links to are
+                // deleted; one linked from two places fails the migration (WriteTransaction.setEmbedded).
+                try w.setEmbedded(t.key, schema.tableSpec.isEmbedded)
+            }
             for (i, c) in schema.tableSpec.columns.enumerated() {
                 if let j = t.columnIndex(named: c.name), t.spec.columns[j].isIndexed != c.isIndexed { try w.setIndexed(t.key, j, c.isIndexed) }
                 _ = i

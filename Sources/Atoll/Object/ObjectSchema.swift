@@ -80,6 +80,9 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
     public let primaryKeyProperty: PropertyInfo?
     /// The model class.
     public let objectType: Object.Type
+    /// Whether the class is embedded (an `EmbeddedObject` subclass): owned by one parent, with
+    /// no primary key (RealmSwift's `ObjectSchema.isEmbedded`).
+    public let isEmbedded: Bool
     let tableSpec: TableSpec
     /// Why the class cannot be used as a model, if it cannot.
     let error: AtollError?
@@ -102,6 +105,7 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
     init(fileSpec spec: TableSpec) {
         objectType = Object.self
         className = spec.name
+        isEmbedded = spec.isEmbedded
         properties = spec.columns.map { PropertyInfo(fileColumn: $0, isPrimaryKey: $0.name == spec.primaryKey) }
         allProperties = properties
         storedSlotsInOrder = Array(properties.indices)
@@ -114,6 +118,7 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
     private init(type: Object.Type) {
         objectType = type
         className = type.className()
+        isEmbedded = type is EmbeddedObject.Type
         let probe = type.init()
         // (slot, name, wrapper, depth of the declaring class below `type`).
         var found: [(Int, String, any PersistedProperty, Int)] = []
@@ -151,6 +156,7 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
         indexByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         let pks = properties.filter(\.isPrimaryKey)
         primaryKeyProperty = pks.first
+        if isEmbedded, let pk = pks.first { problems.append("an embedded class cannot have a primary key ('\(pk.name)')") }
         if pks.count > 1 { problems.append("more than one primary key (\(pks.map(\.name).joined(separator: ", ")))") }
         if let name = declaredPrimaryKey, indexByName[name] == nil { problems.append("primaryKey() names '\(name)', which is not a @Persisted property") }
         for p in properties where p.isStored {
@@ -179,7 +185,8 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
                 columns.append(c)
             }
         }
-        tableSpec = TableSpec(name: className, columns: columns, primaryKey: primaryKeyProperty?.name, linkingObjects: linking)
+        tableSpec = TableSpec(name: className, columns: columns, primaryKey: primaryKeyProperty?.name, linkingObjects: linking,
+                              isEmbedded: isEmbedded)
         var error: AtollError? = problems.isEmpty ? nil : AtollError(.schemaMismatch, "class '\(className)' is not a valid model: " + problems.joined(separator: "; "))
         if error == nil {
             do { try tableSpec.validate() } catch let e as AtollError { error = e } catch {}

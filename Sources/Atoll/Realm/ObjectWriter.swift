@@ -58,6 +58,12 @@ struct ObjectWriter {
         throw AtollError(.primaryKeyMissing, "'\(type.className())' has no primary key, so it cannot be updated; add it with update: .error")
     }
 
+    /// Embedded objects are stored only inside a parent, as in RealmSwift.
+    static func requireTopLevel(_ type: Object.Type, _ what: String) throws {
+        guard ObjectSchema.of(type).isEmbedded else { return }
+        throw AtollError(.invalidArgument, "cannot \(what) an embedded '\(type.className())' object on its own: embedded objects cannot be created directly; assign it to a property (or list or map) of its parent")
+    }
+
     /// Marks every object added as managed. Call after the whole graph is stored.
     func finish() {
         for (object, binding, key) in addedObjects {
@@ -69,8 +75,13 @@ struct ObjectWriter {
     // MARK: objects
 
     /// Adds an unmanaged object (and what it links to). Returns its key.
-    mutating func add(_ object: Object) throws -> ObjectKey {
+    /// `existing`: the row of an embedded object that an update with `.modified` writes the
+    /// object's values into (RealmSwift updates such embedded objects in place).
+    mutating func add(_ object: Object, into existing: ObjectKey? = nil) throws -> ObjectKey {
         if let m = object._managed {
+            if m.schema.isEmbedded {
+                throw AtollError(.invalidArgument, "cannot link an existing managed embedded '\(m.schema.className)' object again: an embedded object has exactly one owner; assign an unmanaged one or a dictionary of its values (a copy)")
+            }
             guard realm.owns(m) else {
                 throw AtollError(.invalidArgument, "this '\(m.schema.className)' object is managed by another Realm; use create(_:value:) to copy it")
             }
@@ -90,7 +101,9 @@ struct ObjectWriter {
             return key
         }
         let (key, isNew): (ObjectKey, Bool)
-        if let pkIndex, let stored = object.unmanagedValue(pkIndex)?._atollStorageValue {
+        if let existing {
+            (key, isNew) = (existing, false)
+        } else if let pkIndex, let stored = object.unmanagedValue(pkIndex)?._atollStorageValue {
             (key, isNew) = try row(for: schema, table: table, primaryKeyValue: stored)
         } else {
             (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkIndex.map { object.unmanagedValue($0) })
@@ -190,7 +203,7 @@ struct ObjectWriter {
 
     /// Creates (or with an update policy, updates) an object from a dictionary, an array of
     /// values in property order, or another object. Returns its key.
-    mutating func create(_ type: Object.Type, value: Any?) throws -> ObjectKey {
+    mutating func create(_ type: Object.Type, value: Any?, into existing: ObjectKey? = nil) throws -> ObjectKey {
         createDepth += 1
         nestingDepth += 1
         defer {
@@ -210,7 +223,7 @@ struct ObjectWriter {
             if defaultPK.needsValueOnCreate { throw Self.missingValue(defaultPK, schema) }
             pkValue = .some(Self.defaults(of: type)[i])
         }
-        let (key, isNew) = try row(for: schema, binding: binding, table: table, primaryKey: pkValue)
+        let (key, isNew) = try existing.map { ($0, false) } ?? row(for: schema, binding: binding, table: table, primaryKey: pkValue)
         // Registered before the properties are copied, so links back to it find the copy.
         if let object = instance(flattenOptional(value), of: Object.self) {
             if let source = object._managed {
@@ -310,10 +323,24 @@ struct ObjectWriter {
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .link:
+            if onlyIfChanged, let target = p.atollType.objectType, ObjectSchema.of(target).isEmbedded,
+               case .link(let existing) = try table.value(key, column), let given = flattenOptional(value)
+            {
+                // `.modified` writes into the embedded object there, as RealmSwift does.
+                if let object = instance(given, of: Object.self), object._managed == nil {
+                    _ = try add(object, into: existing)
+                } else {
+                    _ = try create(target, value: given, into: existing)
+                }
+                return
+            }
             let stored = try linkValue(value, property: p)
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .list:
+            if onlyIfChanged, let target = p.atollType.objectType, ObjectSchema.of(target).isEmbedded {
+                return try updateEmbeddedList(p, of: key, column: column, table: table, target: target, to: value)
+            }
             let elements = try listElements(value, property: p)
             if onlyIfChanged, try table.listValues(key, column) == elements { return }
             try table.setList(key, column, elements)
@@ -333,6 +360,36 @@ struct ObjectWriter {
         }
     }
 
+    /// `.modified` on a list of embedded objects, as RealmSwift does it: the objects at the
+    /// positions both lists have are updated in place, the rest are added or deleted.
+    private mutating func updateEmbeddedList(_ p: PropertyInfo, of key: ObjectKey, column: Int, table: Table, target: Object.Type,
+                                             to value: Any?) throws
+    {
+        let existing = try table.listValues(key, column)
+        var items: [Any?] = []
+        if let v = flattenOptional(value) {
+            guard let given = Self.listItems(v) else {
+                throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(v)) for list property '\(p.name)'")
+            }
+            items = given
+        }
+        var elements: [StorageValue] = []
+        for (i, item) in items.enumerated() {
+            if i < existing.count, case .link(let row) = existing[i], let given = flattenOptional(item) {
+                if let object = instance(given, of: Object.self), object._managed == nil {
+                    _ = try add(object, into: row)
+                } else {
+                    _ = try create(target, value: given, into: row)
+                }
+                elements.append(.link(row))
+            } else {
+                elements.append(try elementValue(item, property: p))
+            }
+        }
+        if elements == existing { return }
+        try table.setList(key, column, elements)
+    }
+
     /// A link from an object, a dictionary or array (created), or nil.
     mutating func linkValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         guard let value = flattenOptional(value) else { return .null }
@@ -340,6 +397,11 @@ struct ObjectWriter {
         if let object = instance(value, of: Object.self) {
             guard ObjectIdentifier(type(of: object)) == ObjectIdentifier(target) else {
                 throw AtollError(.typeMismatch, "property '\(p.name)' links to '\(target.className())', not '\(type(of: object).className())'")
+            }
+            if let m = object._managed, realm.owns(m), createDepth > 0, m.schema.isEmbedded {
+                // `create(_:value:)` from a managed parent copies its embedded objects: they
+                // cannot have two owners.
+                return .link(try create(target, value: object))
             }
             if let m = object._managed, !realm.owns(m), createDepth > 0 {
                 // An object of another realm: `create(_:value:)` copies it with what it links to.

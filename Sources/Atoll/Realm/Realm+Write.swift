@@ -151,6 +151,7 @@ extension Realm {
     /// primary key is updated instead.
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         performWrite("add(_:)") { w in
+            try ObjectWriter.requireTopLevel(type(of: object), "add")
             if object._managed == nil { try ObjectWriter.requireUpdatable(type(of: object), update) }
             var writer = ObjectWriter(realm: self, transaction: w, update: update, singleObject: true)
             _ = try writer.add(object)
@@ -163,6 +164,7 @@ extension Realm {
         performWrite("add(_:)") { w in
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
             for o in objects {
+                try ObjectWriter.requireTopLevel(type(of: o), "add")
                 if o._managed == nil { try ObjectWriter.requireUpdatable(type(of: o), update) }
                 _ = try writer.add(o)
             }
@@ -179,6 +181,7 @@ extension Realm {
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         var created: T?
         performWrite("create(_:value:)") { w in
+            try ObjectWriter.requireTopLevel(type, "create")
             try ObjectWriter.requireUpdatable(type, update)
             var writer = ObjectWriter(realm: self, transaction: w, update: update)
             let key = try writer.create(type, value: value)

@@ -63,6 +63,9 @@ enum SchemaSetup {
             for f in file.columns where code.columnIndex(named: f.name) == nil {
                 problems.append("property '\(schema.className).\(f.name)' has been removed")
             }
+            if file.isEmbedded != code.isEmbedded {
+                problems.append("class '\(schema.className)' has been made \(code.isEmbedded ? "embedded" : "top-level (no longer embedded)")")
+            }
             if file.primaryKey != code.primaryKey {
                 problems.append("the primary key of '\(schema.className)' has changed from '\(file.primaryKey ?? "none")' to '\(code.primaryKey ?? "none")'")
             }

@@ -4,7 +4,8 @@
 // pages swapped or copied from elsewhere fail), in an encrypted file every page's HMAC, node
 // invariants (BTreeVerifier, ClusterTreeVerifier), index and row counts, and that every page
 // below the page count is used exactly once or free, and (format 3) that the version's commit page
-// list matches its pages. The pages that the free list *names* are
+// list matches its pages, and that each object of an embedded table has exactly one owner
+// (VerifyEmbedded.swift). The pages that the free list *names* are
 // free: their bytes mean nothing and are not checked; the free list's own pages are.
 
 /// What `verify` found in a healthy file.
@@ -118,6 +119,10 @@ extension Transaction {
             if t.roots.backlinkRoot != 0 {
                 context = "backlinks of '\(t.name)'"
                 _ = try bt.verify(root: t.roots.backlinkRoot, name: context)
+            }
+            if t.spec.isEmbedded {
+                context = "table '\(t.name)'"
+                try verifyOwners(t)
             }
             tables.append((t.name, rows))
         }

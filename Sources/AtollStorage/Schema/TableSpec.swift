@@ -102,7 +102,9 @@ public struct TableSpec: Sendable, Hashable {
     /// Name of the primary-key column, if any.
     public var primaryKey: String?
     public var linkingObjects: [LinkingObjectsSpec]
-    /// Embedded objects have no primary key and exist only inside their parent (reserved).
+    /// An embedded table (Realm's `EmbeddedObject`): no primary key, and each row is owned by
+    /// exactly one link from another row, which deletes it when unlinked or deleted (see
+    /// Table+Embedded.swift).
     public var isEmbedded: Bool
 
     public init(name: String, columns: [ColumnSpec], primaryKey: String? = nil,
@@ -177,6 +179,9 @@ extension TableSpec {
         }
         for l in linkingObjects {
             guard seen.insert(l.name).inserted else { throw AtollError(.invalidArgument, "class '\(name)' declares property '\(l.name)' twice") }
+        }
+        if isEmbedded, let pk = primaryKey {
+            throw AtollError(.invalidArgument, "embedded class '\(name)' cannot have a primary key ('\(pk)'): an embedded object is identified by its parent")
         }
         if let pk = primaryKey {
             guard let i = columnIndex(named: pk) else {

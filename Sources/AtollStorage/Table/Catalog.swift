@@ -6,7 +6,8 @@ import Synchronization
 //     0x03 ++ UTF-8 name        -> metadata value (schema version, ...)
 //     0x04 ++ UTF-8 name        -> u32 root page of an internal tree (InternalTrees.swift)
 //
-// Table spec:  varint format (1, or 2 when a column is a set or a map), string name, u8 flags (bit 0 embedded), string primary key
+// Table spec:  varint format (1; 2 when a column is a set or a map; 3 when the table is
+//              embedded), string name, u8 flags (bit 0 embedded, format 3 only), string primary key
 //              ("" for none), varint column count, per column: string name, u8 type, u8 flags
 //              (bit 0 nullable, bit 1 list, bit 2 indexed, bit 3 set, bit 4 map; sets and maps
 //              also carry bit 1, format 2 only), u8 int bits, string link target
@@ -60,7 +61,9 @@ extension TableSpec {
         var w = ByteWriter(capacity: 64)
         // Format 2 only when needed, so files without sets and maps stay readable by older
         // versions, and an older version refuses (rather than misreads) a set or a map.
-        w.varint(columns.contains { $0.isSet || $0.isMap } ? 2 : 1)
+        // Format 3 likewise only for embedded tables: an older version would read the flag
+        // but not keep the one-owner invariant.
+        w.varint(isEmbedded ? 3 : columns.contains { $0.isSet || $0.isMap } ? 2 : 1)
         w.string(name)
         w.u8(isEmbedded ? 1 : 0)
         w.string(primaryKey ?? "")
@@ -84,9 +87,12 @@ extension TableSpec {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> TableSpec {
         var r = ByteReader(bytes, context: "table schema")
         let format = try r.varint()
-        guard format == 1 || format == 2 else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
+        guard (1...3).contains(format) else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
         let name = try r.string(max: 1024)
         let flags = try r.u8()
+        guard flags & ~1 == 0, (flags & 1 != 0) == (format == 3) else {
+            throw AtollError.corrupted("table schema '\(name)' has flags \(flags) in format \(format)")
+        }
         let pk = try r.string(max: 1024)
         let n = try r.length(max: SchemaLimits.columnsPerTableMax)
         var columns: [ColumnSpec] = []
@@ -95,7 +101,7 @@ extension TableSpec {
             let rawType = try r.u8()
             guard let type = ColumnType(rawValue: rawType) else { throw AtollError.corrupted("unknown column type \(rawType) in '\(name)'") }
             let f = try r.u8()
-            guard f & ~0x1F == 0, format == 2 || f & 0x18 == 0, f & 0x18 != 0x18 else {
+            guard f & ~0x1F == 0, format >= 2 || f & 0x18 == 0, f & 0x18 != 0x18 else {
                 throw AtollError.corrupted("column '\(cname)' of '\(name)' has unknown flags \(f)")
             }
             let bits = try r.u8()

@@ -87,6 +87,7 @@ extension Table {
                     for t in targets {
                         try target.adjustBacklink(to: t, from: self.key, column: move.old, origin: origin, delta: -1)
                         if let nc = move.new { try target.adjustBacklink(to: t, from: self.key, column: nc, origin: origin, delta: 1) }
+                        else { target.noteLinkRemoved(to: t) }
                     }
                 }
                 return true

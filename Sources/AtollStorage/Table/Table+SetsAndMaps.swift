@@ -181,8 +181,10 @@ extension Table {
             try MapKeyRules.validate(e.key)
             try validateElement(e.value, c)
         }
-        try mapClear(key, c)
-        for e in entries { try mapSet(key, c, key: e.key, e.value) }
+        try deferringOrphans {
+            try mapClear(key, c)
+            for e in entries { try mapSet(key, c, key: e.key, e.value) }
+        }
     }
 
     /// Makes every value of the map that links to `target` nil (its target was deleted).

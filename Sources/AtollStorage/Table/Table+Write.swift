@@ -115,6 +115,7 @@ extension Table {
         }
         roots.objectCount += 1
         isChanged = true
+        if spec.isEmbedded { txn.newEmbeddedRows.append((self.key, key)) }
         // Defaults: nil for optional scalars; index entries for the defaults.
         for (c, info) in columnInfo.enumerated() where !info.isList && info.isNullable {
             let b = layout.firstBlock[c]
@@ -149,6 +150,7 @@ extension Table {
                 throw AtollError(.invalidArgument, "the primary key '\(name).\(spec.columns[c].name)' is given as `primaryKey`, not as a value")
             }
             try validate(value, column: c)
+            if case .link(let target) = value, try linksToEmbedded(c) { try requireNoOwner(target, linkedFrom: c) }
         }
         let (txn, cluster, key, leaf, row) = try insertObject(primaryKey: primaryKey)
         for (c, value) in values.enumerated() {
@@ -181,6 +183,9 @@ extension Table {
             throw AtollError(.invalidArgument, "the primary key '\(name).\(spec.columns[c].name)' of an existing object cannot be changed")
         }
         try validate(value, column: c)
+        if case .link(let target) = value, try linksToEmbedded(c), try self.value(key, c) != value {
+            try requireNoOwner(target, linkedFrom: c)
+        }
         if layout.firstBlock[c] >= 0, Self.isPatchable(value, kind: layout.blocks[layout.firstBlock[c]].kind) {
             // A fixed-width value replaces another of the same width: the leaf keeps its
             // encoding, so a snapshot leaf is patched as a page (no decode, no encode).
@@ -203,6 +208,7 @@ extension Table {
         isChanged = true
         txn.log.append(.set(self.key, key, column: c, value: value, implicit: implicit))
         txn.noteMutation()
+        try eraseOrphansIfAny()
     }
 
     /// Adds `delta` to an int column (a counter: sync merges increments additively).
@@ -284,7 +290,10 @@ extension Table {
             let new: ObjectKey? = if case .link(let k) = value { k } else { nil }
             if old != new {
                 let target = try linkTargetTable(spec.columns[c])
-                if let old { try target.adjustBacklink(to: old, from: self.key, column: c, origin: key, delta: -1) }
+                if let old {
+                    try target.adjustBacklink(to: old, from: self.key, column: c, origin: key, delta: -1)
+                    target.noteLinkRemoved(to: old)
+                }
                 if let new { try target.adjustBacklink(to: new, from: self.key, column: c, origin: key, delta: 1) }
             }
         }
@@ -358,6 +367,10 @@ extension Table {
         let (txn, cluster) = try writer()
         guard let h = try locate(key) else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
         let pkValue = try primaryKeyValue(h)
+        // Orphans (embedded rows) are erased once this object is gone, not while it is erased.
+        let erasesOrphans = !txn.isErasingOrphans
+        txn.isErasingOrphans = true
+        defer { if erasesOrphans { txn.isErasingOrphans = false } }
         // 1. Links into this object.
         for entry in try Backlinks.all(root: roots.backlinkRoot, target: key, space: transaction.space) {
             let origin = try transaction.table(entry.originTable)
@@ -381,9 +394,15 @@ extension Table {
             if col.type == .link {
                 let target = try linkTargetTable(col)
                 if col.isList {
-                    for v in try list(h2, c).values { if case .link(let k) = v { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1) } }
+                    for v in try list(h2, c).values {
+                        if case .link(let k) = v {
+                            try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
+                            target.noteLinkRemoved(to: k)
+                        }
+                    }
                 } else if let k = link(h2, c) {
                     try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
+                    target.noteLinkRemoved(to: k)
                 }
             }
             if needsIndex(c) && !isKeyAlias(c) && !col.isList, indexTouched[c]?[key.rawValue] == nil {
@@ -401,6 +420,10 @@ extension Table {
         isChanged = true
         txn.log.append(.eraseObject(self.key, key, primaryKey: pkValue))
         txn.noteMutation()
+        if erasesOrphans {
+            txn.isErasingOrphans = false
+            try eraseOrphansIfAny()
+        }
     }
 
     /// Deletes every object of the table.
@@ -466,6 +489,7 @@ extension Table {
         isChanged = true
         for instruction in instructions { txn.log.append(instruction) }
         txn.noteMutation()
+        try eraseOrphansIfAny()
     }
 
     /// The encoding of a changed list, set or map (a map's keys from `dirtyMapKeys`).
@@ -481,7 +505,11 @@ extension Table {
     func linkElementChanged(_ col: ColumnSpec, _ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
         guard col.type == .link else { return }
         let target = try linkTargetTable(col)
-        if case .link(let k)? = old { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1) }
+        if case .link(let k)? = new, old != new { try requireNoOwner(k, linkedFrom: c) }
+        if case .link(let k)? = old {
+            try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
+            target.noteLinkRemoved(to: k)
+        }
         if case .link(let k)? = new { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: 1) }
     }
 
@@ -547,8 +575,10 @@ extension Table {
     public func setList(_ key: ObjectKey, _ c: Int, _ newValues: [StorageValue]) throws {
         _ = try listColumn(c)
         for v in newValues { try validateElement(v, c) }
-        try listClear(key, c)
-        for (i, v) in newValues.enumerated() { try listInsert(key, c, at: i, v) }
+        try deferringOrphans {
+            try listClear(key, c)
+            for (i, v) in newValues.enumerated() { try listInsert(key, c, at: i, v) }
+        }
     }
 
     // MARK: indexes

@@ -52,6 +52,11 @@ public final class WriteTransaction: Transaction {
     /// When set, commit skips the database's write guard (`Database.setWriteGuard`): sync's own
     /// transactions, which apply what the relay sent.
     public var bypassesWriteGuard = false
+    /// Embedded rows that lost a link and may have no owner left (Table+Embedded.swift).
+    var orphanCandidates: [(TableKey, ObjectKey)] = []
+    var isErasingOrphans = false
+    /// Embedded rows created by this transaction: each must have an owner at commit.
+    var newEmbeddedRows: [(TableKey, ObjectKey)] = []
 
     /// The version `commit` creates.
     public var newVersion: UInt64 { version + 1 }
@@ -236,6 +241,33 @@ public final class WriteTransaction: Transaction {
         noteMutation()
     }
 
+    /// Makes a table embedded or top-level (a migration changing a class to `EmbeddedObject`
+    /// and back). Making it embedded deletes its objects that nothing links to (Realm deletes
+    /// such orphans too) and is refused while one has more than one owner or the table has a
+    /// primary key. Not recorded in the transaction log (no instruction expresses it yet; sync
+    /// refuses embedded classes).
+    public func setEmbedded(_ tableKey: TableKey, _ embedded: Bool) throws {
+        let table = try self.table(tableKey)
+        guard table.spec.isEmbedded != embedded else { return }
+        var spec = table.spec
+        spec.isEmbedded = embedded
+        try spec.validate()
+        if embedded {
+            var orphans: [ObjectKey] = []
+            for k in try table.objectKeys() {
+                let owners = try table.backlinkCount(to: k)
+                if owners > 1 {
+                    throw AtollError(.schemaMismatch, "cannot make '\(table.name)' embedded: its object \(k.rawValue) is linked from \(owners) places, and an embedded object has exactly one owner; unlink it from all but one in the migration block first")
+                }
+                if owners == 0 { orphans.append(k) }
+            }
+            for k in orphans { try table.erase(k) }
+        }
+        table.replaceSchema(spec)
+        try commitSpec(table)
+        noteMutation()
+    }
+
     private func commitSpec(_ table: Table) throws {
         var specs = schema.specs
         specs[table.key] = table.spec
@@ -282,6 +314,9 @@ public final class WriteTransaction: Transaction {
             database.releaseWriter()
         }
         guard let allocator else { return version }
+        // Embedded rows a schema change left without an owner go with this commit.
+        try eraseOrphans()
+        try requireOwnersOfNewEmbeddedRows()
         var sealed = false
         // Pages built in the decrypted mirror but never sealed match nothing on disk.
         defer { if !sealed { allocator.forgetFreshPages() } }

@@ -93,6 +93,7 @@ struct SyncSchema {
         } else {
             selected = txn.tableKeys.filter { !isInternal(txn.spec(of: $0)?.name ?? "") }
         }
+        try refuseEmbedded(selected, txn)
         var classes: [TableKey: SyncedClass] = [:]
         var byName: [String: SyncedClass] = [:]
         var missingKeys: [String] = []
