@@ -8,6 +8,7 @@
 // testObserveKeyPath, testObserveNestedProjection, testIsFrozen,
 // testFreezingFrozenObjectReturnsSelf, testAccessFrozenObjectFromDifferentThread,
 // testFrozenObjectEquality, testThaw, testThawDeleted, testThawPreviousVersion,
+// testThawCreatedOnDifferentThread,
 // testObserveComputedChange,
 // testObserveMultipleProjectionsFromOneProperty.
 // Adapted: realm-swift's CommonPerson has embedded `address` and `mobile` objects and a
@@ -23,8 +24,6 @@
 // testMutateFrozenObject, testObserveFrozenObject, testFreezeInsideWriteTransaction,
 // testFailedProjection: Atoll stops the program for these misuses, which a test cannot catch
 // in-process), testThawUpdatedOnDifferentThread (a ThreadSafeReference to a projection),
-// testThawCreatedOnDifferentThread (expects nil until the thread's realm refreshes; Atoll's
-// thaw(), of objects as of projections, resolves at the newest version: README),
 // testAdvancedProjection (MutableSet), and the Decimal128, AnyRealmValue, enum, set and map
 // properties of AllTypesPrimitiveProjection.
 
@@ -701,6 +700,21 @@ final class MultipleProjectionsFromOneProperty: Projection<SimpleObject> {
         let thawed = frozen.thaw()!
         #expect(!thawed.isFrozen)
         #expect(thawed.int == projection.int, "Thawed object should reflect transactions since the original reference was frozen.")
+    }
+
+    @Test func testThawCreatedOnDifferentThread() {
+        let realm = realmWithTestPath()
+        #expect(realm.objects(SimpleProjection.self).count == 0)
+        nonisolated(unsafe) var frozen: SimpleProjection!
+        let unsafeSelf = self
+        t.dispatchSyncNewThread {
+            let projection = unsafeSelf.simpleProjection()
+            frozen = projection.freeze()
+        }
+        #expect(frozen.thaw() == nil)
+        #expect(realm.objects(SimpleProjection.self).count == 0)
+        realm.refresh()
+        #expect(realm.objects(SimpleProjection.self).count == 1)
     }
 
     @Test func testObserveComputedChange() throws {

@@ -59,10 +59,11 @@ struct ManagedCollection {
         return ManagedCollection(realm: frozen, owner: frozen.requireBinding(for: owner.schema.objectType), key: key, column: column)
     }
 
-    /// The same collection in a live realm of the calling thread; nil when its object was deleted.
+    /// The same collection in the calling thread's live realm of the same file (as
+    /// `Object.thaw()`); nil when its object does not exist there.
     func thawed() -> ManagedCollection? {
         guard realm.isFrozen else { return self }
-        let live = Realm.openForThaw(realm.configuration)
+        let live = Realm.liveForThaw(of: realm)
         let b = live.requireBinding(for: owner.schema.objectType)
         guard live.objectExists(b, key) else { return nil }
         return ManagedCollection(realm: live, owner: b, key: key, column: column)

@@ -256,13 +256,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return Results(core: rebased)
     }
 
-    /// Live results for a frozen one: the same query in a realm of the calling thread, at the
-    /// newest version. Live results return themselves. A realm that cannot be opened stops the
+    /// Live results for a frozen one: the same query in the calling thread's live realm of the
+    /// same file, at the version it reads (as `Object.thaw()`). Live results return themselves. A realm that cannot be opened stops the
     /// program with the reason (README, "Failed reads"); nil means the class cannot be read in
     /// the live realm (its table needs a migration).
     public func thaw() -> Results<Element>? {
         guard isFrozen else { return self }
-        let live = Realm.openForThaw(core.realm.configuration)
+        let live = Realm.liveForThaw(of: core.realm)
         // A schema question (see `freeze()`).
         guard let rebased = live.schemaAnswer("the class of these results", { try core.rebased(on: live) }) else { return nil }
         return Results(core: rebased)

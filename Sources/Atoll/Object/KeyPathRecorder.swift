@@ -14,7 +14,9 @@ import Synchronization
 // component of the key path records too.
 //
 // Each step must read from the instance the previous step returned: a computed property that
-// reads two persisted properties, or a key path that reads none, is refused by name.
+// reads two persisted properties, or a key path that reads none, is refused by name. Projections
+// accept the first (`@Projected(\Person.fullName)` reading firstName and lastName): for them
+// `paths(_:from:reading:)` returns every stored path the key path reads.
 //
 // Cost: the first use of a key path makes one object per class on the path (default values
 // evaluated, as RealmSwift's recorder does); afterwards a lookup is one hash of the key path
@@ -74,6 +76,28 @@ enum KeyPathRecorder {
         return recording.names
     }
 
+    /// Every stored property path (dotted) that `keyPath` reads, where `keyPath` starts from
+    /// something made from a `Root` (see `names(_:from:reading:)`), in the order first read:
+    /// `["firstName", "lastName"]` for a computed property that reads both, `["owner.name"]` for
+    /// a chain. Unlike `names`, reading several properties is allowed; reading none, or a
+    /// property that is not persisted, stops the program. Not cached: callers cache per class.
+    static func paths<Root: Object>(_ keyPath: AnyKeyPath, from root: Root.Type, reading read: (Root) -> Void) -> [String] {
+        let description = String(describing: keyPath)
+        let recording = KeyPathRecording()
+        let instance = recording.makeInstance(Root.self)
+        recording.expectNext(instance)
+        defer { finish(recording) }
+        read(instance)
+        if let problem = recording.pathProblem {
+            atollProgrammerError("key path \(description) \(problem)")
+        }
+        guard !recording.paths.isEmpty else {
+            atollProgrammerError("key path \(description) does not read a @Persisted property of '\(Root.className())'")
+        }
+        var seen = Set<String>()
+        return recording.paths.map { $0.joined(separator: ".") }.filter { seen.insert($0).inserted }
+    }
+
     fileprivate static func register(_ object: Object, in recording: KeyPathRecording) {
         active.withLock { $0[ObjectIdentifier(object)] = recording }
         activeCount.add(1, ordering: .relaxed)
@@ -102,6 +126,15 @@ final class KeyPathRecording: @unchecked Sendable {
     private(set) var names: [String] = []
     private(set) var instances: [Object] = []
     private(set) var problem: String?
+    /// Every path read (`paths(_:from:reading:)`): a step from the expected instance extends
+    /// the last path, a step from another recording instance starts a new one after its prefix.
+    private(set) var paths: [[String]] = []
+    /// Why `paths` cannot be trusted (a property that is not persisted).
+    private(set) var pathProblem: String?
+    /// The path leading to each recording instance (empty for the root).
+    private var prefixes: [ObjectIdentifier: [String]] = [:]
+    /// The path leading to the next instance made (the path of the step being read).
+    private var pendingPrefix: [String] = []
     /// The instance the next step must read from.
     private var expected: ObjectIdentifier?
 
@@ -109,20 +142,33 @@ final class KeyPathRecording: @unchecked Sendable {
         let object = T()
         object._values = []
         instances.append(object)
+        prefixes[ObjectIdentifier(object)] = pendingPrefix
         KeyPathRecorder.register(object, in: self)
         return object
     }
 
     func step<V: PersistableValue>(_ object: Object, _ index: Int, as type: V.Type) -> V {
         let schema = object.objectSchema
+        let id = ObjectIdentifier(object)
         if problem == nil {
-            if ObjectIdentifier(object) != expected {
+            if id != expected {
                 problem = "reads more than one property of an object (a computed property?); use a chain of @Persisted properties"
             } else if !schema.properties.indices.contains(index) {
                 problem = "reads a property '\(schema.className)' does not persist"
             } else {
                 names.append(schema.properties[index].name)
             }
+        }
+        if schema.properties.indices.contains(index) {
+            let name = schema.properties[index].name
+            if id == expected, !paths.isEmpty {
+                paths[paths.count - 1].append(name)
+            } else {
+                paths.append((prefixes[id] ?? []) + [name])
+            }
+            pendingPrefix = paths[paths.count - 1]
+        } else if pathProblem == nil {
+            pathProblem = "reads a property '\(schema.className)' does not persist"
         }
         expected = nil
         if let recordable = V.self as? any KeyPathRecordingValue.Type, let next = recordable._recordingValue(self) as? V {

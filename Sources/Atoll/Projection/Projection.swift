@@ -16,13 +16,17 @@ import Synchronization
 // A projection holds its object and nothing else: every read goes through the key path to the
 // live object, so a projection is as live (or frozen) as its object. Its schema (each projected
 // property's label, key path and the stored property path it reads) is found once per class by
-// reflecting on the `@Projected` wrappers; the stored paths come from `KeyPathRecorder`.
+// reflecting on the `@Projected` wrappers; the stored paths come from `KeyPathRecorder`. A key
+// path through a computed property may read several stored properties
+// (`@Projected(\Person.fullName)` reading firstName and lastName): the projected property then
+// depends on each of them, for observation as for its description.
 
 /// A type-erased `@Projected` wrapper, found by reflection.
 protocol AnyProjected {
     var projectedKeyPath: AnyKeyPath { get }
-    /// The stored property path the key path reads (`address.city`).
-    var originPath: String { get }
+    /// The stored property paths the key path reads (`["address.city"]`; several for a computed
+    /// property that reads several).
+    func originPaths() -> [String]
 }
 
 /// A property of a `Projection`: the value of a key path of the projected object.
@@ -34,7 +38,9 @@ public struct Projected<T: Object, Value>: AnyProjected {
     let keyPath: KeyPath<T, Value>
 
     var projectedKeyPath: AnyKeyPath { keyPath }
-    var originPath: String { KeyPathRecorder.name(keyPath) }
+    func originPaths() -> [String] {
+        KeyPathRecorder.paths(keyPath, from: T.self) { root in _ = root[keyPath: keyPath] }
+    }
 
     @available(*, unavailable, message: "@Projected can only be used as a property of a Projection")
     public var wrappedValue: Value {
@@ -110,7 +116,10 @@ open class Projection<Root: Object>: ProjectionObservable, Hashable, CustomStrin
     /// The projection's class, its object's class and each projected property with the stored
     /// path it reads and its value, as RealmSwift writes it.
     open var description: String {
-        let properties = schema.map { "\t\($0.label)(\\.\($0.originPath)) = \(describeProjected(rootObject[keyPath: $0.keyPath]));" }
+        let properties = schema.map { property in
+            let paths = property.originPaths.map { "\\.\($0)" }.joined(separator: ", ")
+            return "\t\(property.label)(\(paths)) = \(describeProjected(rootObject[keyPath: property.keyPath]));"
+        }
         return "\(type(of: self))<\(type(of: rootObject))> <\(Unmanaged.passUnretained(rootObject).toOpaque())> {\n\t"
             + properties.joined(separator: "\n") + "\n}"
     }
@@ -141,13 +150,19 @@ private func describeProjected(_ value: Any?) -> String {
     return String(describing: value)
 }
 
-/// One projected property: its label, key path (from the root object) and the stored path.
+/// One projected property: its label, key path (from the root object) and the stored paths
+/// it reads.
 struct ProjectionProperty: @unchecked Sendable {
     // Sendable: every field is immutable; the key path is an immutable value that the standard
     // library does not mark Sendable.
     let label: String
     let keyPath: AnyKeyPath
-    let originPath: String
+    let originPaths: [String]
+
+    /// Whether a change of the root's property `name` changes this property.
+    func reads(_ name: String) -> Bool {
+        originPaths.contains { $0.split(separator: ".").first.map(String.init) == name }
+    }
 }
 
 /// The schemas of projection classes, by class, found on first use.
@@ -166,7 +181,7 @@ enum ProjectionSchemaCache {
             for child in m.children {
                 guard let label = child.label, label.hasPrefix("_"), let projected = child.value as? any AnyProjected else { continue }
                 level.append(ProjectionProperty(label: String(label.dropFirst()), keyPath: projected.projectedKeyPath,
-                                                originPath: projected.originPath))
+                                                originPaths: projected.originPaths()))
             }
             levels.append(level)
             mirror = m.superclassMirror
@@ -192,7 +207,7 @@ extension ProjectionObservable {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
         let schema = ProjectionSchemaCache.schema(of: self)
-        var watched = schema.map(\.originPath)
+        var watched = schema.flatMap(\.originPaths)
         if let keyPaths, !keyPaths.isEmpty { watched = watched.filter { keyPaths.contains($0) } }
         var projection: Self? = queue == nil ? self : nil
         return rootObject.observe(keyPaths: watched, on: queue) { (change: ObjectChange<Root>) in
@@ -203,13 +218,23 @@ extension ProjectionObservable {
                 block(.deleted)
             case .change(let object, let changes):
                 if projection == nil { projection = Self(projecting: object) }
-                // Old values: the key paths applied to an unmanaged object holding them.
+                // Old values: the key paths applied to an unmanaged object holding them. A key
+                // path that reads several stored properties (a computed property) also needs
+                // those that did not change: they are copied from the object as they are now.
                 let before = Root()
+                let changed = Set(changes.map(\.name))
+                var copied = changed
+                for property in schema where property.originPaths.count > 1 && changed.contains(where: property.reads) {
+                    for path in property.originPaths {
+                        let name = String(path.prefix { $0 != "." })
+                        if copied.insert(name).inserted { before.setValue(object.value(forKey: name), forKey: name) }
+                    }
+                }
                 for change in changes { before.setValue(change.oldValue, forKey: change.name) }
                 var projected: [PropertyChange] = []
                 for change in changes {
-                    for property in schema where property.originPath.split(separator: ".").first.map(String.init) == change.name {
-                        if let keyPaths, !keyPaths.isEmpty, !keyPaths.contains(property.originPath) { continue }
+                    for property in schema where property.reads(change.name) {
+                        if let keyPaths, !keyPaths.isEmpty, !property.originPaths.contains(where: { keyPaths.contains($0) }) { continue }
                         projected.append(PropertyChange(name: property.label,
                                                         oldValue: before[keyPath: property.keyPath],
                                                         newValue: object[keyPath: property.keyPath]))
@@ -225,8 +250,8 @@ extension ProjectionObservable {
     public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
                         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
         _ = ProjectionSchemaCache.schema(of: self)
-        let names = keyPaths.map { keyPath in
-            KeyPathRecorder.names(keyPath, from: Root.self) { root in _ = Self(projecting: root)[keyPath: keyPath] }.joined(separator: ".")
+        let names = keyPaths.flatMap { keyPath in
+            KeyPathRecorder.paths(keyPath, from: Root.self) { root in _ = Self(projecting: root)[keyPath: keyPath] }
         }
         return observe(keyPaths: names.isEmpty ? nil : names, on: queue, block)
     }

@@ -89,7 +89,7 @@ public struct ProjectionResults<Element: ProjectionObservable>: RandomAccessColl
     /// paths of the `@Projected` key paths); `keyPaths` are stored paths of the root class.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<ProjectionResults>) -> Void) -> NotificationToken {
-        let paths = keyPaths ?? ProjectionSchemaCache.schema(of: Element(projecting: Element.Root())).map(\.originPath)
+        let paths = keyPaths ?? ProjectionSchemaCache.schema(of: Element(projecting: Element.Root())).flatMap(\.originPaths)
         return base.observe(keyPaths: paths, on: queue) { change in
             switch change {
             case .initial(let r): block(.initial(ProjectionResults(base: r)))

@@ -59,6 +59,16 @@ public struct Query<T> {
         return .keyPath(path)
     }
 
+    /// The key path followed by a collection property (a comparison through it means ANY).
+    func appendingCollection(_ name: String) -> QueryNode { appending(name, collection: true) }
+
+    /// The key path followed by `name` (`@allKeys`...), keeping its implicit ANY.
+    func appendingOperator(_ name: String) -> QueryNode {
+        guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply \(name) to \(describe())") }
+        path.names.append(name)
+        return .keyPath(path)
+    }
+
     /// The key path with an aggregate (`@min`...) after its first collection.
     func aggregate(_ name: String) -> QueryNode {
         guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply \(name) to \(describe())") }

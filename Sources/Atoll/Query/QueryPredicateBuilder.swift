@@ -59,6 +59,8 @@ indirect enum QueryNode {
     case comparison(Operator, QueryNode, QueryNode, StringOptions)
     case between(QueryNode, QueryNode, QueryNode)
     case subqueryCount(QueryNode)
+    /// `map[%@]`: one key's value of a map; the key is an argument.
+    case mapSubscript(QueryNode, key: String)
 }
 
 /// Writes a `QueryNode` tree as predicate text and arguments.
@@ -128,6 +130,11 @@ struct QueryPredicateBuilder {
             format += "SUBQUERY(\(collection), \(variable), "
             build(rewritten)
             format += ").@count"
+        case .mapSubscript(let map, let key):
+            if let prefix { format += prefix }
+            build(map)
+            format += "[%@]"
+            arguments.append(key)
         }
     }
 
@@ -165,6 +172,8 @@ private struct SubqueryRewriter {
             return .between(rewrite(value), rewrite(lower), rewrite(upper))
         case .subqueryCount, .constant:
             return node
+        case .mapSubscript:
+            atollProgrammerError("a subquery (.count of a condition) cannot use a map subscript")
         }
     }
 }

@@ -94,7 +94,11 @@ public final class Realm {
         bindingsGeneration = read.rootRecord.schemaGeneration
         if confinement.refreshScheduler != nil { coordinator = RealmCoordinator.shared(for: database) }
         coordinator?.register(self)
+        if confinement.queue == nil, confinement.actor == nil, !confinement.isUnconfined { ThreadRealms.register(self) }
     }
+
+    /// Whether `other` was opened with the same object subset (`objectTypes`).
+    func hasSameObjectSubset(as other: Realm) -> Bool { subsetIdentifiers == other.subsetIdentifiers }
 
     /// A frozen realm reading `transaction` forever.
     init(frozenFrom source: Realm, transaction: ReadTransaction) {

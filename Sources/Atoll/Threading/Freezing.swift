@@ -18,14 +18,16 @@ extension Object {
         return frozen.makeObject(Swift.type(of: self), key: m.key, binding: frozen.requireBinding(for: Swift.type(of: self)))
     }
 
-    /// The live object for a frozen one, in a realm of the calling thread at the newest
-    /// version; nil when it has been deleted since. A live object returns itself; thawing an
-    /// unmanaged object is a programming error (as in RealmSwift). A realm that cannot be
-    /// opened or read stops the program with the reason (README, "Failed reads").
+    /// The live object for a frozen one, in the calling thread's live realm of the same file at
+    /// the version it reads (a realm opened here at the newest version when the thread has
+    /// none, see ThreadRealms.swift); nil when the object does not exist there (deleted, or
+    /// created by a commit that realm has not refreshed to). A live object returns itself;
+    /// thawing an unmanaged object is a programming error (as in RealmSwift). A realm that
+    /// cannot be opened or read stops the program with the reason (README, "Failed reads").
     public func thaw() -> Self? {
         guard let m = _managed else { atollProgrammerError("an unmanaged '\(objectSchema.className)' object cannot be thawed; only frozen objects can") }
         guard m.realm.isFrozen else { return self }
-        let live = Realm.openForThaw(m.realm.configuration)
+        let live = Realm.liveForThaw(of: m.realm)
         let b = live.requireBinding(for: Swift.type(of: self))
         guard live.objectExists(b, m.key) else { return nil }
         return live.makeObject(Swift.type(of: self), key: m.key, binding: b)
@@ -43,12 +45,12 @@ extension List {
         return List(managed: Managed(realm: frozen, owner: frozen.requireBinding(for: m.owner.schema.objectType), key: m.key, column: m.column))
     }
 
-    /// The live list for a frozen one, in a realm of the calling thread; nil when its object
-    /// was deleted. A live list returns itself. A realm that cannot be opened or read stops the
+    /// The live list for a frozen one, in the calling thread's live realm of the same file
+    /// (as `Object.thaw()`); nil when its object does not exist there. A live list returns itself. A realm that cannot be opened or read stops the
     /// program with the reason (README, "Failed reads").
     public func thaw() -> List<Element>? {
         guard let m = managed, m.realm.isFrozen else { return self }
-        let live = Realm.openForThaw(m.realm.configuration)
+        let live = Realm.liveForThaw(of: m.realm)
         let b = live.requireBinding(for: m.owner.schema.objectType)
         guard live.objectExists(b, m.key) else { return nil }
         return List(managed: Managed(realm: live, owner: b, key: m.key, column: m.column))

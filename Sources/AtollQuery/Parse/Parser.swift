@@ -504,10 +504,11 @@ struct Parser {
         case "sum": return .sum
         case "avg": return .avg
         case "type": return .type
-        case "keys": return .keys
-        case "values": return .values
+        // `@allKeys` / `@allValues`: RealmSwift's names (its type-safe `Query` writes them).
+        case "keys", "allkeys": return .keys
+        case "values", "allvalues": return .values
         default:
-            throw AtollError.invalidQuery("unsupported collection operator '@\(name)'; use @count, @size, @min, @max, @sum, @avg, @type, @keys or @values", at: current.offset)
+            throw AtollError.invalidQuery("unsupported collection operator '@\(name)'; use @count, @size, @min, @max, @sum, @avg, @type, @keys (@allKeys) or @values (@allValues)", at: current.offset)
         }
     }
 
