@@ -18,7 +18,7 @@ enum Workload {
             var what: [String] = []
             let bags = try w.table(named: "Bag")
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
-                if let bags, rng.chance(30) {
+                if let bags, rng.chance(40) {
                     what.append(try bagChange(bags, persons, &rng))
                     continue
                 }
@@ -103,10 +103,16 @@ enum Workload {
     static func bagChange(_ bags: Table, _ persons: Table, _ rng: inout SeededGenerator) throws -> String {
         let id = Int64.random(in: bagIDs, using: &rng)
         let key = ObjectKey(primaryKey: id)
-        guard try bags.contains(key) else {
+        var created = ""
+        if try !bags.contains(key) {
             _ = try bags.create(primaryKey: .int(id))
-            return "create bag \(id)"
+            created = "create bag \(id), "
         }
+        return created + (try bagEdit(bags, persons, id, &rng))
+    }
+
+    private static func bagEdit(_ bags: Table, _ persons: Table, _ id: Int64, _ rng: inout SeededGenerator) throws -> String {
+        let key = ObjectKey(primaryKey: id)
         func person() throws -> ObjectKey? {
             guard let name = rng.pick(people) else { return nil }
             return try persons.find(primaryKey: .string(name))
