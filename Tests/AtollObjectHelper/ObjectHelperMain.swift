@@ -55,6 +55,55 @@ struct AtollObjectHelper {
                     }
                 }
                 say("done")
+            case "basket":
+                // basket PATH OPS: opens a multi-node Cluster file with the Basket model (a set
+                // and a map of values, a set and a map of Items) and runs one transaction per op:
+                // +ID:LABEL / -ID:LABEL insert or remove a label, =ID:KEY:VALUE sets a score (an
+                // int when VALUE is one, else a string), xID:KEY removes a score, &ID:ITEM adds an
+                // Item to the set, @ID:KEY:ITEM puts one in the map, !ID deletes the basket.
+                let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Basket.self, BasketItem.self]))
+                for op in args[3...] {
+                    let parts = op.dropFirst().split(separator: ":", maxSplits: 2).map(String.init)
+                    let id = Int(parts[0]) ?? 0
+                    try realm.write {
+                        if op.first == "!" {
+                            if let b = realm.object(ofType: Basket.self, forPrimaryKey: id) { realm.delete(b) }
+                            return
+                        }
+                        let b = realm.object(ofType: Basket.self, forPrimaryKey: id) ?? realm.create(Basket.self, value: ["id": id])
+                        let arg = parts.count > 1 ? parts[1] : ""
+                        switch op.first {
+                        case "+": b.labels.insert(arg)
+                        case "-": b.labels.remove(arg)
+                        case "=":
+                            let value = parts.count > 2 ? parts[2] : ""
+                            b.scores[arg] = Int(value).map { AnyRealmValue.int($0) } ?? .string(value)
+                        case "x": b.scores.removeObject(for: arg)
+                        case "&": if let item = realm.object(ofType: BasketItem.self, forPrimaryKey: arg) { b.items.insert(item) }
+                        case "@": b.picks[arg] = parts.count > 2 ? realm.object(ofType: BasketItem.self, forPrimaryKey: parts[2]) : nil
+                        default: break
+                        }
+                    }
+                }
+                say("done")
+            case "dump-baskets":
+                // dump-baskets PATH: one line per basket in id order, every collection sorted.
+                let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Basket.self, BasketItem.self]))
+                for b in realm.objects(Basket.self).sorted(byKeyPath: "id") {
+                    func show(_ v: AnyRealmValue?) -> String {
+                        switch v {
+                        case .int(let i)?: "\(i)"
+                        case .string(let s)?: s
+                        case let other?: "\(other)"
+                        case nil: "none"
+                        }
+                    }
+                    let scores = b.scores.keys.sorted().map { k in "\(k):\(show(b.scores[k]))" }
+                    let picks = b.picks.keys.sorted().map { k in "\(k):\(b.picks[k]??.id ?? "nil")" }
+                    say("\(b.id) labels=[\(b.labels.sorted().joined(separator: ","))] scores={\(scores.joined(separator: ","))} "
+                        + "items=[\(b.items.map(\.id).sorted().joined(separator: ","))] picks={\(picks.joined(separator: ","))}")
+                }
+                say("done")
             case "read-off-thread":
                 let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [Note.self]))
                 let note = try realm.write { realm.create(Note.self, value: ["id": 1, "text": "x"]) }
@@ -171,6 +220,24 @@ struct AtollObjectHelper {
 }
 
 /// Version 1 of the multi-node tests' schema (Tests/AtollMultiNodeTests/Support/Cluster.swift)
+/// The model of `basket` (Tests/AtollMultiNodeTests/SetAndMapProcessTests.swift): the multi-node
+/// Cluster schema's Item, and a class with sets and maps of values and of Items.
+final class BasketItem: Object {
+    override class func className() -> String { "Item" }
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var node = ""
+    @Persisted var n = 0
+    @Persisted var note: String?
+}
+
+final class Basket: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var labels: MutableSet<String>
+    @Persisted var scores: Map<String, AnyRealmValue>
+    @Persisted var items: MutableSet<BasketItem>
+    @Persisted var picks: Map<String, BasketItem?>
+}
+
 /// for `upgrade-synced-schema`: a new optional property and a new class.
 final class UpgradedItem: Object {
     override class func className() -> String { "Item" }

@@ -43,8 +43,21 @@ enum TestSchema {
         static let title = 1, count = 2, score = 3, tags = 4, owner = 5, friends = 6
     }
 
-    /// An in-memory database (or a file at `path`) with Person and Item.
-    static func database(path: String? = nil) throws -> Database {
+    /// Sets and maps of every kind: of strings, of mixed values, of links.
+    static let bag = TableSpec(name: "Bag", columns: [
+        ColumnSpec(name: "id", type: .int),
+        ColumnSpec(name: "labels", type: .string, isSet: true),
+        ColumnSpec(name: "marks", type: .mixed, isNullable: true, isMap: true),
+        ColumnSpec(name: "circle", type: .link, linkTarget: "Person", isSet: true),
+        ColumnSpec(name: "roles", type: .link, isNullable: true, linkTarget: "Person", isMap: true),
+    ], primaryKey: "id")
+
+    enum Bag {
+        static let labels = 1, marks = 2, circle = 3, roles = 4
+    }
+
+    /// An in-memory database (or a file at `path`) with Person and Item (and Bag with `collections`).
+    static func database(path: String? = nil, collections: Bool = false) throws -> Database {
         let config = path.map { DatabaseConfiguration(path: $0, durability: .unsafe) }
             ?? DatabaseConfiguration(inMemoryIdentifier: "sync-\(UUID().uuidString)")
         let db = try Database.open(config)
@@ -52,6 +65,7 @@ enum TestSchema {
         if try w.table(named: "Person") == nil {
             try w.createTable(person)
             try w.createTable(item)
+            if collections { try w.createTable(bag) }
             try w.commit()
         } else {
             w.rollback()
@@ -85,6 +99,7 @@ extension Database {
 extension Transaction {
     func items() throws -> Table { try table(named: "Item").unwrapped("Item") }
     func people() throws -> Table { try table(named: "Person").unwrapped("Person") }
+    func bags() throws -> Table { try table(named: "Bag").unwrapped("Bag") }
 }
 
 extension Optional {
@@ -111,7 +126,12 @@ func canonicalDump(_ db: Database) throws -> String {
                 let pk = try t.primaryKeyValue(k)
                 var line = "  \(pk):"
                 for (i, c) in spec.columns.enumerated() where i != spec.primaryKeyIndex {
-                    if c.isList {
+                    if c.isSet {
+                        // Sorted as shown: a set of links is in object key order, which is local.
+                        line += " \(c.name)=<\(try t.listValues(k, i).map { try show($0, c) }.sorted().joined(separator: ","))>"
+                    } else if c.isMap {
+                        line += " \(c.name)={\(try t.mapEntries(k, i).map { "\($0.key):\(try show($0.value, c))" }.joined(separator: ","))}"
+                    } else if c.isList {
                         line += " \(c.name)=[\(try t.listValues(k, i).map { try show($0, c) }.joined(separator: ","))]"
                     } else {
                         line += " \(c.name)=\(try show(try t.value(k, i), c))"
@@ -131,9 +151,9 @@ final class TestNode {
     let clock: ManualClock
     var replica: SyncReplica
 
-    init(realm: String = "test", clock: ManualClock = ManualClock(), path: String? = nil,
+    init(realm: String = "test", clock: ManualClock = ManualClock(), path: String? = nil, collections: Bool = false,
          configure: (inout ReplicaConfiguration) -> Void = { _ in }) throws {
-        db = try TestSchema.database(path: path)
+        db = try TestSchema.database(path: path, collections: collections)
         self.clock = clock
         var configuration = ReplicaConfiguration(realmID: realm, physicalClock: clock.function)
         configure(&configuration)

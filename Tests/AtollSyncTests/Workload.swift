@@ -16,7 +16,12 @@ enum Workload {
         try db.write { w in
             let items = try w.items(), persons = try w.people()
             var what: [String] = []
+            let bags = try w.table(named: "Bag")
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                if let bags, rng.chance(40) {
+                    what.append(try bagChange(bags, persons, &rng))
+                    continue
+                }
                 let id = Int64.random(in: itemIDs, using: &rng)
                 let key = ObjectKey(primaryKey: id)
                 let exists = try items.contains(key)
@@ -87,6 +92,81 @@ enum Workload {
                 }
             }
             return what.joined(separator: ", ")
+        }
+    }
+
+    static let bagIDs: ClosedRange<Int64> = 1...3
+    static let labels = ["l0", "l1", "l2", "l3", "l4"]
+    static let markKeys = ["k0", "k1", "k2", "k3"]
+
+    /// One change of a Bag (TestSchema.bag): its sets and maps, or the object itself.
+    static func bagChange(_ bags: Table, _ persons: Table, _ rng: inout SeededGenerator) throws -> String {
+        let id = Int64.random(in: bagIDs, using: &rng)
+        let key = ObjectKey(primaryKey: id)
+        var created = ""
+        if try !bags.contains(key) {
+            _ = try bags.create(primaryKey: .int(id))
+            created = "create bag \(id), "
+        }
+        return created + (try bagEdit(bags, persons, id, &rng))
+    }
+
+    private static func bagEdit(_ bags: Table, _ persons: Table, _ id: Int64, _ rng: inout SeededGenerator) throws -> String {
+        let key = ObjectKey(primaryKey: id)
+        func person() throws -> ObjectKey? {
+            guard let name = rng.pick(people) else { return nil }
+            return try persons.find(primaryKey: .string(name))
+        }
+        func label() -> String { rng.pick(labels) ?? "l0" }
+        func markKey() -> String { rng.pick(markKeys) ?? "k0" }
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<20:
+            let l = label()
+            try bags.setInsert(key, TestSchema.Bag.labels, .string(l))
+            return "label+ \(id) \(l)"
+        case 20..<32:
+            let l = label()
+            try bags.setRemove(key, TestSchema.Bag.labels, .string(l))
+            return "label- \(id) \(l)"
+        case 32..<35:
+            try bags.setClear(key, TestSchema.Bag.labels)
+            return "label0 \(id)"
+        case 35..<52:
+            let k = markKey()
+            let v: StorageValue = switch Int.random(in: 0..<4, using: &rng) {
+            case 0: .int(Int64.random(in: 0..<9, using: &rng))
+            case 1: .string("m\(Int.random(in: 0..<9, using: &rng))")
+            case 2: .double(Double(Int.random(in: 0..<9, using: &rng)) / 2)
+            default: .null
+            }
+            try bags.mapSet(key, TestSchema.Bag.marks, key: k, v)
+            return "mark= \(id) \(k) \(v)"
+        case 52..<62:
+            let k = markKey()
+            try bags.mapRemove(key, TestSchema.Bag.marks, key: k)
+            return "mark- \(id) \(k)"
+        case 62..<64:
+            try bags.mapClear(key, TestSchema.Bag.marks)
+            return "mark0 \(id)"
+        case 64..<74:
+            guard let p = try person() else { return "no person" }
+            try bags.setInsert(key, TestSchema.Bag.circle, .link(p))
+            return "circle+ \(id)"
+        case 74..<80:
+            guard let p = try person() else { return "no person" }
+            try bags.setRemove(key, TestSchema.Bag.circle, .link(p))
+            return "circle- \(id)"
+        case 80..<90:
+            let k = markKey()
+            try bags.mapSet(key, TestSchema.Bag.roles, key: k, try person().map { .link($0) } ?? .null)
+            return "role= \(id) \(k)"
+        case 90..<95:
+            let k = markKey()
+            try bags.mapRemove(key, TestSchema.Bag.roles, key: k)
+            return "role- \(id) \(k)"
+        default:
+            try bags.erase(key)
+            return "erase bag \(id)"
         }
     }
 

@@ -109,12 +109,30 @@ public enum SyncInstruction: Hashable, Sendable {
     case listSet(ObjectAddress, property: Int, element: ElementID, value: SyncValue)
     /// Removal of one list element.
     case listErase(ObjectAddress, property: Int, element: ElementID)
+    /// An add of `value` to a set, tagged with the instruction's stamp (add-wins: it stays
+    /// unless a removal names that tag).
+    case setAdd(ObjectAddress, property: Int, value: SyncValue)
+    /// A removal of `value` from a set: of the adds (by their stamps) its origin had seen there.
+    case setRemove(ObjectAddress, property: Int, value: SyncValue, tags: [Stamp])
+    /// A last-writer-wins write of one map key.
+    case mapSet(ObjectAddress, property: Int, key: String, value: SyncValue)
+    /// A last-writer-wins removal of one map key (a tombstone stamped with the instruction).
+    case mapRemove(ObjectAddress, property: Int, key: String)
+
+    /// Whether it is one of the set and map instructions (body format 4).
+    public var isCollectionInstruction: Bool {
+        switch self {
+        case .setAdd, .setRemove, .mapSet, .mapRemove: true
+        default: false
+        }
+    }
 
     /// The object the instruction changes.
     public var object: ObjectAddress {
         switch self {
         case .create(let o), .erase(let o), .set(let o, _, _), .addInteger(let o, _, _), .listInsert(let o, _, _, _, _),
-             .listSet(let o, _, _, _), .listErase(let o, _, _):
+             .listSet(let o, _, _, _), .listErase(let o, _, _), .setAdd(let o, _, _), .setRemove(let o, _, _, _),
+             .mapSet(let o, _, _, _), .mapRemove(let o, _, _):
             o
         }
     }

@@ -33,6 +33,20 @@ import AtollStorage
 /// the list element's value, or the object's latest write for an erase): varint hlc (0: none),
 /// then, when not 0, node ref and varint index. Receivers use it to tell a concurrent write (a
 /// conflict, recorded in the conflict ledger) from one made after seeing the other.
+///
+/// Format 4 (what nodes make for a transaction that edits a set or a map) is format 3 with four
+/// more instructions; a body without them stays format 3, so nodes and relays that read only
+/// formats 1 and 3 still take every changeset that touches no set or map:
+///
+///         8 setAdd:            property, value               (its tag is the instruction's stamp)
+///         9 setRemove:         property, value, tagCount, tagCount × (varint hlc, node ref,
+///                              varint index): the adds of the value its origin had seen
+///         10 mapSet:           property, key (string), value, seen stamp
+///         11 mapRemove:        property, key (string), seen stamp
+///
+/// Snapshots (format 2) carry them too, with their own stamps. A node or relay of a version
+/// that reads only formats 1 to 3 refuses a format 4 body (`.protocolViolation`, "upgrade
+/// Atoll"), as it refuses any format it does not know.
 public struct ChangesetContent: Equatable, Sendable {
     /// The class names the instructions refer to by index.
     public var classes: [String] = []
@@ -51,10 +65,11 @@ public struct ChangesetContent: Equatable, Sendable {
     static let formatVersion: UInt8 = 1
     static let snapshotFormatVersion: UInt8 = 2
     static let seenStampsFormatVersion: UInt8 = 3
+    static let collectionsFormatVersion: UInt8 = 4
     static let linkTag: UInt8 = 12
 
     enum Op: UInt8 {
-        case create = 1, erase, set, addInteger, listInsert, listSet, listErase
+        case create = 1, erase, set, addInteger, listInsert, listSet, listErase, setAdd, setRemove, mapSet, mapRemove
     }
 }
 
@@ -63,10 +78,14 @@ public struct ChangesetContent: Equatable, Sendable {
 extension ChangesetContent {
     /// The body bytes of this content for a changeset made by `origin`.
     public func encode(origin: NodeID) -> [UInt8] {
-        var encoder = ChangesetBodyEncoder(origin: origin)
+        // Set and map instructions exist only from format 4, which has seen stamps (none here).
+        let collections = instructions.contains { $0.isCollectionInstruction }
+        var encoder = ChangesetBodyEncoder(origin: origin, seenStamps: collections)
         for c in classes { _ = encoder.classIndex(c) }
         for p in properties { _ = encoder.propertyIndex(p) }
-        for i in instructions { encoder.append(i) }
+        for i in instructions {
+            if collections { encoder.append(i, seen: nil) } else { encoder.append(i) }
+        }
         return encoder.finish()
     }
 }
@@ -87,6 +106,8 @@ struct ChangesetBodyEncoder {
     private var propertyIndex: [String: Int] = [:]
     private var body = ByteWriter(capacity: 256)
     private(set) var instructionCount = 0
+    /// A set or map instruction was appended: the body is format 4.
+    private(set) var hasCollectionInstructions = false
 
     init(origin: NodeID, explicitStamps: Bool = false, seenStamps: Bool = false) {
         precondition(!(explicitStamps && seenStamps), "snapshots carry no seen stamps")
@@ -146,7 +167,7 @@ struct ChangesetBodyEncoder {
     mutating func append(_ i: SyncInstruction, seen: Stamp?) {
         append(i)
         switch i {
-        case .erase, .set, .listSet:
+        case .erase, .set, .listSet, .mapSet, .mapRemove:
             guard let seen, seen.hlc != 0 else { body.varint(0); return }
             body.varint(seen.hlc)
             body.varint(nodeRef(seen.node))
@@ -179,6 +200,28 @@ struct ChangesetBodyEncoder {
             head(.listInsert, o); body.varint(UInt64(p)); element(after); body.varint(lamport); value(v)
         case .listSet(let o, let p, let e, let v): head(.listSet, o); body.varint(UInt64(p)); element(e); value(v)
         case .listErase(let o, let p, let e): head(.listErase, o); body.varint(UInt64(p)); element(e)
+        case .setAdd(let o, let p, let v):
+            precondition(explicitStamps || seenStamps, "set instructions exist from format 4, which has seen stamps")
+            hasCollectionInstructions = true
+            head(.setAdd, o); body.varint(UInt64(p)); value(v)
+        case .setRemove(let o, let p, let v, let tags):
+            precondition(explicitStamps || seenStamps, "set instructions exist from format 4, which has seen stamps")
+            hasCollectionInstructions = true
+            head(.setRemove, o); body.varint(UInt64(p)); value(v)
+            body.varint(UInt64(tags.count))
+            for t in tags {
+                body.varint(t.hlc)
+                body.varint(nodeRef(t.node))
+                body.varint(UInt64(t.index))
+            }
+        case .mapSet(let o, let p, let key, let v):
+            precondition(explicitStamps || seenStamps, "map instructions exist from format 4, which has seen stamps")
+            hasCollectionInstructions = true
+            head(.mapSet, o); body.varint(UInt64(p)); body.string(key); value(v)
+        case .mapRemove(let o, let p, let key):
+            precondition(explicitStamps || seenStamps, "map instructions exist from format 4, which has seen stamps")
+            hasCollectionInstructions = true
+            head(.mapRemove, o); body.varint(UInt64(p)); body.string(key)
         }
     }
 
@@ -186,7 +229,8 @@ struct ChangesetBodyEncoder {
     func finish() -> [UInt8] {
         var w = ByteWriter(capacity: body.count + 64)
         w.u8(explicitStamps ? ChangesetContent.snapshotFormatVersion
-            : seenStamps ? ChangesetContent.seenStampsFormatVersion : ChangesetContent.formatVersion)
+            : seenStamps ? (hasCollectionInstructions ? ChangesetContent.collectionsFormatVersion : ChangesetContent.seenStampsFormatVersion)
+            : ChangesetContent.formatVersion)
         w.varint(UInt64(nodes.count))
         for n in nodes { w.append(n.bytes) }
         w.varint(UInt64(classes.count))
@@ -227,6 +271,8 @@ struct ChangesetBodyDecoder {
     /// Format 3: the stamp the origin had seen where the instruction `next()` returned last
     /// writes (nil: none, or a format without them).
     let seenStamps: Bool
+    /// Format 4 or a snapshot: set and map instructions may come.
+    let collections: Bool
     private(set) var seen: Stamp?
     private(set) var decoded = 0
     /// Format 2: the stamp of the instruction `next()` returned last, and for a list insert its
@@ -243,10 +289,12 @@ struct ChangesetBodyDecoder {
         do {
             let format = try r.u8()
             let expected = snapshot ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion
-            guard format == expected || (!snapshot && format == ChangesetContent.seenStampsFormatVersion) else {
-                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)\(snapshot ? "" : " and 3")); upgrade Atoll")
+            guard format == expected || (!snapshot && (format == ChangesetContent.seenStampsFormatVersion
+                || format == ChangesetContent.collectionsFormatVersion)) else {
+                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)\(snapshot ? "" : ", 3 and 4")); upgrade Atoll")
             }
-            seenStamps = format == ChangesetContent.seenStampsFormatVersion
+            seenStamps = format == ChangesetContent.seenStampsFormatVersion || format == ChangesetContent.collectionsFormatVersion
+            collections = snapshot || format == ChangesetContent.collectionsFormatVersion
             let nodeCount = try r.length(max: r.remaining / 16)
             var nodes: [NodeID] = []
             nodes.reserveCapacity(nodeCount)
@@ -297,6 +345,17 @@ struct ChangesetBodyDecoder {
         return .value(v)
     }
 
+    /// A map key: a valid one (Realm's rules), or the changeset is malformed.
+    private mutating func mapKey() throws -> String {
+        let key = try reader.string(max: reader.remaining)
+        do {
+            try MapKeyRules.validate(key)
+        } catch let e as AtollError {
+            throw AtollError(.protocolViolation, "a changeset names an invalid map key: \(e.message)")
+        }
+        return key
+    }
+
     private mutating func node(_ ref: UInt64) throws -> NodeID {
         if ref == 1 { return origin }
         guard ref >= 2, ref - 2 < UInt64(nodes.count) else { throw AtollError(.protocolViolation, "an instruction names node \(ref) of \(nodes.count)") }
@@ -319,7 +378,7 @@ struct ChangesetBodyDecoder {
         seen = nil
         if seenStamps {
             switch i {
-            case .erase, .set, .listSet:
+            case .erase, .set, .listSet, .mapSet, .mapRemove:
                 do {
                     let hlc = try reader.varint()
                     if hlc != 0 {
@@ -361,7 +420,9 @@ struct ChangesetBodyDecoder {
         }
         do {
             let rawOp = try reader.u8()
-            guard let op = ChangesetContent.Op(rawValue: rawOp) else { throw AtollError(.protocolViolation, "unknown instruction \(rawOp)") }
+            guard let op = ChangesetContent.Op(rawValue: rawOp), collections || op.rawValue < ChangesetContent.Op.setAdd.rawValue else {
+                throw AtollError(.protocolViolation, "unknown instruction \(rawOp)")
+            }
             guard !classes.isEmpty else { throw AtollError(.protocolViolation, "instruction names a class but the changeset has none") }
             let c = try reader.length(max: classes.count - 1)
             let pk = try StorageValue.decode(from: &reader)
@@ -394,6 +455,28 @@ struct ChangesetBodyDecoder {
                 let p = try property()
                 guard let e = try element() else { throw AtollError(.protocolViolation, "list removal names no element") }
                 return .listErase(o, property: p, element: e)
+            case .setAdd:
+                return .setAdd(o, property: try property(), value: try value())
+            case .setRemove:
+                let p = try property()
+                let v = try value()
+                // Each tag takes at least 3 bytes.
+                let count = try reader.length(max: reader.remaining / 3)
+                var tags: [Stamp] = []
+                tags.reserveCapacity(count)
+                for _ in 0..<count {
+                    let hlc = try reader.varint()
+                    let n = try node(try reader.varint())
+                    tags.append(Stamp(hlc: hlc, node: n, index: UInt32(try reader.length(max: Int(UInt32.max)))))
+                }
+                return .setRemove(o, property: p, value: v, tags: tags)
+            case .mapSet:
+                let p = try property()
+                let key = try mapKey()
+                return .mapSet(o, property: p, key: key, value: try value())
+            case .mapRemove:
+                let p = try property()
+                return .mapRemove(o, property: p, key: try mapKey())
             }
         } catch let e as AtollError {
             throw Self.violation(e)

@@ -17,7 +17,12 @@ import Crypto
 ///     u8 format (1)
 ///     class count, per class: string name, string primary key, u8 flags (1: embedded),
 ///         property count, per property: string name, u8 type (ColumnType raw value),
-///         u8 flags (1: optional, 2: list), u8 integer width, string link target ("" when none)
+///         u8 flags (1: optional, 2: list, 4: set, 8: map; a set or map is also a list), u8
+///         integer width, string link target ("" when none)
+///
+/// Flags 4 and 8 are newer than the format: a description without sets and maps has the bytes
+/// (and the fingerprint) it had before them; a relay that predates them refuses one with them
+/// as malformed.
 public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertible {
     /// One property of a synced class.
     public struct Property: Equatable, Sendable {
@@ -33,15 +38,22 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
         public var intBits: UInt8
         /// The class a link or list of links points to.
         public var linkTarget: String?
+        /// Whether it is a set (`isList` is true too).
+        public var isSet: Bool
+        /// Whether it is a map (`isList` is true too).
+        public var isMap: Bool
 
         /// A property description; `type` is `ColumnType`'s raw value.
-        public init(name: String, type: UInt8, isNullable: Bool, isList: Bool, intBits: UInt8, linkTarget: String?) {
+        public init(name: String, type: UInt8, isNullable: Bool, isList: Bool, intBits: UInt8, linkTarget: String?,
+                    isSet: Bool = false, isMap: Bool = false) {
             self.name = name
             self.type = type
             self.isNullable = isNullable
-            self.isList = isList
+            self.isList = isList || isSet || isMap
             self.intBits = intBits
             self.linkTarget = linkTarget
+            self.isSet = isSet
+            self.isMap = isMap
         }
 
         /// How a message names the property's type: "int", "string?", "list<Dog>", "int32".
@@ -49,7 +61,7 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
             var s = ColumnType(rawValue: type).map { $0 == .link ? (linkTarget ?? "link") : $0.description } ?? "type \(type)"
             if type == ColumnType.int.rawValue, intBits != 64 { s += "\(intBits)" }
             if isNullable { s += "?" }
-            return isList ? "list<\(s)>" : s
+            return isSet ? "set<\(s)>" : isMap ? "map<\(s)>" : isList ? "list<\(s)>" : s
         }
     }
 
@@ -97,7 +109,8 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
         for c in classes {
             text += "class \(c.name) pk \(c.primaryKey)\n"
             for p in c.properties {
-                text += "  \(p.name) \(p.type) \(p.isNullable ? 1 : 0) \(p.isList ? 1 : 0) \(p.intBits) \(p.linkTarget ?? "")\n"
+                text += "  \(p.name) \(p.type) \(p.isNullable ? 1 : 0) \(p.isList ? 1 : 0) \(p.intBits) \(p.linkTarget ?? "")"
+                    + (p.isSet ? " set" : p.isMap ? " map" : "") + "\n"
             }
         }
         return Array(SHA256.hash(data: Array(text.utf8))).prefix(16).map { $0 }
@@ -163,7 +176,7 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
             for p in c.properties {
                 w.string(p.name)
                 w.u8(p.type)
-                w.u8((p.isNullable ? 1 : 0) | (p.isList ? 2 : 0))
+                w.u8((p.isNullable ? 1 : 0) | (p.isList ? 2 : 0) | (p.isSet ? 4 : 0) | (p.isMap ? 8 : 0))
                 w.u8(p.intBits)
                 w.string(p.linkTarget ?? "")
             }
@@ -198,10 +211,12 @@ public struct SyncSchemaDescription: Equatable, Sendable, CustomStringConvertibl
                     let pflags = try r.u8()
                     let bits = try r.u8()
                     let target = try r.string(max: SchemaLimits.tableNameBytesMax)
-                    guard !pname.isEmpty, pflags <= 3, bits <= 64 else { throw bad("property '\(name).\(pname)'") }
+                    guard !pname.isEmpty, pflags <= 15, pflags & 12 != 12, pflags & 12 == 0 || pflags & 2 != 0, bits <= 64 else {
+                        throw bad("property '\(name).\(pname)'")
+                    }
                     guard properties.last.map({ $0.name < pname }) ?? true else { throw bad("properties of '\(name)' out of order at '\(pname)'") }
                     properties.append(Property(name: pname, type: type, isNullable: pflags & 1 != 0, isList: pflags & 2 != 0, intBits: bits,
-                                               linkTarget: target.isEmpty ? nil : target))
+                                               linkTarget: target.isEmpty ? nil : target, isSet: pflags & 4 != 0, isMap: pflags & 8 != 0))
                 }
                 classes.append(Class(name: name, primaryKey: pk, isEmbedded: flags & 1 != 0, properties: properties))
             }

@@ -16,13 +16,19 @@ import Crypto
 //                                                          -> u8 flags (1: erased, 2: has parent),
 //                                                            [parent lamport, parent node], insert
 //                                                            stamp, value stamp, [value]
+//                        4 set tag:    32-byte SHA-256 of the value's tagged encoding, u64 BE hlc,
+//                                      16-byte node, u32 BE index (the add's stamp)
+//                                                          -> u8 flags (1: removed), value
+//                        5 map entry:  the key's UTF-8 bytes
+//                                                          -> stamp, u8 flags (1: removed), [value]
 //   object key: u32 BE realm ++ u8 class length ++ class ++ primary key (tagged encoding if at
 //               most 64 bytes, else 0xFF ++ SHA-256 of it)
 //   stamp in values: varint hlc, 16-byte node, varint index
 //
 // Folding drops what can no longer matter (property values and increments older than a delete,
 // increments older than the property's write) and keeps what can (tombstones, removed list
-// elements, for the structure of later inserts). A snapshot sends it back as instructions with
+// elements, for the structure of later inserts; removed set tags, so that their adds stay
+// removed; map removals newer than any write). A snapshot sends it back as instructions with
 // their own stamps (body format 2); applying them merges exactly like the changesets would have.
 
 /// The trees of a compacted history, read: a transaction of the relay's file, or an overlay a
@@ -60,7 +66,7 @@ package enum RelayBase {
         var primaryKey: StorageValue
     }
 
-    enum Kind: UInt8 { case field = 1, increment = 2, element = 3 }
+    enum Kind: UInt8 { case field = 1, increment = 2, element = 3, setTag = 4, mapEntry = 5 }
 
     struct Element {
         var parent: ElementID?
@@ -91,6 +97,27 @@ package enum RelayBase {
         w.append(s.node.bytes)
         w.u32BigEndian(s.index)
         return w.bytes
+    }
+
+    private static func setTagKey(_ prefix: [UInt8], _ v: SyncValue, _ tag: Stamp) -> [UInt8] {
+        var w = ByteWriter(capacity: 32)
+        v.encode(into: &w)
+        return prefix + Array(SHA256.hash(data: w.bytes)) + stampKey(tag)
+    }
+
+    private static func stampFromKey(_ k: UnsafeRawBufferPointer) -> Stamp {
+        let at = k.count - 28
+        return Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                     node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) ?? .zero,
+                     index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: at + 24, as: UInt32.self)))
+    }
+
+    /// A map entry: the stamp that decides the key and its value (nil: removed).
+    private static func readMapEntry(_ v: UnsafeRawBufferPointer) throws -> (Stamp, SyncValue?) {
+        var r = ByteReader(v, context: "relay base map entry")
+        let s = try readStamp(&r)
+        let flags = try r.u8()
+        return (s, flags & 1 != 0 ? nil : try SyncValue.decode(from: &r))
     }
 
     private static func elementKey(_ e: ElementID) -> [UInt8] {
@@ -247,6 +274,39 @@ package enum RelayBase {
                     e.value = .null
                     try w.putInternal(parts, key: k, value: encode(e))
                 }
+            case .setAdd(_, let p, let v):
+                guard !void else { break }
+                noteWrite()
+                let k = setTagKey(partPrefix(key, .setTag, content.properties[p]), v, s)
+                if try w.internalValue(parts, key: k) == nil {
+                    var v2 = ByteWriter(capacity: 16)
+                    v2.u8(0)
+                    v.encode(into: &v2)
+                    try w.putInternal(parts, key: k, value: v2.bytes)
+                }
+            case .setRemove(_, let p, let v, let tags):
+                var v2 = ByteWriter(capacity: 16)
+                v2.u8(1)
+                v.encode(into: &v2)
+                for t in tags {
+                    try w.putInternal(parts, key: setTagKey(partPrefix(key, .setTag, content.properties[p]), v, t), value: v2.bytes)
+                }
+            case .mapSet(_, let p, let mapKey, _), .mapRemove(_, let p, let mapKey):
+                guard !void else { break }
+                var value: SyncValue?
+                if case .mapSet(_, _, _, let v) = instruction {
+                    noteWrite()
+                    value = v
+                }
+                let k = partPrefix(key, .mapEntry, content.properties[p]) + Array(mapKey.utf8)
+                let current = try w.internalValue(parts, key: k).map { b in try b.withUnsafeBytes { try readMapEntry($0).0 } }
+                if current.map({ s > $0 }) ?? true {
+                    var v2 = ByteWriter(capacity: 32)
+                    write(s, &v2)
+                    v2.u8(value == nil ? 1 : 0)
+                    if let value { value.encode(into: &v2) }
+                    try w.putInternal(parts, key: k, value: v2.bytes)
+                }
             }
             try w.putInternal(objects, key: key, value: encode(object))
         }
@@ -257,6 +317,7 @@ package enum RelayBase {
     private static func forgetBefore(_ key: [UInt8], _ d: Stamp, _ w: some RelayBaseWriting) throws {
         var doomed: [[UInt8]] = []
         var erase: [([UInt8], Element)] = []
+        var removedTags: [([UInt8], [UInt8])] = []
         try w.forEachInternalEntry(parts, from: key, prefix: key) { k, v in
             let kind = Kind(rawValue: k[key.count])
             var r = ByteReader(v, context: "relay base part")
@@ -272,6 +333,15 @@ package enum RelayBase {
             case .element:
                 let e = try decodeElement(v)
                 if !e.erased, e.inserted < d { erase.append((Array(k), e)) }
+            case .setTag:
+                if try r.u8() & 1 == 0, stampFromKey(k) < d {
+                    var gone = ByteWriter(capacity: v.count)
+                    gone.u8(1)
+                    gone.append(Array(v[1...]))
+                    removedTags.append((Array(k), gone.bytes))
+                }
+            case .mapEntry:
+                if try readMapEntry(v).0 < d { doomed.append(Array(k)) }
             case nil:
                 throw AtollError.corrupted("relay base: unknown part kind")
             }
@@ -284,6 +354,7 @@ package enum RelayBase {
             gone.value = .null
             try w.putInternal(parts, key: k, value: encode(gone))
         }
+        for (k, v) in removedTags { try w.putInternal(parts, key: k, value: v) }
     }
 
     private static func deleteIncrements(_ key: [UInt8], _ property: String, through s: Stamp, _ w: some RelayBaseWriting) throws {
@@ -350,6 +421,24 @@ package enum RelayBase {
                         encoder.append(.listErase(address, property: p, element: id), stamp: e.inserted)
                     } else if e.valueStamp != e.inserted {
                         encoder.append(.listSet(address, property: p, element: id, value: e.value), stamp: e.valueStamp)
+                    }
+                case .setTag:
+                    let tag = stampFromKey(k)
+                    let removed = try rd.u8() & 1 != 0
+                    let value = try SyncValue.decode(from: &rd)
+                    if removed {
+                        // A node that has the add must learn it is gone; one that has not keeps it removed.
+                        encoder.append(.setRemove(address, property: p, value: value, tags: [tag]), stamp: tag)
+                    } else {
+                        encoder.append(.setAdd(address, property: p, value: value), stamp: tag)
+                    }
+                case .mapEntry:
+                    let mapKey = String(decoding: k[rest...], as: UTF8.self)
+                    let (s, value) = try readMapEntry(v)
+                    if let value {
+                        encoder.append(.mapSet(address, property: p, key: mapKey, value: value), stamp: s)
+                    } else {
+                        encoder.append(.mapRemove(address, property: p, key: mapKey), stamp: s)
                     }
                 case nil:
                     failure = AtollError.corrupted("relay base: unknown part kind")

@@ -142,6 +142,9 @@ public final class RelayCore {
         var node = NodeID.zero
         var known = VersionVector()
         var sent: UInt64 = 0
+        /// The furthest log position ever sent on this connection: `sent` moves back when a
+        /// stalled download is resent, and the first copy may still arrive and be acknowledged.
+        var furthestSent: UInt64 = 0
         var acknowledged: UInt64 = 0
         var inFlight: [UInt64] = []
         var lastProgress: UInt64 = 0
@@ -230,7 +233,7 @@ public final class RelayCore {
         case (_?, .snapshotAck(let next, let resend)):
             return snapshotAck(conn, next: next, resend: resend, now: now)
         case (let realm?, .downloadAck(let cursor, let resend)):
-            guard let head = store.realms[realm]?.head, cursor <= head, cursor <= conn.sent || resend else {
+            guard let head = store.realms[realm]?.head, cursor <= head, cursor <= max(conn.sent, conn.furthestSent) || resend else {
                 return refuse(c, .malformed, "acknowledged log position \(cursor), which was never sent")
             }
             if cursor > conn.acknowledged { conn.lastProgress = now }
@@ -519,6 +522,7 @@ public final class RelayCore {
             actions.append(.send(conn.id, message.frame))
             if conn.inFlight.isEmpty { conn.lastProgress = now }
             conn.sent = batch.through
+            conn.furthestSent = max(conn.furthestSent, batch.through)
             conn.inFlight.append(batch.through)
         }
         return actions

@@ -38,6 +38,15 @@ extension Conflict {
             else { return entry }
             var c = entry
             let ok = SyncTrees.objectKey(t.key, c.primaryKey)
+            if let key = c.mapKey {
+                // What the key holds now (a removal: nil); an entry voided by a delete since is gone.
+                guard let bytes = try r.internalValue(SyncTrees.collections, key: SyncTrees.listKey(ok, column: column)) else { return c }
+                let map = try bytes.withUnsafeBytes { try MapRecord.decode($0, state.nodes) }
+                guard let e = map.entries[key] else { return c }
+                c.winningStamp = e.stamp
+                c.winningValue = e.value
+                return c
+            }
             if let element = c.listElement {
                 guard let bytes = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)) else { return c }
                 var list = try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
@@ -111,6 +120,14 @@ extension Conflict {
             throw AtollError(.objectNotFound, "class '\(className)' of this conflict no longer exists")
         }
         let existing = try t.find(primaryKey: primaryKey)
+        if let mapKey, losingValue == nil {
+            // The removal of a map key lost: remove it again.
+            guard let property, let column = t.spec.columns.firstIndex(where: { $0.name == property }) else {
+                throw AtollError(.objectNotFound, "property '\(property ?? "")' of '\(className)' no longer exists")
+            }
+            if let k = existing { try t.mapRemove(k, column, key: mapKey) }
+            return
+        }
         guard let losingValue else {
             // The delete lost: delete again.
             if let k = existing { try t.erase(k) }
@@ -138,6 +155,10 @@ extension Conflict {
             k = try t.create(primaryKey: primaryKey)
         } else {
             throw AtollError(.objectNotFound, "'\(className)' \(primaryKey) was deleted since; its losing value has nowhere to go")
+        }
+        if let mapKey {
+            try t.mapSet(k, column, key: mapKey, value)
+            return
         }
         guard let listElement else {
             try t.set(k, column, value)

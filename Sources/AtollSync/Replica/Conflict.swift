@@ -10,7 +10,8 @@ public import AtollStorage
 //   sync.conflicts  object key ++ u16 BE column (0xFFFF: the object itself) ++ losing stamp
 //                   (u64 BE hlc ++ 16-byte node ++ u32 BE index)
 //                -> u8 kind, class name, tagged primary key, property name ("" for the object),
-//                   u8 1 + varint lamport + 16-byte node of a list element (or u8 0), winning
+//                   u8 1 + varint lamport + 16-byte node of a list element, or u8 2 + the key of
+//                   a map entry (string), or u8 0, winning
 //                   value, losing value (u8 0: a delete, 1: tagged value, 2: tagged primary key of
 //                   a link target), winning stamp (u64 BE hlc, 16-byte node, u32 BE index),
 //                   u64 BE local version of the commit that decided it, u64 BE milliseconds
@@ -45,6 +46,9 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
         case deleteOverridden = 3
         /// Two nodes wrote the same list element concurrently; the later stamp won.
         case listElementWrite = 4
+        /// Two nodes wrote (or removed) the same map key concurrently; the later stamp won. A
+        /// removal of the key is a nil value.
+        case mapEntryWrite = 5
 
         public var description: String {
             switch self {
@@ -52,6 +56,7 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
             case .writeVoidedByDelete: "write voided by delete"
             case .deleteOverridden: "delete overridden"
             case .listElementWrite: "concurrent list element write"
+            case .mapEntryWrite: "concurrent map entry write"
             }
         }
     }
@@ -85,6 +90,8 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
     public var decidedInVersion: UInt64
     /// When this node recorded it (milliseconds since 1970, this node's clock).
     public var recordedAtMilliseconds: UInt64
+    /// The map key written, for `mapEntryWrite`.
+    public var mapKey: String? = nil
 
     /// The node that made the winning change.
     public var winningNode: NodeID { winningStamp.node }
@@ -93,6 +100,7 @@ public struct Conflict: Sendable, Equatable, Identifiable, CustomStringConvertib
 
     public var description: String {
         let target = "\(className)[\(primaryKey)]" + (property.map { ".\($0)" } ?? "") + (listElement.map { "[\($0)]" } ?? "")
+            + (mapKey.map { "[\"\($0)\"]" } ?? "")
         let win = winningValue.map(\.description) ?? "(delete)"
         let lose = losingValue.map(\.description) ?? "(delete)"
         return "\(kind) \(target): \(win) by \(winningNode.description.prefix(8)) at \(winningStamp) beat \(lose) by \(losingNode.description.prefix(8)) at \(losingStamp)"
@@ -176,6 +184,9 @@ enum ConflictLedger {
             w.u8(1)
             w.varint(e.lamport)
             w.append(e.node.bytes)
+        } else if let key = c.mapKey {
+            w.u8(2)
+            w.string(key)
         } else {
             w.u8(0)
         }
@@ -197,10 +208,15 @@ enum ConflictLedger {
         let pk = try StorageValue.decode(from: &r)
         let property = try r.string(max: SchemaLimits.columnNameBytesMax)
         var element: ElementID?
-        if try r.u8() == 1 {
+        var mapKey: String?
+        switch try r.u8() {
+        case 0: break
+        case 1:
             let lamport = try r.varint()
             guard let node = NodeID(bytes: try r.bytes(16)) else { throw AtollError.corrupted("conflict ledger entry with a bad element node") }
             element = ElementID(lamport: lamport, node: node)
+        case 2: mapKey = try r.string(max: r.remaining)
+        case let t: throw AtollError.corrupted("conflict ledger entry with target tag \(t)")
         }
         let winning = try readValue(&r)
         let losingValue = try readValue(&r)
@@ -210,7 +226,7 @@ enum ConflictLedger {
         return Conflict(id: Conflict.ID(key: Array(key)), kind: kind, className: className, primaryKey: pk,
                         property: property.isEmpty ? nil : property, listElement: element, winningValue: winning,
                         losingValue: losingValue, winningStamp: winningStamp, losingStamp: losing,
-                        decidedInVersion: version, recordedAtMilliseconds: recorded)
+                        decidedInVersion: version, recordedAtMilliseconds: recorded, mapKey: mapKey)
     }
 
     /// Every entry of the ledger (of one object when `objectKey` is given), in key order.

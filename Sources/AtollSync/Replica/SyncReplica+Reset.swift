@@ -25,7 +25,12 @@ extension SyncWriter {
         guard let k = staleRows?[c.key]?.removeValue(forKey: pk) else { return nil }
         let t = try table(c)
         for column in c.spec.columns.indices where column != c.primaryKeyColumn {
-            if c.spec.columns[column].isList {
+            let spec = c.spec.columns[column]
+            if spec.isMap {
+                if try !t.mapEntries(k, column).isEmpty { try t.mapClear(k, column) }
+            } else if spec.isSet {
+                if try !t.listValues(k, column).isEmpty { try t.setClear(k, column) }
+            } else if spec.isList {
                 if try !t.listValues(k, column).isEmpty { try t.listClear(k, column) }
             } else if try t.value(k, column) != c.defaults[column] {
                 try t.set(k, column, c.defaults[column])
@@ -97,8 +102,8 @@ extension SyncReplica {
                 for k in try t.objectKeys() { rows[try t.primaryKeyValue(k)] = k }
                 stale[c.key] = rows
             }
-            for tree in [SyncTrees.objects, SyncTrees.lists, SyncTrees.counters, SyncTrees.dangling, SyncTrees.outgoing, SyncTrees.staged,
-                         SyncTrees.recovery]
+            for tree in [SyncTrees.objects, SyncTrees.lists, SyncTrees.collections, SyncTrees.counters, SyncTrees.dangling,
+                         SyncTrees.outgoing, SyncTrees.staged, SyncTrees.recovery]
             {
                 var keys: [[UInt8]] = []
                 try w.forEachInternalEntry(tree, from: []) { k, _ in
@@ -235,15 +240,25 @@ extension SyncReplica {
 }
 
 /// The unsynced changes a client reset makes again on top of the relay's state, by class name,
-/// primary key and property name. A list property changed locally is given its whole local
-/// value (its element ids belong to the discarded history).
+/// primary key and property name. A list, set or map property changed locally is given its
+/// whole local value (a list's element ids and a set's tags belong to the discarded history).
 struct RecoveryPlan: Equatable {
+    /// One entry of a map's local value.
+    struct MapEntry: Equatable {
+        var key: String
+        var value: SyncValue
+    }
+
     enum Operation: Equatable {
         case create(String, StorageValue)
         case erase(String, StorageValue)
         case set(String, StorageValue, property: String, SyncValue)
         case add(String, StorageValue, property: String, Int64)
         case list(String, StorageValue, property: String, [SyncValue])
+        /// A set's whole local value.
+        case setValues(String, StorageValue, property: String, [SyncValue])
+        /// A map's whole local value.
+        case mapEntries(String, StorageValue, property: String, [MapEntry])
     }
 
     var operations: [Operation] = []
@@ -256,6 +271,8 @@ struct RecoveryPlan: Equatable {
     /// reset (for the local value of changed lists), keeping the classes `recoverable` accepts.
     init(_ changesets: [Changeset], schema: SyncSchema, txn: Transaction, recoverable: (String) -> Bool) throws {
         var lists: [(String, StorageValue, String)] = []
+        var sets: [(String, StorageValue, String)] = []
+        var maps: [(String, StorageValue, String)] = []
         for cs in changesets {
             let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
             for i in content.instructions {
@@ -275,22 +292,35 @@ struct RecoveryPlan: Equatable {
                 case .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _):
                     let entry = (name, o.primaryKey, try property(p))
                     if !lists.contains(where: { $0 == entry }) { lists.append(entry) }
+                case .setAdd(_, let p, _), .setRemove(_, let p, _, _):
+                    let entry = (name, o.primaryKey, try property(p))
+                    if !sets.contains(where: { $0 == entry }) { sets.append(entry) }
+                case .mapSet(_, let p, _, _), .mapRemove(_, let p, _):
+                    let entry = (name, o.primaryKey, try property(p))
+                    if !maps.contains(where: { $0 == entry }) { maps.append(entry) }
                 }
             }
         }
-        // Lists last, with their local value now (nothing when the object is gone locally).
+        // Collections last, with their local value now (nothing when the object is gone locally).
+        func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+            guard case .link(let target) = v else { return .value(v) }
+            guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
+            return .link(primaryKey: try txn.table(tc.key).primaryKeyValue(target))
+        }
         for (name, pk, property) in lists {
             guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, txn) else { continue }
-            var values: [SyncValue] = []
-            for v in try txn.table(c.key).listValues(k, column) {
-                if case .link(let target) = v {
-                    guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
-                    values.append(.link(primaryKey: try txn.table(tc.key).primaryKeyValue(target)))
-                } else {
-                    values.append(.value(v))
-                }
-            }
+            let values = try txn.table(c.key).listValues(k, column).map { try syncValue(c, column, $0) }
             operations.append(.list(name, pk, property: property, values))
+        }
+        for (name, pk, property) in sets {
+            guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, txn) else { continue }
+            let values = try txn.table(c.key).listValues(k, column).map { try syncValue(c, column, $0) }
+            operations.append(.setValues(name, pk, property: property, values))
+        }
+        for (name, pk, property) in maps {
+            guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, txn) else { continue }
+            let entries = try txn.table(c.key).mapEntries(k, column).map { MapEntry(key: $0.key, value: try syncValue(c, column, $0.value)) }
+            operations.append(.mapEntries(name, pk, property: property, entries))
         }
     }
 
@@ -341,12 +371,21 @@ struct RecoveryPlan: Equatable {
                     try t.listInsert(k, column, at: index, value)
                     index += 1
                 }
+            case .setValues(let name, let pk, let property, let values):
+                guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, w) else { continue }
+                // A link whose target the relay's state lacks is left out, as a list leaves it out.
+                try w.table(c.key).setAssign(k, column, try values.compactMap { try resolve(c, column, $0) })
+            case .mapEntries(let name, let pk, let property, let entries):
+                guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, w) else { continue }
+                // A link whose target the relay's state lacks reads as nil, as after a delete.
+                try w.table(c.key).mapAssign(k, column, try entries.map { (key: $0.key, value: try resolve(c, column, $0.value) ?? .null) })
             }
         }
     }
 
     // MARK: encoding (u8 format 1, varint count, per operation: u8 tag, class, primary key, then
-    // by tag: set: property, value; add: property, zigzag delta; list: property, count, values)
+    // by tag: set: property, value; add: property, zigzag delta; list (5) and set values (6):
+    // property, count, values; map entries (7): property, count, (key, value) pairs)
 
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: 64)
@@ -366,6 +405,14 @@ struct RecoveryPlan: Equatable {
                 w.u8(5); w.string(c); pk.encode(into: &w); w.string(p)
                 w.varint(UInt64(values.count))
                 for v in values { v.encode(into: &w) }
+            case .setValues(let c, let pk, let p, let values):
+                w.u8(6); w.string(c); pk.encode(into: &w); w.string(p)
+                w.varint(UInt64(values.count))
+                for v in values { v.encode(into: &w) }
+            case .mapEntries(let c, let pk, let p, let entries):
+                w.u8(7); w.string(c); pk.encode(into: &w); w.string(p)
+                w.varint(UInt64(entries.count))
+                for e in entries { w.string(e.key); e.value.encode(into: &w) }
             }
         }
         return w.bytes
@@ -391,6 +438,18 @@ struct RecoveryPlan: Equatable {
                 var values: [SyncValue] = []
                 for _ in 0..<n { values.append(try SyncValue.decode(from: &r)) }
                 plan.operations.append(.list(c, pk, property: p, values))
+            case 6:
+                let p = try r.string(max: Self.nameBytesMax)
+                let n = try r.length(max: r.remaining)
+                var values: [SyncValue] = []
+                for _ in 0..<n { values.append(try SyncValue.decode(from: &r)) }
+                plan.operations.append(.setValues(c, pk, property: p, values))
+            case 7:
+                let p = try r.string(max: Self.nameBytesMax)
+                let n = try r.length(max: r.remaining)
+                var entries: [MapEntry] = []
+                for _ in 0..<n { entries.append(MapEntry(key: try r.string(max: Self.nameBytesMax), value: try SyncValue.decode(from: &r))) }
+                plan.operations.append(.mapEntries(c, pk, property: p, entries))
             default:
                 throw AtollError.corrupted("sync recovery plan: unknown operation \(tag)")
             }

@@ -463,7 +463,10 @@ extension SyncReplica {
                 guard let bytes = try r.internalValue(SyncTrees.objects, key: ok),
                       try bytes.withUnsafeBytes({ try ObjectRecord.decode($0, s.nodes) }).exists
                 else { throw AtollError.corrupted("'\(c.name)' \(pk) is in the table but its sync record says it does not exist") }
-                for column in c.spec.columns.indices where c.spec.columns[column].isList {
+                for column in c.spec.columns.indices where c.spec.columns[column].isSet || c.spec.columns[column].isMap {
+                    try SyncWriter.checkCollection(r, s.nodes, c, t, k, ok, column, pk: pk)
+                }
+                for column in c.spec.columns.indices where c.spec.columns[column].isList && !c.spec.columns[column].isSet && !c.spec.columns[column].isMap {
                     let values = try t.listValues(k, column)
                     let l = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }

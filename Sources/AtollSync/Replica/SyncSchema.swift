@@ -66,8 +66,8 @@ final class SyncedClass {
 /// Every class of the file syncs unless the configuration names a subset. Only classes with a
 /// primary key can sync (an object is named by (class, primary key) on every node); a class that
 /// links to another must sync together with it. The fingerprint is a hash of the synced
-/// classes' names, primary keys and properties (name, type, optionality, list, link target, int
-/// width) in name order (`SyncSchemaDescription.fingerprint`); a file records the fingerprint
+/// classes' names, primary keys and properties (name, type, optionality, list, set or map, link
+/// target, int width) in name order (`SyncSchemaDescription.fingerprint`); a file records the fingerprint
 /// of the schema it last synced with, so that opening it after a migration finds the change
 /// (SyncReplica+Schema.swift). Indexes do not count.
 struct SyncSchema {
@@ -106,12 +106,6 @@ struct SyncSchema {
                 missingKeys.append(spec.name)
                 continue
             }
-            // Sets and maps have no merge rules in sync yet: their edits would merge as a list's
-            // (by position), which breaks their order and uniqueness. Refused until they do.
-            if let col = spec.columns.first(where: { $0.isSet || $0.isMap }) {
-                throw AtollError(.schemaMismatch,
-                    "'\(spec.name).\(col.name)' is a \(col.isSet ? "set" : "map"); sets and maps do not sync yet: leave '\(spec.name)' out of the synced classes")
-            }
             let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
             classes[k] = c
             byName[spec.name] = c
@@ -143,7 +137,7 @@ struct SyncSchema {
         SyncSchemaDescription(classes: classes.map { c in
             SyncSchemaDescription.Class(name: c.name, primaryKey: c.primaryKeySpec.name, isEmbedded: c.spec.isEmbedded, properties: c.spec.columns.map { col in
                 SyncSchemaDescription.Property(name: col.name, type: col.type.rawValue, isNullable: col.isNullable, isList: col.isList,
-                                               intBits: col.intBits, linkTarget: col.linkTarget)
+                                               intBits: col.intBits, linkTarget: col.linkTarget, isSet: col.isSet, isMap: col.isMap)
             })
         })
     }

@@ -16,8 +16,10 @@ import AtollStorage
 //   `sync.counters` for the writes that may still arrive).
 // - Lists are RGA sequences (ListRecord.swift): concurrent inserts are all kept, removed
 //   elements stay as tombstones, each element's value is a register.
-// - A link whose target is deleted shows as nil (a list element pointing to it is hidden); its
-//   register keeps the target, and re-creating the target brings the link back.
+// - Sets are add-wins (observed-remove) sets, maps are per-key registers with removal stamps
+//   (CollectionRecord.swift, SyncWriter+Collections.swift).
+// - A link whose target is deleted shows as nil (a list element pointing to it is hidden, a set
+//   leaves it out); its register keeps the target, and re-creating the target brings the link back.
 //
 // Remote input is validated as it is applied (classes, properties, types, element ids, link
 // targets); anything wrong throws `.protocolViolation` and the caller rolls back the whole
@@ -145,6 +147,14 @@ extension SyncWriter {
             try applyListSet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, v, stamp)
         case .listErase(_, let p, let e):
             try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e)
+        case .setAdd(_, let p, let v):
+            try applySetAdd(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
+        case .setRemove(_, let p, let v, let tags):
+            try applySetRemove(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, tags: tags)
+        case .mapSet(_, let p, let key, let v):
+            try applyMapWrite(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), key: key, v, stamp)
+        case .mapRemove(_, let p, let key):
+            try applyMapWrite(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), key: key, nil, stamp)
         }
     }
 
@@ -159,7 +169,7 @@ extension SyncWriter {
 
     /// The object's row, creating it when `stamp` brings it into existence. Returns nil (and
     /// changes nothing) when the write is void: stamped before the object's tombstone.
-    private func prepareWrite(_ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], _ o: inout ObjectRecord, _ stamp: Stamp) throws -> ObjectKey? {
+    func prepareWrite(_ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], _ o: inout ObjectRecord, _ stamp: Stamp) throws -> ObjectKey? {
         if let d = o.deleted, stamp < d { return nil }
         if o.exists {
             guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
@@ -240,6 +250,7 @@ extension SyncWriter {
             }
             if changed { setList(lk, l) }
         }
+        try eraseCollectionsBefore(c, ok, k, stamp)
     }
 
     /// Whether increments of the field are still stored. Throws when they cannot be read: "none"
@@ -262,7 +273,9 @@ extension SyncWriter {
                     if origin === target && originKey == k { continue }
                     let originPK = try table(origin).primaryKeyValue(originKey)
                     let ok = SyncTrees.objectKey(origin.key, originPK)
-                    if origin.spec.columns[column].isList {
+                    if origin.spec.columns[column].isSet || origin.spec.columns[column].isMap {
+                        // The record keeps the link; the table drops it (a set) or shows nil (a map).
+                    } else if origin.spec.columns[column].isList {
                         let lk = SyncTrees.listKey(ok, column: column)
                         var l = try list(lk)
                         for i in l.elements.indices where l.elements[i].isVisible && l.elements[i].value == .link(primaryKey: pk) {
@@ -283,7 +296,7 @@ extension SyncWriter {
     // MARK: properties
 
     /// The value to store for `v` in `column`, or the primary key of a missing link target.
-    private func storageValue(_ c: SyncedClass, _ column: Int, _ v: SyncValue) throws -> (StorageValue, dangling: StorageValue?) {
+    func storageValue(_ c: SyncedClass, _ column: Int, _ v: SyncValue) throws -> (StorageValue, dangling: StorageValue?) {
         let spec = c.spec.columns[column]
         switch v {
         case .value(let s):
@@ -361,7 +374,8 @@ extension SyncWriter {
     // MARK: lists
 
     private func listColumn(_ c: SyncedClass, _ column: Int) throws {
-        guard c.spec.columns[column].isList else {
+        let spec = c.spec.columns[column]
+        guard spec.isList, !spec.isSet, !spec.isMap else {
             throw AtollError(.protocolViolation, "a changeset edits '\(c.name).\(c.spec.columns[column].name)' as a list; it is not one")
         }
     }

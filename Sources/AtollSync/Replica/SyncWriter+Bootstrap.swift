@@ -11,13 +11,18 @@ extension SyncWriter {
     func bootstrapExistingData() throws -> Int {
         var made = 0
         var stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
-        var encoder = ChangesetBodyEncoder(origin: nodeID)
+        // Set and map instructions exist from body format 4 (with seen stamps: none here).
+        let collections = schema.classes.values.contains { !collectionColumns(of: $0).isEmpty }
+        var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: collections)
+        func append(_ i: SyncInstruction) {
+            if collections { encoder.append(i, seen: nil) } else { encoder.append(i) }
+        }
 
         func finishChangeset() throws {
             guard !encoder.isEmpty else { return }
             try storeOutgoing(Changeset(origin: nodeID, seq: state.ownSeq + 1, hlc: stamp.hlc, body: encoder.finish()))
             made += 1
-            encoder = ChangesetBodyEncoder(origin: nodeID)
+            encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: collections)
             stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
         }
 
@@ -29,10 +34,32 @@ extension SyncWriter {
                 let address = ObjectAddress(classIndex: encoder.classIndex(c.name), primaryKey: pk)
                 var o = ObjectRecord()
                 o.latest = stamp.at(encoder.instructionCount)
-                encoder.append(.create(address))
+                append(.create(address))
                 for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn {
                     let property = encoder.propertyIndex(spec.name)
-                    if spec.isList {
+                    if spec.isSet {
+                        let ck = SyncTrees.listKey(ok, column: column)
+                        var set = SetRecord()
+                        for v in try t.listValues(k, column) {
+                            let value = try bootstrapValue(c, column, v)
+                            let s = stamp.at(encoder.instructionCount)
+                            _ = set.add(value, tag: s)
+                            o.noteWrite(s)
+                            append(.setAdd(address, property: property, value: value))
+                        }
+                        if !set.values.isEmpty { putSetRecord(ck, set) }
+                    } else if spec.isMap {
+                        let ck = SyncTrees.listKey(ok, column: column)
+                        var map = MapRecord()
+                        for e in try t.mapEntries(k, column) {
+                            let value = try bootstrapValue(c, column, e.value)
+                            let s = stamp.at(encoder.instructionCount)
+                            map.entries[e.key] = MapRecord.Entry(stamp: s, value: value)
+                            o.noteWrite(s)
+                            append(.mapSet(address, property: property, key: e.key, value: value))
+                        }
+                        if !map.entries.isEmpty { putMapRecord(ck, map) }
+                    } else if spec.isList {
                         let lk = SyncTrees.listKey(ok, column: column)
                         var l = ListRecord()
                         var parent: ElementID?
@@ -43,7 +70,7 @@ extension SyncWriter {
                             let s = stamp.at(encoder.instructionCount)
                             l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: s, valueStamp: s, value: value), at: at)
                             o.noteWrite(s)
-                            encoder.append(.listInsert(address, property: property, after: parent, lamport: id.lamport, value: value))
+                            append(.listInsert(address, property: property, after: parent, lamport: id.lamport, value: value))
                             parent = id
                         }
                         if !l.elements.isEmpty { setList(lk, l) }
@@ -52,7 +79,7 @@ extension SyncWriter {
                         let s = stamp.at(encoder.instructionCount)
                         o.fields.append(ObjectRecord.Field(column: column, stamp: s))
                         o.noteWrite(s)
-                        encoder.append(.set(address, property: property, value: value))
+                        append(.set(address, property: property, value: value))
                     }
                 }
                 setObject(ok, o)

@@ -29,14 +29,14 @@ extension SyncWriter {
         return .value(v)
     }
 
-    private func recordConflict(_ kind: Conflict.Kind, _ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], keyColumn: Int,
-                                property: Int?, element: ElementID? = nil,
+    func recordConflict(_ kind: Conflict.Kind, _ c: SyncedClass, _ pk: StorageValue, _ ok: [UInt8], keyColumn: Int,
+                        property: Int?, element: ElementID? = nil, mapKey: String? = nil,
                                 winning: SyncValue?, _ winningStamp: Stamp, losing: SyncValue?, _ losingStamp: Stamp) throws
     {
         let conflict = Conflict(id: Conflict.ID(key: []), kind: kind, className: c.name, primaryKey: pk,
                                 property: property.map { c.spec.columns[$0].name }, listElement: element,
                                 winningValue: winning, losingValue: losing, winningStamp: winningStamp, losingStamp: losingStamp,
-                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds())
+                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: mapKey)
         try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ok, column: keyColumn, losing: losingStamp),
                             value: ConflictLedger.encode(conflict))
         conflictsRecorded += 1
@@ -45,7 +45,7 @@ extension SyncWriter {
     /// The writer of an arriving write had seen `seenStamp` there: had that write been recorded
     /// as lost, it was replaced knowingly after all (its entry goes). Every node drops it: the
     /// entry can only have been made before the arriving write came (causal order).
-    private func dropSeen(_ ok: [UInt8], column: Int) throws {
+    func dropSeen(_ ok: [UInt8], column: Int) throws {
         guard let seen = seenStamp else { return }
         try txn.deleteInternal(ConflictLedger.tree, key: ConflictLedger.key(ok, column: column, losing: seen))
     }

@@ -33,6 +33,20 @@ extension SyncWriter {
         let key: ObjectKey
     }
 
+    /// A set or map of an object, and the last log entry that edits it or deletes the object
+    /// (SyncWriter+Collections.swift: its edits are sent there, unless that entry is the delete).
+    private struct CollectionRef: Hashable {
+        let table: TableKey
+        let key: ObjectKey
+        let column: Int
+    }
+
+    private struct LogPosition: Equatable {
+        let version: UInt64
+        let entry: Int
+        var isDelete = false
+    }
+
     /// Turns every local commit after `state.extractedThrough` into changesets stored in
     /// `sync.outgoing`. Returns how many were made.
     @discardableResult
@@ -48,11 +62,27 @@ extension SyncWriter {
         // read as streams, one commit at a time, never all decoded at once: a bulk commit's
         // instructions would take several times its log's size in memory.
         var erased: [ObjectRef: StorageValue] = [:]
+        var lastEdits: [CollectionRef: LogPosition] = [:]
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
             var reader = TransactionLogReader(bytes)
+            var entry = 0
             while let i = reader.next() {
-                if case .eraseObject(let t, let k, let pk) = i, schema.classes[t] != nil { erased[ObjectRef(table: t, key: k)] = pk }
+                defer { entry += 1 }
+                switch i {
+                case .eraseObject(let t, let k, let pk):
+                    guard let c = schema.classes[t] else { continue }
+                    erased[ObjectRef(table: t, key: k)] = pk
+                    for column in collectionColumns(of: c) {
+                        lastEdits[CollectionRef(table: t, key: k, column: column)] = LogPosition(version: v, entry: entry, isDelete: true)
+                    }
+                case .listInsert(let t, let k, let column, _, _), .listSet(let t, let k, let column, _, _),
+                     .listErase(let t, let k, let column, _, _), .listClear(let t, let k, let column):
+                    guard let c = schema.classes[t], c.spec.columns[column].isSet || c.spec.columns[column].isMap else { continue }
+                    lastEdits[CollectionRef(table: t, key: k, column: column)] = LogPosition(version: v, entry: entry)
+                default:
+                    continue
+                }
             }
             if let e = reader.error { throw e }
         }
@@ -60,7 +90,7 @@ extension SyncWriter {
         var created: [(SyncedClass, StorageValue)] = []
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
-            made += try extractCommit(version: v, log: bytes, erased: erased, created: &created)
+            made += try extractCommit(version: v, log: bytes, erased: erased, lastEdits: lastEdits, created: &created)
         }
         for (c, pk) in created {
             let o = try object(SyncTrees.objectKey(c.key, pk))
@@ -84,7 +114,7 @@ extension SyncWriter {
     }
 
     /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
-    private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue],
+    private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue], lastEdits: [CollectionRef: LogPosition],
                                created: inout [(SyncedClass, StorageValue)]) throws -> Int
     {
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: true)
@@ -187,10 +217,36 @@ extension SyncWriter {
         }
         var base = Stamp(hlc: max(now, touched.hlc &+ 1), node: nodeID)
 
+        /// A set or map edited at log entry `entry`: when no later entry edits it or deletes its
+        /// object, its local edits become instructions here.
+        func collectionEdited(_ c: SyncedClass, _ k: ObjectKey, _ column: Int, entry: Int) throws {
+            guard lastEdits[CollectionRef(table: c.key, key: k, column: column)] == LogPosition(version: version, entry: entry) else { return }
+            let pk = try primaryKey(c, k)
+            for edit in try localCollectionEdits(c, pk, k, column) {
+                let (i, seen) = try noteLocalCollectionEdit(c, pk, column, edit, stamp: base.at(encoder.instructionCount),
+                                                            address: address(c, pk), property: property(c, column))
+                encoder.append(i, seen: seen)
+                if encoder.instructionBytes >= changesetSplitBytes || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
+                    try finishChangeset(continues: true)
+                }
+            }
+        }
+
         reader = TransactionLogReader(log)
+        var entry = -1
         while let instruction = reader.next() {
+            entry += 1
             // The stamp of the instruction this log entry becomes (its index in the changeset).
             let stamp = base.at(encoder.instructionCount)
+            switch instruction {
+            case .listInsert(let t, let k, let column, _, _), .listSet(let t, let k, let column, _, _),
+                 .listErase(let t, let k, let column, _, _), .listClear(let t, let k, let column):
+                guard let c = schema.classes[t], c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
+                try collectionEdited(c, k, column, entry: entry)
+                continue
+            default:
+                break
+            }
             switch instruction {
             case .createObject(let t, let k, let pk):
                 guard let c = schema.classes[t] else { continue }
@@ -450,6 +506,7 @@ extension SyncWriter {
         o.fields.removeAll()
         o.noteDelete(stamp)
         setObject(ok, o)
+        try deleteCollectionMetadata(c, ok, stamp)
         for column in listColumns(of: c) {
             let lk = SyncTrees.listKey(ok, column: column)
             var l = try list(lk)

@@ -103,17 +103,18 @@ extension SyncInstruction {
     var property: Int? {
         switch self {
         case .create, .erase: nil
-        case .set(_, let p, _), .addInteger(_, let p, _), .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _): p
+        case .set(_, let p, _), .addInteger(_, let p, _), .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _),
+             .setAdd(_, let p, _), .setRemove(_, let p, _, _), .mapSet(_, let p, _, _), .mapRemove(_, let p, _): p
         }
     }
 
     /// Whether applying it brings the object into existence or keeps it (every write but a
-    /// list removal, and the insert of an element removed already).
+    /// list, set or map removal, and the insert of an element removed already).
     func touchesObject(erased: Bool) -> Bool {
         switch self {
-        case .listErase, .erase: false
+        case .listErase, .erase, .setRemove, .mapRemove: false
         case .listInsert: !erased
-        case .create, .set, .addInteger, .listSet: true
+        case .create, .set, .addInteger, .listSet, .setAdd, .mapSet: true
         }
     }
 
@@ -129,6 +130,10 @@ extension SyncInstruction {
         case .listInsert(_, _, let after, let lamport, let v): return .listInsert(o, property: p, after: after, lamport: lamport, value: v)
         case .listSet(_, _, let e, let v): return .listSet(o, property: p, element: e, value: v)
         case .listErase(_, _, let e): return .listErase(o, property: p, element: e)
+        case .setAdd(_, _, let v): return .setAdd(o, property: p, value: v)
+        case .setRemove(_, _, let v, let tags): return .setRemove(o, property: p, value: v, tags: tags)
+        case .mapSet(_, _, let key, let v): return .mapSet(o, property: p, key: key, value: v)
+        case .mapRemove(_, _, let key): return .mapRemove(o, property: p, key: key)
         }
     }
 }

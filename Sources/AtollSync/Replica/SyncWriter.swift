@@ -45,6 +45,9 @@ final class SyncWriter {
     private var objects: [RecordKey: (record: ObjectRecord, dirty: Bool)] = [:]
     private var lists: [RecordKey: (record: ListRecord, dirty: Bool)] = [:]
     private var tables: [TableKey: Table] = [:]
+    /// Set and map records (CollectionRecord.swift), like `lists`.
+    var setRecords: [RecordKey: (record: SetRecord, dirty: Bool)] = [:]
+    var mapRecords: [RecordKey: (record: MapRecord, dirty: Bool)] = [:]
 
     init(txn: WriteTransaction, schema: SyncSchema, state: ReplicaState, physicalMilliseconds: @escaping () -> UInt64,
          maxForwardDriftMilliseconds: UInt64)
@@ -106,9 +109,10 @@ final class SyncWriter {
         lists[RecordKey(key)] = (l, true)
     }
 
-    /// The list keys of an object that exist in the file or in this transaction.
+    /// The list columns of a class (sets and maps, also stored as lists, are not: they have
+    /// their own records, SyncWriter+Collections.swift).
     func listColumns(of c: SyncedClass) -> [Int] {
-        c.spec.columns.indices.filter { c.spec.columns[$0].isList }
+        c.spec.columns.indices.filter { c.spec.columns[$0].isList && !c.spec.columns[$0].isSet && !c.spec.columns[$0].isMap }
     }
 
     // MARK: counters (increments kept while a later write of the field may need them)
@@ -179,7 +183,9 @@ final class SyncWriter {
             let originRecord = try object(e.origin)
             guard originRecord.exists, let originKey = try rowKey(originClass, e.originPK) else { continue }
             let t = try table(originClass)
-            if originClass.spec.columns[e.column].isList {
+            if originClass.spec.columns[e.column].isSet || originClass.spec.columns[e.column].isMap {
+                try reprojectCollection(originClass, e.origin, e.column, originKey)
+            } else if originClass.spec.columns[e.column].isList {
                 let lk = SyncTrees.listKey(e.origin, column: e.column)
                 var l = try list(lk)
                 var visible = 0
@@ -222,6 +228,7 @@ final class SyncWriter {
         for (key, entry) in lists where entry.dirty {
             try txn.putInternal(SyncTrees.lists, key: key.bytes, value: entry.record.encode(&state.nodes))
         }
+        try flushCollectionRecords()
         objects = [:]
         lists = [:]
     }

@@ -22,6 +22,11 @@ struct Oracle {
         var sets: [String: (Stamp, SyncValue)] = [:]
         var increments: [String: [(Stamp, Int64)]] = [:]
         var lists: [String: [ElementID: Element]] = [:]
+        /// Per set: every add of a value (its tag), and the tags removals named.
+        var setAdds: [String: [SyncValue: Set<Stamp>]] = [:]
+        var setRemoved: [String: [SyncValue: Set<Stamp>]] = [:]
+        /// Per map and key: every write (a value) and removal (nil) with its stamp.
+        var mapWrites: [String: [String: [(Stamp, SyncValue?)]]] = [:]
 
         mutating func write(_ s: Stamp) { if latest.map({ s > $0 }) ?? true { latest = s } }
         var exists: Bool { latest.map { l in deleted.map { l > $0 } ?? true } ?? false }
@@ -63,6 +68,16 @@ struct Oracle {
                     elementWrites.append((key, content.properties[p], e, s, v))
                 case .listErase(_, let p, let e):
                     elementWrites.append((key, content.properties[p], e, s, nil))
+                case .setAdd(_, let p, let v):
+                    obj.write(s)
+                    obj.setAdds[content.properties[p], default: [:]][v, default: []].insert(s)
+                case .setRemove(_, let p, let v, let tags):
+                    obj.setRemoved[content.properties[p], default: [:]][v, default: []].formUnion(tags)
+                case .mapSet(_, let p, let k, let v):
+                    obj.write(s)
+                    obj.mapWrites[content.properties[p], default: [:]][k, default: []].append((s, v))
+                case .mapRemove(_, let p, let k):
+                    obj.mapWrites[content.properties[p], default: [:]][k, default: []].append((s, nil))
                 }
                 objects[key] = obj
             }
@@ -89,7 +104,11 @@ struct Oracle {
             for (key, obj) in present {
                 var line = "  \(key.pk):"
                 for (i, c) in spec.columns.enumerated() where i != spec.primaryKeyIndex {
-                    if c.isList {
+                    if c.isSet {
+                        line += " \(c.name)=<\(setValues(obj, c).sorted().joined(separator: ","))>"
+                    } else if c.isMap {
+                        line += " \(c.name)={\(mapEntries(obj, c).map { "\($0.0):\($0.1)" }.joined(separator: ","))}"
+                    } else if c.isList {
                         line += " \(c.name)=[\(listValues(obj, c).joined(separator: ","))]"
                     } else {
                         line += " \(c.name)=\(fieldValue(obj, c))"
@@ -128,6 +147,30 @@ struct Oracle {
             base.value = .int(wrap(n, bits: c.intBits))
         }
         return base.value.description
+    }
+
+    /// Add-wins: a value is in the set while one of its adds (after the object's last delete)
+    /// is named by no removal; a link shows while its target exists.
+    private func setValues(_ o: Object, _ c: ColumnSpec) -> [String] {
+        var out: [String] = []
+        for (v, tags) in o.setAdds[c.name] ?? [:] {
+            let removed = o.setRemoved[c.name]?[v] ?? []
+            guard tags.contains(where: { t in !removed.contains(t) && o.deleted.map { t > $0 } ?? true }) else { continue }
+            if let shown = show(v, c) { out.append(shown) }
+        }
+        return out
+    }
+
+    /// Per key, the write or removal with the greatest stamp after the object's last delete; a
+    /// link to a deleted target shows as null.
+    private func mapEntries(_ o: Object, _ c: ColumnSpec) -> [(String, String)] {
+        var out: [(String, String)] = []
+        for (key, writes) in o.mapWrites[c.name] ?? [:] {
+            guard let last = writes.filter({ w in o.deleted.map { w.0 > $0 } ?? true }).max(by: { $0.0 < $1.0 }), let v = last.1 else { continue }
+            out.append((key, show(v, c) ?? "null"))
+        }
+        // The table's order: by key, as UTF-8 bytes.
+        return out.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
     }
 
     private func listValues(_ o: Object, _ c: ColumnSpec) -> [String] {
