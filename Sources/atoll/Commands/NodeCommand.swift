@@ -4,6 +4,7 @@ import AtollSync
 import Dispatch
 import Foundation
 import Logging
+import AtollStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -123,7 +124,7 @@ extension NodeCommand {
 
 /// The error that stopped the session, set from the observer's queue.
 private final class StopReason: Sendable {
-    private let value = Mutex<AtollError?>(nil)
+    private let value = AtollLock<AtollError?>(nil)
     func set(_ e: AtollError) { value.withLock { $0 = e } }
     var error: AtollError? { value.withLock { $0 } }
 }
@@ -132,7 +133,7 @@ private final class StopReason: Sendable {
 /// every half second (the latest wins).
 private final class NodeOutput: Sendable {
     let queue = DispatchQueue(label: "atoll.node.output")
-    private let pendingProgress = Mutex<(text: String?, scheduled: Bool, last: UInt64)>((nil, false, 0))
+    private let pendingProgress = AtollLock<(text: String?, scheduled: Bool, last: UInt64)>((nil, false, 0))
 
     func line(_ text: String) {
         Output.writeAll(1, Array((text + "\n").utf8))
@@ -181,12 +182,12 @@ private final class NodeOutput: Sendable {
 private final class NodeSignals: Sendable {
     private let stream: AsyncStream<Int32>
     private let continuation: AsyncStream<Int32>.Continuation
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let sources: AtollLock<[any DispatchSourceSignal]>
 
     init() {
         (stream, continuation) = AsyncStream<Int32>.makeStream()
         let continuation = self.continuation
-        sources = Mutex([SIGTERM, SIGINT].map { number in
+        sources = AtollLock([SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
