@@ -33,7 +33,7 @@ public final class JWTAuthenticator: BearerTokenAuthenticator {
     private let now: @Sendable () -> Date
     /// The set in force. Swapped whole by `reload()`; a verification in progress keeps the set
     /// it started with.
-    private let keySet: Mutex<KeySet>
+    private let keySet: AtollLock<KeySet>
 
     /// The loaded keys: jwt-kit's collection and, per `kid`, the one algorithm it verifies.
     struct KeySet: Sendable {
@@ -57,7 +57,7 @@ public final class JWTAuthenticator: BearerTokenAuthenticator {
         self.audience = audience
         self.issuer = issuer
         self.now = now
-        keySet = Mutex(try await Self.load(keySetPath))
+        keySet = AtollLock(try await Self.load(keySetPath))
     }
 
     /// Reads the key file again. On failure the old set stays in force and the error says why.

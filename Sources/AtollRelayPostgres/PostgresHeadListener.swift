@@ -12,7 +12,7 @@ import Synchronization
 /// heads about once a second. A lost connection is retried with backoff (100 ms doubling to 5 s)
 /// until `stop()`.
 package final class PostgresHeadListener: Sendable {
-    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let task: AtollLock<Task<Void, Never>?> = AtollLock(nil)
 
     private init() {}
 

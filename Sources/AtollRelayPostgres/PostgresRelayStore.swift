@@ -670,7 +670,7 @@ final class NotificationGate: Sendable {
         var inFlight = false
     }
 
-    private let state = Mutex(State())
+    private let state = AtollLock(State())
 
     func post(_ realmID: String, head: UInt64, on connection: PostgresConnection, logger: Logger) {
         let batch = state.withLock { s -> [String: UInt64]? in

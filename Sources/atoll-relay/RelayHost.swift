@@ -78,7 +78,7 @@ final class ConnectionTable: Sendable {
         var since: Date
     }
 
-    private let state = Mutex<(next: Int, entries: [Int: Entry])>((0, [:]))
+    private let state = AtollLock<(next: Int, entries: [Int: Entry])>((0, [:]))
 
     func add(_ peer: PeerIdentity) -> Int {
         state.withLock { state in

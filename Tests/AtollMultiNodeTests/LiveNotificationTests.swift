@@ -2,6 +2,7 @@ import AtollSync
 import AtollTestSupport
 import Dispatch
 import Foundation
+import AtollStorage
 import Synchronization
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
             var ids: [String]
         }
 
-        let changes = Mutex<[Change]>([])
+        let changes = AtollLock<[Change]>([])
 
         func record(_ c: Change) { changes.withLock { $0.append(c) } }
 

@@ -24,7 +24,7 @@ import Testing
 
     /// The states seen, in order.
     final class SeenLog: Sendable {
-        let states = Mutex<[Seen]>([])
+        let states = AtollLock<[Seen]>([])
 
         func append(_ s: Seen) { states.withLock { $0.append(s) } }
         var all: [Seen] { states.withLock { $0 } }
@@ -82,7 +82,7 @@ import Testing
     /// The largest `RssAnon` seen per process name while sampling: the memory a stage needs,
     /// without the pages of its memory-mapped file, which `VmHWM` also counts.
     final class MemorySampler: Sendable {
-        let peaks = Mutex<[String: Int]>([:])
+        let peaks = AtollLock<[String: Int]>([:])
 
         func sample(_ processes: [(String, Int32?)]) {
             for (name, pid) in processes {

@@ -121,7 +121,7 @@ import AtollTestSupport
         let children = try (0..<2).map { _ in try ChildProcess(Self.helper, ["increment", path, "\(n)"]) }
         for c in children { #expect(c.readLine() == "ready") }
         let db = try Database.open(DatabaseConfiguration(path: path, durability: .unsafe))
-        final class Collected: Sendable { let values = Mutex<[[Int64]]>([]) }
+        final class Collected: Sendable { let values = AtollLock<[[Int64]]>([]) }
         let threadValues = Collected()
         let done = DispatchSemaphore(value: 0)
         let start = Date()
@@ -273,7 +273,7 @@ import AtollTestSupport
         let start = Date()
         #expect(reader.ask("digest", timeout: 5) == before, "another process reads the committed state while the writer is open")
         let seen = DispatchSemaphore(value: 0)
-        final class Box: Sendable { let value = Mutex<Int64>(-1) }
+        final class Box: Sendable { let value = AtollLock<Int64>(-1) }
         let box = Box()
         Thread.detachNewThread {
             if let r = try? db.beginRead(), let t = try? r.table(named: "Counter"), case .int(let v)? = try? t.value(ObjectKey(primaryKey: 1), 1) {

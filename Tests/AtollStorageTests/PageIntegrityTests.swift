@@ -357,8 +357,8 @@ import AtollTestSupport
         let path = dir.file("db.atoll")
         try Self.populate(path)
         let db = try Database.open(Self.configuration(path))
-        let counts = Mutex<[Int]>([])
-        let failures = Mutex<[String]>([])
+        let counts = AtollLock<[Int]>([])
+        let failures = AtollLock<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
                 let n = try Self.readEverything(db)

@@ -86,7 +86,7 @@ import AtollTestSupport
         defer { r.close() }
         r.isShared = true
         let shared = SharedTable(table: try #require(try r.table(named: "Dog")))
-        let failures = Mutex(0)
+        let failures = AtollLock(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             let t = shared.table
             var bad = 0

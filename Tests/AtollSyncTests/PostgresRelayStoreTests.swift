@@ -45,7 +45,7 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             let (node, changesets) = try Self.changesets(12)
             _ = try Self.store(url).openRealm("r", fingerprint: Self.fingerprint, node: node)
-            let failures = Mutex<[String]>([])
+            let failures = AtollLock<[String]>([])
             // Two relays get the node's uploads at the same time, each time from the start (a
             // node that never got its acknowledgement resends everything after what it knew).
             DispatchQueue.concurrentPerform(iterations: 2) { relay in
@@ -84,7 +84,7 @@ import Testing
             let total = 4 * perOrigin
             let reader = try Self.store(url)
             _ = try reader.openRealm("r", fingerprint: Self.fingerprint, node: NodeID(high: 7, low: 7))
-            let failures = Mutex<[String]>([])
+            let failures = AtollLock<[String]>([])
             let all = origins
             DispatchQueue.concurrentPerform(iterations: 5) { worker in
                 do {
@@ -231,8 +231,8 @@ import Testing
     @Test func relaysOfOneDatabaseShareOneRelayIDAndMigrationIsIdempotent() async throws {
         try await offPool {
             let url = try PostgresTestCluster.shared().makeDatabase()
-            let ids = Mutex<[NodeID]>([])
-            let failures = Mutex<[String]>([])
+            let ids = AtollLock<[NodeID]>([])
+            let failures = AtollLock<[String]>([])
             // Relays starting together: the migration runs once, the others find it done.
             DispatchQueue.concurrentPerform(iterations: 3) { _ in
                 do {

@@ -9,9 +9,9 @@ import AtollTestSupport
 
 /// A settable physical clock (milliseconds since 1970) shared with a replica.
 final class ManualClock: Sendable {
-    private let value: Mutex<UInt64>
+    private let value: AtollLock<UInt64>
 
-    init(_ start: UInt64 = 1_700_000_000_000) { value = Mutex(start) }
+    init(_ start: UInt64 = 1_700_000_000_000) { value = AtollLock(start) }
 
     var now: UInt64 {
         get { value.withLock { $0 } }

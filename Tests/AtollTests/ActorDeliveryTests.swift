@@ -1,6 +1,7 @@
 import Atoll
 import AtollTestSupport
 import Foundation
+import AtollStorage
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// Holds every thread of Swift's cooperative pool with blocking tasks until released.
 final class PoolBlocker: Sendable {
     let width = ProcessInfo.processInfo.activeProcessorCount
-    private let started = Mutex(0)
+    private let started = AtollLock(0)
     private let gate = DispatchSemaphore(value: 0)
 
     /// Starts one blocking task per pool thread and waits (blocking: call it off the pool) until
@@ -40,7 +41,7 @@ final class PoolBlocker: Sendable {
 
 /// A flag set by a task.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = AtollLock(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }

@@ -270,7 +270,7 @@ extension DogStore {
 
 /// A counter shared by a test and the tasks or callbacks it starts.
 final class TaskCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = AtollLock(0)
     var value: Int { count.withLock { $0 } }
     func add(_ n: Int) { count.withLock { $0 += n } }
     func set(_ n: Int) { count.withLock { $0 = n } }

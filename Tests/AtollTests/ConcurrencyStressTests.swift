@@ -4,8 +4,7 @@ import Testing
 import AtollTestSupport
 
 // Many tasks writing and observing through several actor-isolated realms on one file, with
-// cancellation at the awaits. Run under Thread Sanitizer with
-// `swift test --sanitize=thread --filter ConcurrencyStressTests`.
+// cancellation at the awaits. CI runs it under Thread Sanitizer (tools/tsan/run).
 
 @Suite struct ConcurrencyStressTests {
     @Test func hundredsOfTasksWriteAndObserveThroughSeveralActorsWithCancellation() async throws {
@@ -13,7 +12,7 @@ import AtollTestSupport
         let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: dir.file("stress.atoll")), objectTypes: [Dog.self, Person.self, Book.self])
         let stores = (0..<4).map { _ in DogStore() }
         for store in stores { try await store.open(configuration) }
-        let taskCount = 240
+        let taskCount = ProcessInfo.processInfo.environment["ATOLL_CONCURRENCY_TASKS"].flatMap(Int.init) ?? 240
 
         // 40 streams on the four actors, each remembering the newest count it saw.
         let seen = (0..<40).map { _ in TaskCounter() }
@@ -28,7 +27,7 @@ import AtollTestSupport
             })
         }
 
-        // 240 writers; every third is cancelled at once, so it stops at whichever await it reached.
+        // 240 writers by default (ATOLL_CONCURRENCY_TASKS); every third is cancelled at once, so it stops at whichever await it reached.
         var writers: [Task<Bool, Never>] = []
         for i in 0..<taskCount {
             let store = stores[i % stores.count]

@@ -442,13 +442,13 @@ import AtollTestSupport
 }
 
 final class CallCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = AtollLock(0)
     func increment() -> Int { count.withLock { $0 += 1; return $0 } }
     var value: Int { count.withLock { $0 } }
 }
 
 final class EventLog: Sendable {
-    private let events = Mutex<[ClientEvent]>([])
+    private let events = AtollLock<[ClientEvent]>([])
     func append(_ event: ClientEvent) { events.withLock { $0.append(event) } }
     var all: [ClientEvent] { events.withLock { $0 } }
     var connections: Int { all.filter { if case .connected = $0 { true } else { false } }.count }

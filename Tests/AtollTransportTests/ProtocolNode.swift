@@ -15,7 +15,7 @@ final class ProtocolNode: Sendable {
     let realm: String
     let client: FrameClient
     let fingerprint: [UInt8]
-    private let state = Mutex(State())
+    private let state = AtollLock(State())
     /// Wakes the writer when an acknowledgement or a welcome arrives.
     private let progress: AsyncStream<Void>
     private let progressContinuation: AsyncStream<Void>.Continuation

@@ -30,7 +30,7 @@ struct TestPKI {
 
 /// Log messages kept in memory so tests can check what was logged.
 final class LogCapture: Sendable {
-    let messages = Mutex<[String]>([])
+    let messages = AtollLock<[String]>([])
 
     var logger: Logger {
         Logger(label: "test") { _ in CapturingLogHandler(capture: self) }
@@ -165,10 +165,10 @@ final class GlueHandler: ChannelInboundHandler {
     }
 }
 
-/// A value shared with escaping closures (Mutex itself cannot be captured by them).
+/// A value shared with escaping closures, as a class with a lock inside.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: AtollLock<Value>
+    init(_ value: Value) { mutex = AtollLock(value) }
     func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
     var value: Value { mutex.withLock { $0 } }
 }

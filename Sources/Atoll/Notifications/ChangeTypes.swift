@@ -1,4 +1,5 @@
 import Foundation
+import AtollStorage
 import Synchronization
 
 /// A registration for notifications: keep it while you want them, call `invalidate()` to stop.
@@ -13,11 +14,11 @@ import Synchronization
 public final class NotificationToken: Sendable {
     let flag: ObservationFlag
     /// Releases what the registration keeps alive elsewhere (a realm on a delivery queue).
-    private let cleanup: Mutex<(@Sendable () -> Void)?>
+    private let cleanup: AtollLock<(@Sendable () -> Void)?>
 
     init(flag: ObservationFlag = ObservationFlag(), cleanup: (@Sendable () -> Void)? = nil) {
         self.flag = flag
-        self.cleanup = Mutex(cleanup)
+        self.cleanup = AtollLock(cleanup)
     }
 
     /// Stops delivery. Calling it again does nothing.

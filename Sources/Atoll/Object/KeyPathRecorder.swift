@@ -1,4 +1,5 @@
 import Foundation
+import AtollStorage
 import Synchronization
 
 // How a Swift key path (`\Dog.owner.name`) becomes the property names of Atoll's query
@@ -28,7 +29,7 @@ enum KeyPathRecorder {
     /// Names of every key path resolved so far, by key path.
     private static let cache = KeyPathNameCache()
     /// Recordings in progress (any thread), by recording instance.
-    private static let active = Mutex<[ObjectIdentifier: KeyPathRecording]>([:])
+    private static let active = AtollLock<[ObjectIdentifier: KeyPathRecording]>([:])
     /// `active.count`, read without the lock on the missing-value branch.
     private static let activeCount = Atomic<Int>(0)
 

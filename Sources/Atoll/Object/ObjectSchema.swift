@@ -215,8 +215,8 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
 
     // MARK: caches
 
-    private static let schemas = Mutex<[ObjectIdentifier: ObjectSchema]>([:])
-    private static let counts = Mutex<[ObjectIdentifier: Int]>([:])
+    private static let schemas = AtollLock<[ObjectIdentifier: ObjectSchema]>([:])
+    private static let counts = AtollLock<[ObjectIdentifier: Int]>([:])
 
     /// The schema of `type`, derived on first use.
     public static func of(_ type: Object.Type) -> ObjectSchema {

@@ -1,5 +1,6 @@
 public import Dispatch
 import Foundation
+import AtollStorage
 import Synchronization
 
 // Projections (RealmSwift's `Projection` and `@Projected`): a class that shows some properties
@@ -167,7 +168,7 @@ struct ProjectionProperty: @unchecked Sendable {
 
 /// The schemas of projection classes, by class, found on first use.
 enum ProjectionSchemaCache {
-    private static let schemas = Mutex<[ObjectIdentifier: [ProjectionProperty]]>([:])
+    private static let schemas = AtollLock<[ObjectIdentifier: [ProjectionProperty]]>([:])
 
     static func schema(of projection: AnyObject) -> [ProjectionProperty] {
         let id = ObjectIdentifier(type(of: projection))

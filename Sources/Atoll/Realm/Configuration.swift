@@ -114,7 +114,7 @@ extension Realm {
 public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) -> Void
 
 private final class DefaultConfigurationBox: Sendable {
-    private let value = Mutex<Realm.Configuration>(Realm.Configuration())
+    private let value = AtollLock<Realm.Configuration>(Realm.Configuration())
     func get() -> Realm.Configuration { value.withLock { $0 } }
     func set(_ c: Realm.Configuration) { value.withLock { $0 = c } }
 }

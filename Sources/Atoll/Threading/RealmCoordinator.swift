@@ -14,9 +14,9 @@ final class RealmCoordinator: Sendable {
     }
 
     private let database: Database
-    private let state = Mutex(State())
+    private let state = AtollLock(State())
 
-    private static let coordinators = Mutex<[ObjectIdentifier: RealmCoordinator]>([:])
+    private static let coordinators = AtollLock<[ObjectIdentifier: RealmCoordinator]>([:])
 
     /// Sendable: the coordinator thread only tests the weak reference for nil; the Realm itself
     /// is used only on its own queue or actor (see `refresh(_:on:)`).

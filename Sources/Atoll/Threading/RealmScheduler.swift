@@ -1,4 +1,5 @@
 import Dispatch
+import AtollStorage
 import Synchronization
 
 /// How work reaches a realm's isolation later: its dispatch queue, or its actor. Used for
@@ -53,7 +54,7 @@ extension Actor {
 /// One serial line per file: waiters for a file's writer lock block one thread, in the order
 /// they asked, and hand the lock over one after the other.
 enum BlockingLine {
-    private static let lines = Mutex<[[UInt8]: DispatchQueue]>([:])
+    private static let lines = AtollLock<[[UInt8]: DispatchQueue]>([:])
     private static let opening = DispatchQueue(label: "atoll.open", attributes: .concurrent)
 
     /// The writer line of the file with identity `file` (`Database.fileId`). One queue per file

@@ -1,3 +1,4 @@
+import AtollStorage
 import Synchronization
 
 extension ThreadSafeReference {
@@ -33,7 +34,7 @@ public final class ThreadSafe<T: ThreadConfined>: Sendable {
         var generation: UInt64 = 0
     }
 
-    private let stored = Mutex(Stored())
+    private let stored = AtollLock(Stored())
 
     /// Holds `wrappedValue`, resolving it again in the realm of whichever thread reads it.
     public init(wrappedValue: T?) {

@@ -1,3 +1,4 @@
+import AtollStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ enum WritingRealms {
         weak var realm: Realm?
     }
 
-    private static let entries = Mutex<[Key: Entry]>([:])
+    private static let entries = AtollLock<[Key: Entry]>([:])
 
     private static var thread: UInt { UInt(pthread_self()) }
 

@@ -53,7 +53,7 @@ public enum QueryParser {
     }
 
     /// Queries parsed lately (valid ones only), by text; emptied when it reaches the limit.
-    private static let recent = Mutex<[String: ParsedQuery]>([:])
+    private static let recent = AtollLock<[String: ParsedQuery]>([:])
     static let recentCountMax = 256
 
     /// The components of a key path given as a `%K` argument, such as `"owner.name"`.

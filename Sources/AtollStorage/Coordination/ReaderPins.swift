@@ -43,7 +43,7 @@ final class ReaderLease: @unchecked Sendable {
 
 final class ReaderPins: Sendable {
     private let lock: LockFile
-    private let leases = Mutex<[UInt64: ReaderLease]>([:])
+    private let leases = AtollLock<[UInt64: ReaderLease]>([:])
 
     init(lock: LockFile) { self.lock = lock }
 

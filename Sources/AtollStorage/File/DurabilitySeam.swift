@@ -47,7 +47,7 @@ package enum DurabilitySeam {
     }
 
     private static let anyRegistered = Atomic<Bool>(false)
-    private static let registrations = Mutex<[Registration]>([])
+    private static let registrations = AtollLock<[Registration]>([])
 
     /// Reports the durability points of every data file opened from now on whose path lies in
     /// `directory` (an absolute path) to `observer`, until `unregister`.

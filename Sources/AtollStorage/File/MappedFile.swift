@@ -34,7 +34,7 @@ final class MappedFile: Sendable {
     /// Grow without reserving space (ftruncate only): memory files whose pages are used sparsely.
     let isSparse: Bool
 
-    private let state: Mutex<MapStateBox>
+    private let state: AtollLock<MapStateBox>
     /// Sees this file's durability points (power-loss tests only; nil otherwise).
     private let observer: (any DurabilityObserver)?
     /// The smallest address-space reservation (tests make it small to exercise remapping).
@@ -57,7 +57,7 @@ final class MappedFile: Sendable {
         do {
             let size = try Self.size(of: fd, path: path)
             let box = try Self.map(fd: fd, fileSize: size, writable: writable, path: path, reservationBytesMin: reservationBytesMin)
-            state = Mutex(box)
+            state = AtollLock(box)
         } catch {
             close(fd)
             throw error
@@ -79,7 +79,7 @@ final class MappedFile: Sendable {
         self.isSparse = sparse
         observer = nil
         do {
-            state = Mutex(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: reservationBytesMin))
+            state = AtollLock(try Self.map(fd: fd, fileSize: 0, writable: true, path: name, reservationBytesMin: reservationBytesMin))
         } catch {
             close(fd)
             throw error

@@ -39,10 +39,10 @@ final class DecryptedPageCache: Sendable {
     private let mirror: MappedFile
     private let states: MappedFile
     private let stripes: [Stripe]
-    private let session = Mutex(CounterSession())
+    private let session = AtollLock(CounterSession())
 
     private final class Stripe: Sendable {
-        let lock = Mutex(())
+        let lock = AtollLock(())
     }
 
     init(cipher: PageCipher, name: String, reservationBytesMin: Int = MappedFile.minimumReservationBytes) throws {

@@ -161,7 +161,7 @@ final class SchemaSnapshot: Sendable {
 
 /// A cache of values computed from an immutable source, one per type, thread-safe.
 package final class DerivedValues: Sendable {
-    private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    private let values = AtollLock<[ObjectIdentifier: any Sendable]>([:])
 
     /// The cached value of type `T`, made by `make` the first time.
     package func value<T: Sendable>(_ type: T.Type, _ make: () -> T) -> T {

@@ -40,15 +40,15 @@ public final class Database: Sendable {
     let writerGate = DispatchSemaphore(value: 1)
     /// The thread holding `writerGate`, so a second write on that thread fails instead of
     /// waiting for itself forever.
-    private let writerThread = Mutex<pthread_t?>(nil)
-    private let schemaCache = Mutex<SchemaSnapshot?>(nil)
+    private let writerThread = AtollLock<pthread_t?>(nil)
+    private let schemaCache = AtollLock<SchemaSnapshot?>(nil)
     /// This process's reader slots on the file, one per pinned version (ReaderPins.swift).
     let readerPins: ReaderPins
     /// Whether a one-sync commit through this instance returned, so that closing it seals the
     /// newest commit (Database+Roots.swift, "Sealing").
     let sealOnClose = Atomic<Bool>(false)
     /// Asked by every write transaction of this process just before it commits (`setWriteGuard`).
-    private let writeGuard = Mutex<WriteGuard?>(nil)
+    private let writeGuard = AtollLock<WriteGuard?>(nil)
     public let displayName: String
     public let fileId: [UInt8]
     /// Whether commits to this file may become durable with one sync (format 3 and later).
@@ -64,7 +64,7 @@ public final class Database: Sendable {
     /// Whether this database reads one version without a lock file (read-only media).
     public var isUncoordinated: Bool { uncoordinatedRoot != nil }
 
-    private static let registry = Mutex<[String: WeakDatabase]>([:])
+    private static let registry = AtollLock<[String: WeakDatabase]>([:])
 
     private struct WeakDatabase: @unchecked Sendable {
         // Sendable: only read and written under the registry mutex.

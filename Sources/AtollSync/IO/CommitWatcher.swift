@@ -13,7 +13,7 @@ import Synchronization
 final class CommitWatcher: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let pending = Atomic<Bool>(false)
-    private let exited = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let exited = AtollLock<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// `onCommit` runs on the watcher's thread; keep it short (hand the work to the session).
     /// The commit counter is read before this returns, so no commit made afterwards is missed.

@@ -34,7 +34,7 @@ struct OutgoingQueue: Sendable {
     /// Frames waiting in one queue; shared by the producer and the pump, whose reading side may
     /// wait for it to fall below `framesQueuedReadPause`.
     final class QueueDepth: Sendable {
-        private let state = Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
+        private let state = AtollLock<(count: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
 
         var count: Int { state.withLock { $0.count } }
 

@@ -108,6 +108,7 @@ actor NodeDriver {
             publisher.report(error as? AtollError ?? AtollError(.ioError, "\(error)"), connection: false)
         }
         failWaiters(AtollError(.closed, "the sync session was closed"))
+        publisher.end()
         session.replica.database.setWriteGuard(nil)
         guardedPermission = nil
         try? await client.shutdown()

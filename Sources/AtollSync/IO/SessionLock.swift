@@ -20,8 +20,8 @@ final class SessionLock: Sendable {
         case memory(String)
     }
 
-    private let hold: Mutex<Hold?>
-    private static let memoryHolders = Mutex<Set<String>>([])
+    private let hold: AtollLock<Hold?>
+    private static let memoryHolders = AtollLock<Set<String>>([])
 
     init(database: Database) throws {
         if let path = database.configuration.path {
@@ -38,14 +38,14 @@ final class SessionLock: Sendable {
                     ? "a sync session is already running on '\(path)' (in this or another process, such as 'atoll node'); one session per file"
                     : "cannot lock '\(lockPath)': \(reason)")
             }
-            hold = Mutex(.file(fd))
+            hold = AtollLock(.file(fd))
         } else {
             let name = database.displayName
             let taken = Self.memoryHolders.withLock { $0.insert(name).inserted }
             guard taken else {
                 throw AtollError(.fileLocked, "a sync session is already running on '\(name)'; one session per database")
             }
-            hold = Mutex(.memory(name))
+            hold = AtollLock(.memory(name))
         }
     }
 

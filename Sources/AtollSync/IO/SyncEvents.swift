@@ -16,10 +16,10 @@ public enum SyncEvent: Sendable, Equatable {
 
 /// Keeps an observation alive; `invalidate()` (or releasing it) ends it.
 public final class SyncObservation: Sendable {
-    private let cancel: Mutex<(@Sendable () -> Void)?>
+    private let cancel: AtollLock<(@Sendable () -> Void)?>
 
     init(cancel: @escaping @Sendable () -> Void) {
-        self.cancel = Mutex(cancel)
+        self.cancel = AtollLock(cancel)
     }
 
     /// Stops the observation; the block is not called again.
@@ -51,10 +51,25 @@ final class SessionPublisher: Sendable {
         let handler: @Sendable (SyncEvent) -> Void
     }
 
-    private let snapshotLock = Mutex(Snapshot())
-    private let observers = Mutex<(next: UInt64, all: [UInt64: Observer])>((0, [:]))
+    private let snapshotLock = AtollLock(Snapshot())
+    private let observers = AtollLock<(next: UInt64, all: [UInt64: Observer])>((0, [:]))
 
     var snapshot: Snapshot { snapshotLock.withLock { $0 } }
+
+    /// Whether the session has ended (closed or released), and what to call when it does
+    /// (the async sequences of SyncSession+Concurrency.swift).
+    let ending = AtollLock<(ended: Bool, next: UInt64, handlers: [UInt64: @Sendable () -> Void])>((false, 0, [:]))
+
+    /// Marks the session ended and calls the end handlers once.
+    func end() {
+        let handlers = ending.withLock { e -> [@Sendable () -> Void] in
+            guard !e.ended else { return [] }
+            e.ended = true
+            defer { e.handlers = [:] }
+            return Array(e.handlers.values)
+        }
+        for handler in handlers { handler() }
+    }
 
     func observe(queue: DispatchQueue?, _ handler: @escaping @Sendable (SyncEvent) -> Void) -> SyncObservation {
         let observer = Observer(queue: queue ?? DispatchQueue(label: "atoll.sync.observer"), handler: handler)

@@ -196,7 +196,7 @@ public struct PeerRefusal: Codable, Sendable, Equatable {
 public final class RefusalLog: Sendable {
     /// The most refusals kept.
     public let entriesMax: Int
-    private let entries = Mutex<[PeerRefusal]>([])
+    private let entries = AtollLock<[PeerRefusal]>([])
 
     /// An empty log keeping the latest `entriesMax` refusals (at least 1).
     public init(entriesMax: Int = 100) {

@@ -29,7 +29,7 @@ public final class SyncSession: Sendable {
     /// The file's path, or its in-memory name.
     public let databaseName: String
     private let driver: NodeDriver
-    private let publisher: SessionPublisher
+    let publisher: SessionPublisher
     private let lock: SessionLock
 
     private init(configuration: SyncConfiguration, nodeID: NodeID, databaseName: String, driver: NodeDriver, publisher: SessionPublisher,

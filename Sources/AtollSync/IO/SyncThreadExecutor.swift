@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import AtollStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ final class SyncThreadExecutor: SerialExecutor, TaskExecutor, Sendable {
         var head = 0
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = AtollLock(Queue())
     private let wake = DispatchSemaphore(value: 0)
     /// The worker's pthread id as an integer (0 until it starts).
     private let threadID = Atomic<Int>(0)

@@ -51,7 +51,7 @@ public final class FrameClient: Sendable {
     private let isShutDown = Atomic<Bool>(false)
     /// The token a `tokenProvider` gave last, used until the server says it expired (its
     /// goodbye carries `.tokenExpired`, at admission or later; the connection handler clears it).
-    private let providedToken = Mutex<String?>(nil)
+    private let providedToken = AtollLock<String?>(nil)
     /// What this client's connections buffer (`bufferedBytesMax`).
     public let memoryBudget: MemoryBudget
 

@@ -30,7 +30,7 @@ public final class FrameServer: Sendable {
     public let host: String
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
-    private let runTask: Mutex<Task<Void, Never>?>
+    private let runTask: AtollLock<Task<Void, Never>?>
     private let connections: ConnectionCounter
     /// What every connection of this server buffers, together (`bufferedBytesMax`).
     public let memoryBudget: MemoryBudget
@@ -46,7 +46,7 @@ public final class FrameServer: Sendable {
         self.serverChannel = serverChannel
         self.connections = connections
         self.memoryBudget = memoryBudget
-        self.runTask = Mutex(nil)
+        self.runTask = AtollLock(nil)
     }
 
     /// Binds `host:port` (port 0 picks a free one) and starts accepting.
@@ -238,7 +238,7 @@ final class ConnectionCounter: Sendable {
 
     enum Admission { case admitted, full, closed }
 
-    private let state = Mutex(State())
+    private let state = AtollLock(State())
 
     func admit(_ channel: any Channel, max: Int) -> Admission {
         state.withLock { state in

@@ -1,3 +1,4 @@
+import AtollStorage
 import Synchronization
 
 /// Open admitted connections per peer identity (certificate common name or token name), so that
@@ -6,7 +7,7 @@ import Synchronization
 /// Invariant: a name is in the table exactly while it has at least one counted connection.
 final class IdentityCounter: Sendable {
     let max: Int
-    private let open = Mutex<[String: Int]>([:])
+    private let open = AtollLock<[String: Int]>([:])
 
     init(max: Int) {
         self.max = max

@@ -86,11 +86,11 @@ final class BufferAccount: Sendable {
     let budget: MemoryBudget
     /// Charged too until the session opens (`sessionOpened()`): the share of the budget that
     /// connections before their session hold together.
-    private let state: Mutex<(held: Int, closed: Bool, beforeSession: MemoryBudget?)>
+    private let state: AtollLock<(held: Int, closed: Bool, beforeSession: MemoryBudget?)>
 
     init(budget: MemoryBudget, beforeSession: MemoryBudget? = nil) {
         self.budget = budget
-        state = Mutex((0, false, beforeSession))
+        state = AtollLock((0, false, beforeSession))
     }
 
     /// The session is open: from now on only the main budget is charged.

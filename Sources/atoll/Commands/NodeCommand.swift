@@ -4,6 +4,7 @@ import AtollSync
 import Dispatch
 import Foundation
 import Logging
+import AtollStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -146,7 +147,7 @@ extension NodeCommand {
 
 /// The error that stopped the session, set from the observer's queue.
 private final class StopReason: Sendable {
-    private let value = Mutex<AtollError?>(nil)
+    private let value = AtollLock<AtollError?>(nil)
     func set(_ e: AtollError) { value.withLock { $0 = e } }
     var error: AtollError? { value.withLock { $0 } }
 }
@@ -155,7 +156,7 @@ private final class StopReason: Sendable {
 /// every half second (the latest wins).
 private final class NodeOutput: Sendable {
     let queue = DispatchQueue(label: "atoll.node.output")
-    private let pendingProgress = Mutex<(text: String?, scheduled: Bool, last: UInt64)>((nil, false, 0))
+    private let pendingProgress = AtollLock<(text: String?, scheduled: Bool, last: UInt64)>((nil, false, 0))
 
     func line(_ text: String) {
         Output.writeAll(1, Array((text + "\n").utf8))

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import AtollStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,12 +9,12 @@ import Glibc
 final class TerminationSignals: Sendable {
     private let stream: AsyncStream<Int32>
     private let continuation: AsyncStream<Int32>.Continuation
-    private let sources: Mutex<[any DispatchSourceSignal]>
+    private let sources: AtollLock<[any DispatchSourceSignal]>
 
     init() {
         (stream, continuation) = AsyncStream<Int32>.makeStream()
         let continuation = self.continuation
-        sources = Mutex([SIGTERM, SIGINT].map { number in
+        sources = AtollLock([SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }

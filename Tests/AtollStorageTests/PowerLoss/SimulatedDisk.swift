@@ -95,7 +95,7 @@ final class SimulatedDisk: DurabilityObserver {
 
     let directory: String
     let watchedPath: String
-    private let state = Mutex(State())
+    private let state = AtollLock(State())
 
     /// Observes the data files in `directory` (registered until `stop`); crash points are
     /// recorded for the file named `watchedName` in it.
