@@ -287,6 +287,57 @@ import AtollTestSupport
         try replica.checkInvariants()
     }
 
+    /// Recovery gives a set or map the node changed its whole local value (as a list), links
+    /// by primary key included, on top of the relay's state, and the result syncs.
+    @Test func recoveryRemakesSetsAndMapsWithTheirLocalValue() throws {
+        typealias B = TestSchema.Bag
+        let net = try Loopback(.file)
+        let x = try TestNode(collections: true)
+        try x.db.write { w in
+            let k = try w.bags().create(primaryKey: .int(1))
+            _ = try w.bags().setInsert(k, B.labels, .string("a"))
+            try w.bags().mapSet(k, B.marks, key: "k", .int(1))
+        }
+        let changesets = try x.outgoing(after: 0)
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        // y's unsynced changes to the same bag (by primary key), with a link in a set and a map.
+        let y = try TestNode(collections: true)
+        try y.db.write { w in
+            let bob = try w.people().create(primaryKey: .string("bob"))
+            let k = try w.bags().create(primaryKey: .int(1))
+            _ = try w.bags().setInsert(k, B.labels, .string("b"))
+            _ = try w.bags().setInsert(k, B.circle, .link(bob))
+            try w.bags().mapSet(k, B.marks, key: "k2", .string("two"))
+            try w.bags().mapSet(k, B.roles, key: "lead", .link(bob))
+        }
+        _ = try y.replica.resetToRelayState(nodeID: NodeID(high: 9, low: 9), relay: net.relay.relayID, snapshot: [], versionVector: nil,
+                                            changesets: changesets, cursor: DownloadCursor(relayID: net.relay.relayID, seq: 1),
+                                            recoverable: { _ in true })
+        #expect(try y.replica.hasPendingRecovery)
+        let replica = try SyncReplica.open(y.db, configuration: ReplicaConfiguration(realmID: "test"))
+        let sy = NodeSession(replica: replica)
+        net.connect(sy, as: 2)
+        net.settle()
+        #expect(try !replica.hasPendingRecovery)
+        for node in [y.db, x.db] {
+            try node.read { r in
+                let bags = try r.bags(), k = ObjectKey(primaryKey: 1)
+                #expect(try bags.listValues(k, B.labels) == [.string("b")])
+                let marks = try bags.mapEntries(k, B.marks)
+                #expect(marks.map(\.key) == ["k2"] && marks.first?.value == .string("two"))
+                let bob = try #require(try r.people().find(primaryKey: .string("bob")))
+                #expect(try bags.listValues(k, B.circle) == [.link(bob)])
+                let roles = try bags.mapEntries(k, B.roles)
+                #expect(roles.map(\.key) == ["lead"] && roles.first?.value == .link(bob))
+            }
+        }
+        #expect(try y.dump() == x.dump())
+        try replica.checkInvariants()
+        try x.replica.checkInvariants()
+    }
+
     // MARK: detection
 
     @Test func aCopiedFileResetsUnderANewIdentityInsteadOfStopping() throws {
