@@ -103,7 +103,9 @@ public final class HTTPEndpoint: Sendable {
         }
     }
 
-    /// Stops listening and closes the event loop.
+    /// Stops listening and closes the event loop. Best effort: a channel that is already closed
+    /// or a loop already shut down is the state wanted, so their errors are not reported (no
+    /// data depends on them; bind failures above are reported).
     public func shutdown() async {
         try? await channel.close()
         try? await group.shutdownGracefully()

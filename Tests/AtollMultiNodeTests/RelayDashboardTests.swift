@@ -103,13 +103,12 @@ struct Chromium {
     let path: String
 
     static func locate() throws -> Chromium {
-        for candidate in ["/usr/bin/chromium", "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser"]
-            where FileManager.default.isExecutableFile(atPath: candidate)
-        {
-            return Chromium(path: candidate)
+        do {
+            return Chromium(path: try HeadlessBrowser.locate())
+        } catch {
+            Issue.record("chromium is not installed: the dashboard's browser test needs it. Install it with `apt-get install -y chromium` (tools/setup --tests does)")
+            throw AtollError(.fileNotFound, "chromium is missing: apt-get install -y chromium")
         }
-        Issue.record("chromium is not installed: the dashboard's browser test needs it. Install it with `apt-get install -y chromium` (tools/setup --tests does)")
-        throw AtollError(.fileNotFound, "chromium is missing: apt-get install -y chromium")
     }
 
     private func arguments(_ extra: [String], profile: String) -> [String] {

@@ -73,12 +73,7 @@ extension SyncReplica {
         let w = try database.beginWrite()
         w.bypassesWriteGuard = true
         do {
-            guard let current = try Self.loadState(w) else {
-                throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
-            }
-            guard current.fingerprint == schema.fingerprint else {
-                throw AtollError(.schemaMismatch, "sync started again on '\(database.displayName)' with a changed schema; this replica has the old one: stop it and use the new one")
-            }
+            let current = try checkedState(w)
             let old = makeWriter(w, current)
             try old.extractPendingLocalCommits()
             try old.flushRecords()

@@ -239,18 +239,24 @@ public final class SyncReplica {
 
     // MARK: transactions
 
+    /// The file's sync state in `w`, which must exist and belong to this replica's schema.
+    func checkedState(_ w: WriteTransaction) throws -> ReplicaState {
+        guard let current = try Self.loadState(w) else {
+            throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
+        }
+        guard current.fingerprint == schema.fingerprint else {
+            throw AtollError(.schemaMismatch, "sync started again on '\(database.displayName)' with a changed schema; this replica has the old one: stop it and use the new one")
+        }
+        return current
+    }
+
     /// Runs `body` in a write transaction with the file's current sync state; commits when it
     /// returns, rolls everything back when it throws.
     private func write<R>(_ body: (SyncWriter) throws -> R) throws -> (R, UInt64) {
         let w = try database.beginWrite()
         w.bypassesWriteGuard = true
         do {
-            guard let current = try Self.loadState(w) else {
-                throw AtollError(.fileCorrupted, "the sync state of '\(database.displayName)' disappeared")
-            }
-            guard current.fingerprint == schema.fingerprint else {
-                throw AtollError(.schemaMismatch, "sync started again on '\(database.displayName)' with a changed schema; this replica has the old one: stop it and use the new one")
-            }
+            let current = try checkedState(w)
             let writer = SyncWriter(txn: w, schema: schema, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
             writer.changesetSplitBytes = max(1, min(configuration.changesetSplitBytes, SyncLimits.changesetSplitBytes))
