@@ -3,7 +3,8 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 2; version 2 added schema_history). Every relay sharing the database reads and
+// The relay's tables in PostgreSQL (schema version 3; version 2 added schema_history, version 3
+// last_digest and the append that records it). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
@@ -19,7 +20,8 @@ import PostgresNIO
 //   atoll_relay_log         (realm, position) -> arrival, operations through this entry, origin,
 //                           origin_seq, hlc (u64 bits in a bigint), flags, body (bytea);
 //                           unique (realm, origin, origin_seq): a changeset is stored once.
-//   atoll_relay_origins     (realm, origin) -> stored, trimmed sequence numbers
+//   atoll_relay_origins     (realm, origin) -> stored, trimmed sequence numbers, last_digest
+//                           (the hlc of changeset `stored`; 0 when stored before version 3)
 //   atoll_relay_peers       (realm, node) -> acknowledged position, first and last seen (ms)
 //   atoll_relay_base_objects, atoll_relay_base_parts
 //                           key bytea -> value bytea: the compacted history, the same keys and
@@ -34,7 +36,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 2
+    static let version = 3
     /// Serializes concurrent migrations (`pg_advisory_xact_lock`): 'atoll' in ASCII.
     static let migrationLock: Int64 = 0x61_74_6F_6C_6C
 
@@ -147,6 +149,63 @@ enum PostgresRelaySchema {
         "ALTER TABLE atoll_relay_realms ADD COLUMN schema_history bytea",
     ]
 
+    /// From version 2: each origin keeps `Changeset.digest` of its newest stored changeset (sent
+    /// in `welcome`, protocol 4), which the append (now taking the digests) records.
+    static let versionThree: [String] = [
+        "ALTER TABLE atoll_relay_origins ADD COLUMN IF NOT EXISTS last_digest bigint NOT NULL DEFAULT 0",
+        "DROP FUNCTION IF EXISTS atoll_relay_append(integer, bytea, bigint[], bigint[], smallint[], bigint[], bytea[], bigint)",
+        """
+        CREATE OR REPLACE FUNCTION atoll_relay_append(p_realm integer, p_origin bytea, p_seqs bigint[], p_hlcs bigint[], p_flags smallint[],
+                                           p_operations bigint[], p_bodies bytea[], p_arrival bigint, p_digests bigint[])
+        RETURNS TABLE (head_before bigint, operations_before bigint, stored_before bigint, stored_after bigint, gap boolean)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            v_head bigint;
+            v_operations bigint;
+            v_stored bigint;
+            v_next bigint;
+            v_first integer;
+            v_count integer := 0;
+            v_gap boolean := false;
+        BEGIN
+            SELECT r.head, r.operations INTO v_head, v_operations FROM atoll_relay_realms r WHERE r.id = p_realm FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'atoll relay: realm % does not exist', p_realm;
+            END IF;
+            SELECT o.stored INTO v_stored FROM atoll_relay_origins o WHERE o.realm = p_realm AND o.origin = p_origin;
+            v_stored := coalesce(v_stored, 0);
+            v_next := v_stored;
+            FOR i IN 1 .. coalesce(array_length(p_seqs, 1), 0) LOOP
+                CONTINUE WHEN p_seqs[i] <= v_next;
+                IF p_seqs[i] <> v_next + 1 THEN
+                    v_gap := true;
+                    EXIT;
+                END IF;
+                IF v_first IS NULL THEN
+                    v_first := i;
+                END IF;
+                v_next := p_seqs[i];
+                v_count := v_count + 1;
+            END LOOP;
+            IF v_count > 0 THEN
+                INSERT INTO atoll_relay_log (realm, position, arrival, operations, origin, origin_seq, hlc, flags, body)
+                SELECT p_realm, v_head + t.k, p_arrival, v_operations + sum(t.ops) OVER (ORDER BY t.k), p_origin, t.seq, t.hlc, t.flags, t.body
+                FROM unnest(p_seqs[v_first : v_first + v_count - 1], p_hlcs[v_first : v_first + v_count - 1],
+                            p_flags[v_first : v_first + v_count - 1], p_operations[v_first : v_first + v_count - 1],
+                            p_bodies[v_first : v_first + v_count - 1]) WITH ORDINALITY AS t(seq, hlc, flags, ops, body, k);
+                UPDATE atoll_relay_realms SET head = v_head + v_count,
+                    operations = v_operations + (SELECT sum(x) FROM unnest(p_operations[v_first : v_first + v_count - 1]) x)
+                WHERE id = p_realm;
+                INSERT INTO atoll_relay_origins (realm, origin, stored, last_digest)
+                VALUES (p_realm, p_origin, v_next, p_digests[v_first + v_count - 1])
+                ON CONFLICT (realm, origin) DO UPDATE SET stored = EXCLUDED.stored, last_digest = EXCLUDED.last_digest;
+            END IF;
+            RETURN QUERY SELECT v_head, v_operations, v_stored, v_next, v_gap;
+        END;
+        $$
+        """,
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -169,12 +228,13 @@ enum PostgresRelaySchema {
                     throw AtollError(.fileFormatTooNew,
                         "the PostgreSQL database \(session.location) holds relay schema version \(stored); this atoll-relay knows up to \(version): upgrade atoll-relay")
                 }
-                if stored < 2 {
-                    for statement in versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                if stored < version {
+                    if stored < 2 { for statement in versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 3 { for statement in versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                for statement in versionOne + versionTwo + versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) }
                 let id = newRelayID ?? NodeID.random()
                 try session.query("INSERT INTO atoll_relay_meta (key, value) VALUES ('schema_version', \(String(version))), ('relay_id', \(id.description))")
                 created = true

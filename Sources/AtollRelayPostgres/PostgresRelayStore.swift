@@ -95,10 +95,11 @@ package final class PostgresRelayStore: RelayStore {
             realm.operations = UInt64(operations)
             realm.trimmedThrough = UInt64(trimmed)
             realm.operationsAtTrim = UInt64(operationsAtTrim)
-            for row in try session.query("SELECT origin, stored, trimmed FROM atoll_relay_origins WHERE realm = \(index)") {
-                let (origin, s, t) = try row.decode((ByteBuffer, Int64, Int64).self)
+            for row in try session.query("SELECT origin, stored, trimmed, last_digest FROM atoll_relay_origins WHERE realm = \(index)") {
+                let (origin, s, t, digest) = try row.decode((ByteBuffer, Int64, Int64, Int64).self)
                 guard let o = NodeID(bytes: origin.readableBytesView) else { throw AtollError.corrupted("atoll_relay_origins: an origin of \(origin.readableBytes) bytes") }
                 realm.origins[o] = (UInt64(s), UInt64(t))
+                if digest != 0 { realm.originDigests[o] = UInt64(bitPattern: digest) }
             }
             if let row = try session.query("""
                 SELECT acknowledged, first_seen, last_seen FROM atoll_relay_peers WHERE realm = \(index) AND node = \(bytea(node.bytes))
@@ -154,12 +155,13 @@ package final class PostgresRelayStore: RelayStore {
         let operations = try changesets.map { Int64(try relayOperations(of: $0)) }
         let seqs = changesets.map { Int64(bitPattern: $0.seq) }
         let hlcs = changesets.map { Int64(bitPattern: $0.hlc) }
+        let digests = changesets.map { Int64(bitPattern: $0.digest) }
         let flags = changesets.map { Int16($0.flags) }
         let bodies = changesets.map { ByteBuffer(bytes: $0.body) }
         let index = Int32(bitPattern: realm.index)
         let call: PostgresQuery = """
             SELECT head_before, operations_before, stored_before, stored_after, gap
-            FROM atoll_relay_append(\(index), \(bytea(origin.bytes)), \(seqs), \(hlcs), \(flags), \(operations), \(bodies), \(Int64(arrival)))
+            FROM atoll_relay_append(\(index), \(bytea(origin.bytes)), \(seqs), \(hlcs), \(flags), \(operations), \(bodies), \(Int64(arrival)), \(digests))
             """
         let row: PostgresRow?
         if appendPause == .beforeCommit {
@@ -189,6 +191,9 @@ package final class PostgresRelayStore: RelayStore {
         }
         if appendPause == .afterCommit, !entries.isEmpty { Self.pauseForever("after commit, before the acknowledgement") }
         var o = realm.origins[origin] ?? (0, 0)
+        if UInt64(storedAfter) >= o.stored, let last = changesets.last(where: { $0.seq == UInt64(storedAfter) }) {
+            realm.originDigests[origin] = last.digest
+        }
         o.stored = max(o.stored, UInt64(storedAfter))
         realm.origins[origin] = o
         realms[realmID] = realm

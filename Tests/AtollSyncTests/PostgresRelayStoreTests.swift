@@ -191,10 +191,10 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '3' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '4' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 3; this atoll-relay knows up to 2: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 4; this atoll-relay knows up to 3: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
         }
@@ -210,7 +210,8 @@ import Testing
             let description = x.replica.schemaDescription
             _ = try Self.store(url).openRealm("r", fingerprint: description.fingerprint, node: x.id)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url), """
-                ALTER TABLE atoll_relay_realms DROP COLUMN schema_history; UPDATE atoll_relay_meta SET value = '1' WHERE key = 'schema_version'
+                ALTER TABLE atoll_relay_realms DROP COLUMN schema_history; ALTER TABLE atoll_relay_origins DROP COLUMN last_digest;
+                UPDATE atoll_relay_meta SET value = '1' WHERE key = 'schema_version'
                 """)
             let one = try Self.store(url), two = try Self.store(url)
             let realm = try one.openRealm("r", fingerprint: description.fingerprint, node: x.id)

@@ -96,6 +96,8 @@ final class Loopback {
             .hello(.init(nodeID: a, realmID: "shop", schemaFingerprint: Array(repeating: 7, count: 16),
                          cursor: DownloadCursor(relayID: NodeID(high: 5, low: 5), seq: 17), versionVector: VersionVector([a: 4, NodeID(high: 9, low: 9): 2]))),
             .welcome(.init(relayID: a, uploadedThrough: 4, head: 1000)),
+            .welcome(.init(relayID: a, uploadedThrough: 4, head: 1000, permission: RealmPermission(read: true, write: false, writeClasses: ["A"]),
+                           uploadedThroughDigest: 0xDEAD_BEEF_0000_0001)),
             .error(code: .schemaMismatch, message: "no"),
             .upload([cs, cs2]),
             .uploadAck(through: 12, resend: true),
@@ -282,6 +284,85 @@ final class Loopback {
         net.settle()
         #expect(old.state == .offline)
         #expect(old.lastError?.message.contains("restored from a backup") == true)
+    }
+
+    @Test func aWelcomeToAnOlderNodeCarriesNoDigest() throws {
+        let w = SyncMessage.welcome(.init(protocolVersion: 3, relayID: a, uploadedThrough: 4, head: 9, uploadedThroughDigest: 77))
+        guard case .welcome(let decoded) = try SyncMessage(frame: w.frame) else { Issue.record("not a welcome"); return }
+        #expect(decoded.protocolVersion == 3 && decoded.uploadedThrough == 4 && decoded.uploadedThroughDigest == 0)
+        // A version-3 welcome with the digest bit set is malformed: no relay of version 3 sends one.
+        var payload = SyncMessage.welcome(.init(protocolVersion: 4, relayID: a, uploadedThrough: 4, head: 9, uploadedThroughDigest: 77)).frame.payload
+        payload[0] = 3
+        #expect(throws: AtollError.self) { try SyncMessage(frame: Frame(kind: SyncMessage.Kind.welcome.rawValue, payload: payload)) }
+    }
+
+    /// A copy of a node's file that made at least as many changesets as the relay holds of that
+    /// node: the relay's changesets of those numbers are another file's, so taking the relay's
+    /// acknowledgement would drop the copy's own (they would count as already stored).
+    @Test(arguments: RelayStoreKind.allCases) func aCopyThatMadeAsManyChangesetsAsTheRelayHoldsIsRefused(store: RelayStoreKind) throws {
+        let dir = TemporaryDirectory()
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore())
+        let x = try TestNode(path: dir.file("n.atoll"))
+        let copyPath = dir.file("copy.atoll")
+        try x.db.writeCopy(to: copyPath)
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        for id in [Int64(1), 2] {
+            try x.db.write { w in _ = try w.items().create(primaryKey: .int(id)) }
+            net.perform(1, sx.localCommitted(now: 0))
+            net.settle()
+        }
+        #expect(sx.progress.isUploadComplete && sx.progress.uploaded == 2)
+        let copyDB = try Database.open(DatabaseConfiguration(path: copyPath, durability: .unsafe))
+        let copyReplica = try SyncReplica.open(copyDB, configuration: ReplicaConfiguration(realmID: "test"))
+        #expect(copyReplica.nodeID == x.id)
+        for id in [Int64(50), 51, 52] {
+            try copyDB.write { w in _ = try w.items().create(primaryKey: .int(id)) }
+        }
+        // The relay restarts: what it knows of x now comes from its store.
+        net.perform(1, sx.transportDisconnected(error: nil, now: 0))
+        let restarted = Loopback(relay: try location.makeCore())
+        let copy = NodeSession(replica: copyReplica)
+        restarted.connect(copy, as: 2)
+        restarted.settle()
+        #expect(copy.state == .offline)
+        #expect(copy.lastError?.message.contains("is not the one this file made") == true, "\(String(describing: copy.lastError))")
+        // Nothing of the copy was stored under x's numbers: x, reconnecting, holds exactly its own.
+        restarted.connect(sx, as: 3)
+        restarted.settle()
+        #expect(sx.state == .connected && sx.lastError == nil)
+        #expect(try x.db.read { r in try r.items().count } == 2)
+        #expect(copy.progress.uploaded == 0)
+    }
+
+    /// The node itself, which crashed before it recorded the relay's acknowledgement, is not
+    /// taken for a copy: its changeset of that number is the relay's.
+    @Test(arguments: RelayStoreKind.allCases) func aNodeThatMissedItsAcknowledgementIsNotTakenForACopy(store: RelayStoreKind) throws {
+        let net = try Loopback(store)
+        let x = try TestNode()
+        let y = try TestNode()
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        try x.db.write { w in _ = try w.items().create(primaryKey: .int(7)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        // The relay stores the upload; its acknowledgement (and everything else for x) is lost.
+        while let i = net.toRelay.firstIndex(where: { $0.0 == 1 }) {
+            let (c, f) = net.toRelay.remove(at: i)
+            net.performRelay(net.relay.receive(f, from: c, now: 0))
+        }
+        net.toNodes.removeAll { $0.0 == 1 }
+        #expect(x.replica.uploadAcknowledged == 0)
+        net.perform(1, sx.transportDisconnected(error: nil, now: 0))
+        net.performRelay(net.relay.disconnected(1, now: 0))
+        net.sessions[1] = nil
+        net.connect(sx, as: 3)
+        net.settle()
+        #expect(sx.state == .connected && sx.lastError == nil, "\(sx.state) \(String(describing: sx.lastError)) \(net.nodeErrors)")
+        #expect(sx.progress.isUploadComplete)
+        #expect(try y.db.read { r in try r.items().count } == 1)
     }
 
     @Test(arguments: RelayStoreKind.allCases) func aLateJoinerGetsTheTrimmedHistoryAsASnapshot(store: RelayStoreKind) throws {

@@ -33,6 +33,17 @@ public struct Changeset: Sendable, Equatable {
 
     /// The stamp of the changeset's first instruction.
     public var stamp: Stamp { Stamp(hlc: hlc, node: origin) }
+
+    /// What tells two changesets of one origin and number apart: the stamp, with the CRC-32C of
+    /// the flags and body in its high half. Only copies of one node's file (which share its id)
+    /// can make two changesets of one number; theirs differ here unless stamps and bodies both
+    /// collide. Never 0 (0 means "unknown" in `welcome`).
+    public var digest: UInt64 {
+        var crc = CRC32C.checksum(CollectionOfOne(flags))
+        crc = body.withUnsafeBytes { CRC32C.checksum($0, continuing: crc) }
+        let d = hlc ^ (UInt64(crc) << 32)
+        return d == 0 ? 1 : d
+    }
 }
 
 /// A list element's identity: a per-list Lamport number and the node that inserted it. Unique

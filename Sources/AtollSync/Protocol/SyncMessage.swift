@@ -10,7 +10,11 @@ import AtollStorage
 /// Version 3 adds the node's schema description to `hello` (`Hello.schema`): the relay keeps the
 /// realm's schema history and accepts nodes whose schema only adds to it. A node of version 1 or
 /// 2 (a fingerprint only) is accepted only while the history is exactly its schema.
-public let syncProtocolVersion: UInt32 = 3
+///
+/// Version 4 adds the digest of the node's newest stored changeset to `welcome`
+/// (`Welcome.uploadedThroughDigest`, flag bit 2), so that a copy of a node's file that made as
+/// many changesets as the relay holds of that node is told apart from the node itself.
+public let syncProtocolVersion: UInt32 = 4
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
 
@@ -140,11 +144,17 @@ public enum SyncMessage: Equatable, Sendable {
         /// What the node may do in the realm, when the relay has rules (version 2; nil: the relay
         /// has none, or the node speaks version 1).
         public var permission: RealmPermission?
+        /// `Changeset.digest` of the node's changeset number `uploadedThrough` as the relay stored
+        /// it (version 4; 0: unknown, or the node speaks an older version). A node whose own
+        /// changeset of that number has another digest is a copy of another node's file.
+        public var uploadedThroughDigest: UInt64
 
         /// An acceptance with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
-                    start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil)
+                    start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil,
+                    uploadedThroughDigest: UInt64 = 0)
         {
+            self.uploadedThroughDigest = uploadedThroughDigest
             self.protocolVersion = protocolVersion
             self.relayID = relayID
             self.uploadedThrough = uploadedThrough
@@ -224,8 +234,10 @@ extension SyncMessage {
             w.varint(wl.head)
             w.varint(wl.start)
             // Flags: bit 0 snapshot follows, bit 1 permission follows (version 2): u8 bits
-            // (0 read, 1 write, 2 writeClasses given), then with bit 2 a count and the class names.
-            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0))
+            // (0 read, 1 write, 2 writeClasses given), then with bit 2 a count and the class names;
+            // bit 2 the digest of changeset `uploadedThrough` follows (version 4): a varint.
+            let digest = wl.protocolVersion >= 4 && wl.uploadedThroughDigest != 0
+            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0) | (digest ? 4 : 0))
             if let p = wl.permission {
                 w.u8((p.read ? 1 : 0) | (p.write ? 2 : 0) | (p.writeClasses != nil ? 4 : 0))
                 if let classes = p.writeClasses {
@@ -233,6 +245,7 @@ extension SyncMessage {
                     for name in classes { w.string(name) }
                 }
             }
+            if digest { w.varint(wl.uploadedThroughDigest) }
         case .error(let code, let message):
             w.varint(UInt64(code.rawValue))
             w.string(truncated(message, bytes: SyncLimits.errorMessageBytesMax))
@@ -334,7 +347,7 @@ extension SyncMessage {
             let relay = try node(&r)
             let uploaded = try r.varint(), head = try r.varint(), start = try r.varint()
             let flags = try r.u8()
-            guard flags <= 3, start <= head else { throw AtollError(.protocolViolation, "a malformed welcome") }
+            guard flags <= 7, start <= head, flags & 4 == 0 || version >= 4 else { throw AtollError(.protocolViolation, "a malformed welcome") }
             var permission: RealmPermission?
             if flags & 2 != 0 {
                 let bits = try r.u8()
@@ -346,9 +359,10 @@ extension SyncMessage {
                 }
                 permission = RealmPermission(read: bits & 1 != 0, write: bits & 2 != 0, writeClasses: classes)
             }
+            let digest = flags & 4 != 0 ? try r.varint() : 0
             return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: relay,
                                     uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags & 1 != 0,
-                                    permission: permission))
+                                    permission: permission, uploadedThroughDigest: digest))
         case .error:
             let raw = try r.varint()
             let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed

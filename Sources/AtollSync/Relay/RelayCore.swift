@@ -326,7 +326,8 @@ public final class RelayCore {
         let welcome = SyncMessage.Welcome(protocolVersion: h.protocolVersion, relayID: relayID,
                                           uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head, start: start,
                                           snapshotFollows: snapshot != nil,
-                                          permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil)
+                                          permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil,
+                                          uploadedThroughDigest: realm.originDigests[h.nodeID] ?? 0)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
         return actions + pump(conn, now: now)
     }

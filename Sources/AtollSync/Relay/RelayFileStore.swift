@@ -15,7 +15,9 @@ import AtollStorage
 //                                                   origin, varint origin seq, varint hlc,
 //                                                   u8 flags, changeset body
 //   relay.origins  u32 BE realm ++ 16-byte node  -> varint stored seq (contiguous from 1),
-//                                                   varint trimmed seq
+//                                                   varint trimmed seq, then (written since
+//                                                   protocol 4) varint Changeset.digest of
+//                                                   changeset `stored`
 //   relay.peers    u32 BE realm ++ 16-byte node  -> varint acknowledged log position,
 //                                                   varint first seen, varint last seen (ms)
 //
@@ -82,6 +84,7 @@ package final class RelayFileStore: RelayStore {
             else { throw AtollError.corrupted("relay origin key of \(k.count) bytes") }
             var rd = ByteReader(v, context: "relay origin")
             realms[realm]?.origins[node] = (try rd.varint(), try rd.varint())
+            if rd.remaining > 0 { realms[realm]?.originDigests[node] = try rd.varint() }
             return true
         }
         try r.forEachInternalEntry(Self.peers, from: []) { k, v in
@@ -153,6 +156,16 @@ package final class RelayFileStore: RelayStore {
         return true
     }
 
+    /// Writes `origin`'s record of `realm` (see the layout above).
+    private func putOrigin(_ w: WriteTransaction, _ realm: RelayRealm, _ origin: NodeID) throws {
+        guard let o = realm.origins[origin] else { return }
+        var v = ByteWriter(capacity: 24)
+        v.varint(o.stored)
+        v.varint(o.trimmed)
+        if let digest = realm.originDigests[origin] { v.varint(digest) }
+        try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
+    }
+
     package func append(_ realmID: String, _ changesets: [Changeset], arrival: UInt64) throws -> RelayAppend {
         guard var realm = realms[realmID] else { return RelayAppend(entries: [], storedThrough: 0, gap: !changesets.isEmpty) }
         let origin = changesets.first?.origin
@@ -188,10 +201,8 @@ package final class RelayFileStore: RelayStore {
             var o = realm.origins[origin] ?? (0, 0)
             o.stored = stored
             realm.origins[origin] = o
-            var v = ByteWriter(capacity: 12)
-            v.varint(o.stored)
-            v.varint(o.trimmed)
-            try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
+            realm.originDigests[origin] = fresh[fresh.count - 1].0.digest
+            try putOrigin(w, realm, origin)
             try putRealm(w, realm)
         }
         realms[realmID] = realm
@@ -379,12 +390,8 @@ package final class RelayFileStore: RelayStore {
                 realm.origins[d.origin] = o
                 realm.operationsAtTrim = d.operations
             }
-            for origin in Set(doomed.map(\.origin)) {
-                guard let o = realm.origins[origin] else { continue }
-                var v = ByteWriter(capacity: 12)
-                v.varint(o.stored)
-                v.varint(o.trimmed)
-                try w.putInternal(Self.origins, key: Self.key(realm.index, origin), value: v.bytes)
+            for origin in Set(doomed.map(\.origin)) where realm.origins[origin] != nil {
+                try putOrigin(w, realm, origin)
             }
             realm.trimmedThrough = end
             try putRealm(w, realm)

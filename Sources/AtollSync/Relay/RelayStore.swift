@@ -39,6 +39,10 @@ package struct RelayRealm {
     package var operations: UInt64 = 0
     package var operationsAtTrim: UInt64 = 0
     package var origins: [NodeID: (stored: UInt64, trimmed: UInt64)] = [:]
+    /// Per origin, `Changeset.digest` of its changeset number `stored` (absent: stored before
+    /// relays kept it). Sent in `welcome`, it tells a node from a copy of its file (SyncMessage,
+    /// version 4).
+    package var originDigests: [NodeID: UInt64] = [:]
     /// Peers this relay knows (the file store: all of them; a shared store: those noted here and
     /// the one `openRealm` was asked about).
     package var peers: [NodeID: RelayPeer] = [:]

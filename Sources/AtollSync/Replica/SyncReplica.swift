@@ -334,6 +334,26 @@ public final class SyncReplica {
         return result
     }
 
+    /// `Changeset.digest` of own changeset `seq` while it is in the outgoing log (not yet
+    /// acknowledged by the relay), or nil.
+    public func outgoingDigest(of seq: UInt64) throws -> UInt64? {
+        let r = try database.beginRead()
+        defer { r.close() }
+        var digest: UInt64?
+        let me = nodeID
+        try r.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq)) { k, v in
+            guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
+            if UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) == seq {
+                var reader = ByteReader(v, context: "sync outgoing changeset")
+                let hlc = try reader.varint()
+                let flags = try reader.u8()
+                digest = Changeset(origin: me, seq: seq, hlc: hlc, flags: flags, body: Array(try reader.bytes(reader.remaining))).digest
+            }
+            return false
+        }
+        return digest
+    }
+
     /// Records that the relay stored own changesets up to `seq`; they leave the outgoing log
     /// with the next commit.
     public func acknowledgeUpload(through seq: UInt64) {

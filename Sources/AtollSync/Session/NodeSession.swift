@@ -354,6 +354,21 @@ public final class NodeSession {
                 "the relay holds \(w.uploadedThrough) changesets of this node, which made only \(replica.lastLocalSeq): this file was restored from a backup or copied from another node; give it a new identity or sync a fresh copy"),
                         code: .originConflict)
         }
+        // The relay's changeset of this number that this node has not seen acknowledged must be
+        // this node's own: another digest means a copy of this file (the same node id) made it.
+        if w.uploadedThroughDigest != 0, w.uploadedThrough > replica.uploadAcknowledged {
+            let own: UInt64?
+            do {
+                own = try replica.outgoingDigest(of: w.uploadedThrough)
+            } catch {
+                return fail(error as? AtollError ?? AtollError(.ioError, "reading the outgoing log failed: \(error)"), code: nil, fatal: true)
+            }
+            if own != w.uploadedThroughDigest {
+                return clientResetNeeded(AtollError(.protocolViolation,
+                    "the relay's changeset \(w.uploadedThrough) of this node is not the one this file made: this file was copied from another node, or restored from a backup that another copy went on from; give it a new identity or sync a fresh copy"),
+                            code: .originConflict)
+            }
+        }
         guard w.uploadedThrough >= replica.uploadAcknowledged else {
             return clientResetNeeded(AtollError(.protocolViolation,
                 "the relay holds \(w.uploadedThrough) changesets of this node but had acknowledged \(replica.uploadAcknowledged): the relay's store was restored from a backup or replaced, and this node's changes since then are lost to the other nodes"),
