@@ -1,10 +1,12 @@
 import AtollStorage
 public import Foundation
 
-// Sectioned results (RealmSwift's `SectionedResults`): the objects of sorted live `Results`,
-// grouped by a key computed from each object. Sections follow the order of their first object;
-// objects keep the results' order within a section. Everything is recomputed from the results
-// when the realm's state has changed, and observation reports index paths and section sets.
+// Sectioned results (RealmSwift's `SectionedResults`): the elements of a sorted live source
+// (the objects of `Results`, those objects as projections, or the values of a list or set of
+// values; see SectionSource.swift), grouped by a key computed from each element. Sections follow
+// the order of their first element; elements keep the source's order within a section.
+// Everything is recomputed from the source when the realm's state has changed, and observation
+// reports index paths and section sets.
 
 /// Live results grouped into sections by a key: `results.sectioned(by: \.firstLetter)`.
 ///
@@ -14,7 +16,7 @@ public import Foundation
 /// for section in byLetter { print(section.key, section.count) }
 /// let token = byLetter.observe { change in ... }   // SectionedResultsChange with index paths
 /// ```
-public struct SectionedResults<Key: Hashable, SectionElement: Object>: RandomAccessCollection, Equatable {
+public struct SectionedResults<Key: Hashable, SectionElement>: RandomAccessCollection, Equatable {
     let core: SectionedCore<Key, SectionElement>
 
     public typealias Element = ResultsSection<Key, SectionElement>
@@ -22,11 +24,12 @@ public struct SectionedResults<Key: Hashable, SectionElement: Object>: RandomAcc
     init(core: SectionedCore<Key, SectionElement>) { self.core = core }
 
     /// The realm of the results.
-    public var realm: Realm? { core.base.realm }
+    public var realm: Realm? { core.source.realm }
     /// Whether these are frozen sectioned results.
-    public var isFrozen: Bool { core.base.isFrozen }
-    /// True when the realm was invalidated (Atoll keeps results usable; see the README).
-    public var isInvalidated: Bool { core.base.isInvalidated }
+    public var isFrozen: Bool { core.source.realm.isFrozen }
+    /// True when the object owning the sectioned list or set was deleted (Atoll keeps results
+    /// usable when the realm is invalidated; see the README).
+    public var isInvalidated: Bool { core.source.isInvalidated }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
@@ -43,7 +46,7 @@ public struct SectionedResults<Key: Hashable, SectionElement: Object>: RandomAcc
         return ResultsSection(core: core, key: keys[index])
     }
 
-    /// The object at `indexPath` (`section`, `item`).
+    /// The element at `indexPath` (`section`, `item`).
     public subscript(_ indexPath: IndexPath) -> SectionElement {
         self[indexPath.section][indexPath.item]
     }
@@ -55,13 +58,13 @@ public struct SectionedResults<Key: Hashable, SectionElement: Object>: RandomAcc
 
     /// An immutable snapshot, usable from any thread through its frozen realm.
     public func freeze() -> SectionedResults {
-        isFrozen ? self : SectionedResults(core: core.with(base: core.base.freeze()))
+        isFrozen ? self : SectionedResults(core: core.with(source: core.source.freeze()))
     }
 
     /// Live sectioned results for frozen ones (the same query at the newest version), or nil.
     public func thaw() -> SectionedResults? {
         guard isFrozen else { return self }
-        return core.base.thaw().map { SectionedResults(core: core.with(base: $0)) }
+        return core.source.thaw().map { SectionedResults(core: core.with(source: $0)) }
     }
 
     /// Calls `block` with `.initial`, then `.update` after every change of the sections: index
@@ -78,18 +81,12 @@ public struct SectionedResults<Key: Hashable, SectionElement: Object>: RandomAcc
         }
     }
 
-    /// `observe(keyPaths:on:_:)` with key paths (`[\.name]`).
-    public func observe(keyPaths: [PartialKeyPath<SectionElement>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (SectionedResultsChange<SectionedResults>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map { KeyPathRecorder.name($0) }, on: queue, block)
-    }
-
     /// The same results and key.
     public static func == (a: SectionedResults, b: SectionedResults) -> Bool { a.core === b.core }
 }
 
 /// One section of `SectionedResults`: its key and its objects, live.
-public struct ResultsSection<Key: Hashable, T: Object>: RandomAccessCollection, Equatable, Identifiable {
+public struct ResultsSection<Key: Hashable, T>: RandomAccessCollection, Equatable, Identifiable {
     let core: SectionedCore<Key, T>
     /// The section's key.
     public let key: Key
@@ -98,12 +95,12 @@ public struct ResultsSection<Key: Hashable, T: Object>: RandomAccessCollection, 
 
     /// The section's key (`Identifiable`).
     public var id: Key { key }
-    /// The realm of the objects.
-    public var realm: Realm? { core.base.realm }
+    /// The realm of the elements.
+    public var realm: Realm? { core.source.realm }
     /// Whether the section is frozen.
-    public var isFrozen: Bool { core.base.isFrozen }
-    /// True when the realm was invalidated.
-    public var isInvalidated: Bool { core.base.isInvalidated }
+    public var isFrozen: Bool { core.source.realm.isFrozen }
+    /// True when the object owning the sectioned list or set was deleted.
+    public var isInvalidated: Bool { core.source.isInvalidated }
 
     private var rows: [Int] { core.current().rowsByKey[key] ?? [] }
 
@@ -112,22 +109,23 @@ public struct ResultsSection<Key: Hashable, T: Object>: RandomAccessCollection, 
     /// The number of objects in the section now (0 once it has none).
     public var count: Int { rows.count }
 
-    /// The object at `index` in the section.
+    /// The element at `index` in the section.
     public subscript(_ index: Int) -> T {
-        let rows = self.rows
+        let sections = core.current()
+        let rows = sections.rowsByKey[key] ?? []
         guard rows.indices.contains(index) else { atollProgrammerError("index \(index) is out of bounds (count \(rows.count))") }
-        return core.base[rows[index]]
+        return core.source.element(sections.identities[rows[index]])
     }
 
     /// An immutable snapshot of the section.
     public func freeze() -> ResultsSection {
-        isFrozen ? self : ResultsSection(core: core.with(base: core.base.freeze()), key: key)
+        isFrozen ? self : ResultsSection(core: core.with(source: core.source.freeze()), key: key)
     }
 
     /// The live section for a frozen one, or nil.
     public func thaw() -> ResultsSection? {
         guard isFrozen else { return self }
-        return core.base.thaw().map { ResultsSection(core: core.with(base: $0), key: key) }
+        return core.source.thaw().map { ResultsSection(core: core.with(source: $0), key: key) }
     }
 
     /// Like `SectionedResults.observe`, for changes of this section only: index paths use the
@@ -138,12 +136,6 @@ public struct ResultsSection<Key: Hashable, T: Object>: RandomAccessCollection, 
         return core.observe(keyPaths: keyPaths, on: queue, onlyKey: key) { core, change in
             block(change.map { _ in ResultsSection(core: core, key: key) })
         }
-    }
-
-    /// `observe(keyPaths:on:_:)` with key paths (`[\.name]`).
-    public func observe(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
-                        _ block: @escaping (SectionedResultsChange<ResultsSection>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map { KeyPathRecorder.name($0) }, on: queue, block)
     }
 
     /// The same section of the same sectioned results.
@@ -206,24 +198,24 @@ extension RealmCollection {
     }
 
     private func sectioned<Key: Hashable>(sortDescriptors: [SortDescriptor], _ block: @escaping (Element) -> Key) -> SectionedResults<Key, Element> {
-        SectionedResults(core: SectionedCore(base: queryBase.sorted(by: sortDescriptors), sectionKey: block))
+        SectionedResults(core: SectionedCore(source: ObjectSectionSource(base: queryBase.sorted(by: sortDescriptors)), sectionKey: block))
     }
 }
 
 // MARK: - The shared state
 
-/// The sorted results, the key function and the sections of the last evaluation.
-final class SectionedCore<Key: Hashable, Element: Object> {
-    let base: Results<Element>
+/// The sorted source, the key function and the sections of the last evaluation.
+final class SectionedCore<Key: Hashable, Element> {
+    let source: any SectionSource<Element>
     let sectionKey: (Element) -> Key
 
-    /// Sections of one evaluation: keys in order, and for each key the results positions of its
-    /// objects, in order.
+    /// Sections of one evaluation: keys in order, and for each key the source positions of its
+    /// elements, in order.
     struct Sections {
         var keys: [Key] = []
         var rowsByKey: [Key: [Int]] = [:]
-        /// Object keys in results order.
-        var objects: [ObjectKey] = []
+        /// The elements' identities in source order (see SectionSource).
+        var identities: [StorageValue] = []
     }
 
     private let lock = NSLock()
@@ -231,16 +223,16 @@ final class SectionedCore<Key: Hashable, Element: Object> {
     private var cachedStamp: UInt64 = 0
     private var cachedMutation: UInt64 = 0
 
-    init(base: Results<Element>, sectionKey: @escaping (Element) -> Key) {
-        self.base = base
+    init(source: any SectionSource<Element>, sectionKey: @escaping (Element) -> Key) {
+        self.source = source
         self.sectionKey = sectionKey
     }
 
-    func with(base: Results<Element>) -> SectionedCore { SectionedCore(base: base, sectionKey: sectionKey) }
+    func with(source: any SectionSource<Element>) -> SectionedCore { SectionedCore(source: source, sectionKey: sectionKey) }
 
     /// The sections in the realm's current state (frozen ones: computed once).
     func current() -> Sections {
-        let realm = base.core.realm
+        let realm = source.realm
         realm.verifyThread()
         lock.lock()
         defer { lock.unlock() }
@@ -255,9 +247,9 @@ final class SectionedCore<Key: Hashable, Element: Object> {
 
     private func compute() -> Sections {
         var sections = Sections()
-        sections.objects = base.core.keys()
-        for (row, object) in base.enumerated() {
-            let key = sectionKey(object)
+        sections.identities = source.evaluate()
+        for (row, identity) in sections.identities.enumerated() {
+            let key = sectionKey(source.element(identity))
             if sections.rowsByKey[key] == nil {
                 sections.keys.append(key)
                 sections.rowsByKey[key] = [row]
@@ -272,11 +264,11 @@ final class SectionedCore<Key: Hashable, Element: Object> {
     /// they were computed in (the queue's, when `queue` is given).
     func observe(keyPaths: [String]?, on queue: DispatchQueue?, onlyKey: Key?,
                  _ deliver: @escaping (SectionedCore, SectionedResultsChange<Void>) -> Void) -> NotificationToken {
-        let realm = base.core.realm
+        let realm = source.realm
         realm.verifyThread()
         if let queue {
             return realm.observeOnQueue(queue, source: self, { realm, core in
-                core.with(base: Results(core: try core.base.core.rebased(on: realm)))
+                core.with(source: try core.source.rebased(on: realm))
             }, onError: { _ in }) { core, flag in
                 core.observe(keyPaths: keyPaths, onlyKey: onlyKey, flag: flag, deliver)
             }
@@ -286,15 +278,15 @@ final class SectionedCore<Key: Hashable, Element: Object> {
 
     private func observe(keyPaths: [String]?, onlyKey: Key?, flag: ObservationFlag,
                          _ deliver: @escaping (SectionedCore, SectionedResultsChange<Void>) -> Void) -> NotificationToken {
-        let realm = base.core.realm
+        let realm = source.realm
         realm.requireNoWriteForObserving()
         var previous = current()
-        var dependencies = base.core.dependencies()
+        var dependencies = source.dependencies()
         realm.observers.add(flag: flag) { [self] _, summary, notify in
-            if summary.schemaChanged { dependencies = base.core.dependencies() }
+            if summary.schemaChanged { dependencies = source.dependencies() }
             guard !summary.isComplete || summary.schemaChanged || dependencies.contains(where: { summary.touches($0) }) else { return }
             let now = current()
-            let change = try SectionChange(old: previous, new: now, onlyKey: onlyKey) { try base.core.isModified($0, in: summary, keyPaths: keyPaths) }
+            let change = try SectionChange(old: previous, new: now, onlyKey: onlyKey) { try source.isModified($0, in: summary, keyPaths: keyPaths) }
             previous = now
             guard notify, !change.isEmpty else { return }
             deliver(self, .update((), deletions: change.deletions, insertions: change.insertions, modifications: change.modifications,
@@ -316,43 +308,61 @@ final class SectionedCore<Key: Hashable, Element: Object> {
             deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty
         }
 
-        /// Sections whose key disappeared are deleted (their objects are not listed), sections
-        /// with a new key inserted (their objects are). An object that left, or that changed
+        /// An element of one evaluation: its identity and which occurrence of that identity it
+        /// is in source order (a list may hold a value, or an object, more than once).
+        struct Occurrence: Hashable {
+            let identity: StorageValue
+            let index: Int
+        }
+
+        /// The occurrence of each source position of an evaluation.
+        static func occurrences(_ s: Sections) -> [Occurrence] {
+            var seen: [StorageValue: Int] = [:]
+            return s.identities.map { identity in
+                let n = seen[identity, default: 0]
+                seen[identity] = n + 1
+                return Occurrence(identity: identity, index: n)
+            }
+        }
+
+        /// Sections whose key disappeared are deleted (their elements are not listed), sections
+        /// with a new key inserted (their elements are). An element that left, or that changed
         /// section, or that was modified and changed row, is a deletion; one that arrived or
         /// moved so is an insertion; one modified in place (`isModified`) is a modification.
-        init(old: Sections, new: Sections, onlyKey: Key?, isModified: (ObjectKey) throws -> Bool) throws {
-            func positions(_ s: Sections) -> [ObjectKey: (key: Key, section: Int, row: Int)] {
-                var result: [ObjectKey: (key: Key, section: Int, row: Int)] = [:]
+        init(old: Sections, new: Sections, onlyKey: Key?, isModified: (StorageValue) throws -> Bool) throws {
+            let oldOccurrences = Self.occurrences(old), newOccurrences = Self.occurrences(new)
+            func positions(_ s: Sections, _ occurrences: [Occurrence]) -> [Occurrence: (key: Key, section: Int, row: Int)] {
+                var result: [Occurrence: (key: Key, section: Int, row: Int)] = [:]
                 for (section, key) in s.keys.enumerated() {
-                    for (row, index) in (s.rowsByKey[key] ?? []).enumerated() { result[s.objects[index]] = (key, section, row) }
+                    for (row, index) in (s.rowsByKey[key] ?? []).enumerated() { result[occurrences[index]] = (key, section, row) }
                 }
                 return result
             }
-            let oldPositions = positions(old), newPositions = positions(new)
+            let oldPositions = positions(old, oldOccurrences), newPositions = positions(new, newOccurrences)
             func included(_ key: Key) -> Bool { onlyKey == nil || onlyKey == key }
             for (section, key) in old.keys.enumerated() where new.rowsByKey[key] == nil && included(key) { sectionsToDelete.insert(section) }
             for (section, key) in new.keys.enumerated() where old.rowsByKey[key] == nil && included(key) { sectionsToInsert.insert(section) }
-            var modifiedCache: [ObjectKey: Bool] = [:]
-            func modified(_ object: ObjectKey) throws -> Bool {
-                if let known = modifiedCache[object] { return known }
-                let m = try isModified(object)
-                modifiedCache[object] = m
+            var modifiedCache: [StorageValue: Bool] = [:]
+            func modified(_ identity: StorageValue) throws -> Bool {
+                if let known = modifiedCache[identity] { return known }
+                let m = try isModified(identity)
+                modifiedCache[identity] = m
                 return m
             }
             for (section, key) in old.keys.enumerated() where new.rowsByKey[key] != nil && included(key) {
                 for (row, index) in (old.rowsByKey[key] ?? []).enumerated() {
-                    let object = old.objects[index]
-                    guard let now = newPositions[object] else { deletions.append(IndexPath(item: row, section: section)); continue }
-                    if try now.key != key || (now.row != row && modified(object)) { deletions.append(IndexPath(item: row, section: section)) }
+                    let element = oldOccurrences[index]
+                    guard let now = newPositions[element] else { deletions.append(IndexPath(item: row, section: section)); continue }
+                    if try now.key != key || (now.row != row && modified(element.identity)) { deletions.append(IndexPath(item: row, section: section)) }
                 }
             }
             for (section, key) in new.keys.enumerated() where included(key) {
                 for (row, index) in (new.rowsByKey[key] ?? []).enumerated() {
-                    let object = new.objects[index]
-                    guard let before = oldPositions[object] else { insertions.append(IndexPath(item: row, section: section)); continue }
-                    if try before.key != key || (before.row != row && modified(object)) {
+                    let element = newOccurrences[index]
+                    guard let before = oldPositions[element] else { insertions.append(IndexPath(item: row, section: section)); continue }
+                    if try before.key != key || (before.row != row && modified(element.identity)) {
                         insertions.append(IndexPath(item: row, section: section))
-                    } else if try modified(object) {
+                    } else if try modified(element.identity) {
                         modifications.append(IndexPath(item: row, section: section))
                     }
                 }

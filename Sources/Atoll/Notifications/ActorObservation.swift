@@ -60,6 +60,40 @@ extension Object {
     }
 }
 
+extension ProjectionObservable {
+    /// Calls `block` on `actor` after every commit that changes a projected property of the
+    /// object (`.change`, with a projection of the object as read by the actor's realm) or
+    /// deletes it (`.deleted`); `keyPaths` as for `observe(keyPaths:on:_:)`.
+    ///
+    /// ```swift
+    /// let token = await view.observe(keyPaths: ["name"], on: store) { store, change in store.apply(change) }
+    /// ```
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        guard let m = rootObject._managed else { atollProgrammerError("only projections of managed objects can be observed; add the object to a realm first") }
+        m.realm.verifyThread()
+        return await Realm.observe(ThreadSafeReference(to: rootObject), configuration: m.realm.configuration, on: actor,
+                                   onError: { actor, error in block(actor, .error(error)) }) { actor, object in
+            Self(projecting: object).observe(keyPaths: keyPaths) { (change: ObjectChange<Self>) in deliver(change, to: block, on: actor) }
+        }
+    }
+
+    /// `observe(keyPaths:on:_:)` on an actor with key paths of the projection (`[\.name]`),
+    /// each meaning the stored paths its `@Projected` key path reads.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Self>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void) async -> NotificationToken
+    where Self: SendableMetatype {
+        _ = ProjectionSchemaCache.schema(of: self)
+        let names = keyPaths.flatMap { keyPath in
+            KeyPathRecorder.paths(keyPath, from: Root.self) { root in _ = Self(projecting: root)[keyPath: keyPath] }
+        }
+        return await observe(keyPaths: names.isEmpty ? nil : names, on: actor, block)
+    }
+}
+
 extension Realm {
     /// Resolves `reference` in a realm isolated to `actor` (opened there) and registers the
     /// observer with `register`. The returned token releases that realm on the actor. A value

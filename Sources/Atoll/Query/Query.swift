@@ -47,14 +47,33 @@ public struct Query<T> {
 
     /// The predicate text and its arguments (`%@` placeholders, in order), exactly as
     /// RealmSwift's `Query` writes them.
+    /// A query RealmSwift refuses (it raises an exception) stops the program here.
     public func _constructPredicate() -> (String, [Any]) {
+        do { return try predicate() } catch { atollProgrammerError("\(error)") }
+    }
+
+    /// The predicate text and arguments, or `AtollError.invalidQuery` with RealmSwift's reason
+    /// for a query it refuses (`$0.map["k"].name`: "Cannot apply key path to Map subscripts.").
+    func predicate() throws -> (String, [Any]) {
         var builder = QueryPredicateBuilder()
         builder.build(node, isNewNode: true)
+        if let problem = builder.problem { throw AtollError(.invalidQuery, problem) }
         return (builder.format, builder.arguments)
     }
 
+    /// Why a key path or operator cannot follow this node, as RealmSwift words it. Such a
+    /// query is kept, marked invalid, so that it is reported when it is used (a closure
+    /// building a query cannot throw).
+    private func refusal() -> QueryNode {
+        switch node {
+        case .invalid: node
+        case .mapSubscript: .invalid("Cannot apply key path to Map subscripts.")
+        default: .invalid("Cannot apply a keypath to \(describe())")
+        }
+    }
+
     private func appending(_ name: String, collection: Bool) -> QueryNode {
-        guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply a key path to \(describe())") }
+        guard case .keyPath(var path) = node else { return refusal() }
         path.append(name, isCollection: collection)
         return .keyPath(path)
     }
@@ -64,27 +83,31 @@ public struct Query<T> {
 
     /// The key path followed by `name` (`@allKeys`...), keeping its implicit ANY.
     func appendingOperator(_ name: String) -> QueryNode {
-        guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply \(name) to \(describe())") }
+        guard case .keyPath(var path) = node else { return refusal() }
         path.names.append(name)
         return .keyPath(path)
     }
 
     /// The key path with an aggregate (`@min`...) after its first collection.
     func aggregate(_ name: String) -> QueryNode {
-        guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply \(name) to \(describe())") }
+        guard case .keyPath(var path) = node else { return refusal() }
         path.insertAggregate(name)
         return .keyPath(path)
     }
 
     /// The key path without its implicit ANY, optionally followed by `name` (`@count`...).
     func withoutAny(appending name: String? = nil) -> QueryNode {
-        guard case .keyPath(var path) = node else { atollProgrammerError("cannot apply a key path to \(describe())") }
+        guard case .keyPath(var path) = node else { return refusal() }
         path.requiresAny = false
         if let name { path.names.append(name) }
         return .keyPath(path)
     }
 
-    private func describe() -> String { _constructPredicate().0 }
+    private func describe() -> String {
+        var builder = QueryPredicateBuilder()
+        builder.build(node, isNewNode: true)
+        return builder.format
+    }
 
     // MARK: key paths
 

@@ -61,13 +61,22 @@ indirect enum QueryNode {
     case subqueryCount(QueryNode)
     /// `map[%@]`: one key's value of a map; the key is an argument.
     case mapSubscript(QueryNode, key: String)
+    /// A query RealmSwift refuses when it is built, with its reason (reported when used).
+    case invalid(String)
 }
 
 /// Writes a `QueryNode` tree as predicate text and arguments.
 struct QueryPredicateBuilder {
     private(set) var format = ""
     private(set) var arguments: [Any] = []
+    /// The first reason the query is invalid (RealmSwift raises it as an exception); the text
+    /// written is then meaningless.
+    private(set) var problem: String?
     private var subqueryCounter = 0
+
+    private mutating func fail(_ reason: String) {
+        if problem == nil { problem = reason }
+    }
 
     /// `isNewNode`: the node stands alone as a condition (the root, or an operand of `&&`,
     /// `||`), where a key path means `== true`.
@@ -100,7 +109,7 @@ struct QueryPredicateBuilder {
                 format += ")"
             default:
                 if case .keyPath(let a) = lhs, case .keyPath(let b) = rhs, a.isCollection, b.isCollection {
-                    atollProgrammerError("comparing two collection columns is not permitted")
+                    fail("Comparing two collection columns is not permitted.")
                 }
                 format += "("
                 if let prefix { format += prefix }
@@ -124,7 +133,8 @@ struct QueryPredicateBuilder {
             var rewriter = SubqueryRewriter(variable: variable)
             let rewritten = rewriter.rewrite(inner)
             guard let collection = rewriter.collection else {
-                atollProgrammerError("a subquery (.count of a condition) needs a key path through a collection")
+                fail("Subqueries must contain a keypath starting with a collection.")
+                return
             }
             if let prefix { format += prefix }
             format += "SUBQUERY(\(collection), \(variable), "
@@ -135,6 +145,8 @@ struct QueryPredicateBuilder {
             build(map)
             format += "[%@]"
             arguments.append(key)
+        case .invalid(let reason):
+            fail(reason)
         }
     }
 
@@ -158,7 +170,7 @@ private struct SubqueryRewriter {
             guard let c = path.firstCollection else { return node }
             let name = path.names[...c].joined(separator: ".")
             if let collection, collection != name {
-                atollProgrammerError("a subquery may go through one collection only ('\(collection)' and '\(name)')")
+                return .invalid("A subquery may go through one collection only ('\(collection)' and '\(name)').")
             }
             collection = name
             var inner = QueryKeyPath()
@@ -170,10 +182,10 @@ private struct SubqueryRewriter {
             return .comparison(op, rewrite(lhs), rewrite(rhs), options)
         case .between(let value, let lower, let upper):
             return .between(rewrite(value), rewrite(lower), rewrite(upper))
-        case .subqueryCount, .constant:
+        case .subqueryCount, .constant, .invalid:
             return node
         case .mapSubscript:
-            atollProgrammerError("a subquery (.count of a condition) cannot use a map subscript")
+            return .invalid("Subqueries do not support map subscripts.")
         }
     }
 }

@@ -9,20 +9,27 @@ extension Results {
     /// let adults = realm.objects(Person.self).where { $0.age >= 18 && $0.dogs.count > 0 }
     /// ```
     /// The query is written as predicate text and bound like `filter(_:_:)` (see `Query`);
-    /// an invalid one is a programming error, as in RealmSwift.
+    /// an invalid one is a programming error, as in RealmSwift (where it raises an exception);
+    /// `whereThrowing(_:)` throws it instead.
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        let (format, arguments) = isIncluded(Query<Element>())._constructPredicate()
-        do { return try filter(throwing: format, arguments) } catch {
-            atollProgrammerError("invalid query '\(format)': \(error)")
+        do { return try whereThrowing(isIncluded) } catch {
+            atollProgrammerError("invalid query: \(error)")
         }
+    }
+
+    /// Like `where(_:)`, throwing `AtollError.invalidQuery` for a query RealmSwift refuses
+    /// (`$0.map["k"].name`: "Cannot apply key path to Map subscripts.") or that does not bind
+    /// (an Atoll addition, as `filter(throwing:_:)` is for string queries).
+    public func whereThrowing(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> Results<Element> {
+        let (format, arguments) = try isIncluded(Query<Element>()).predicate()
+        return try filter(throwing: format, arguments)
     }
 
     /// The position of the first object matching a type-safe query, or nil.
     public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
-        let (format, arguments) = isIncluded(Query<Element>())._constructPredicate()
         let matching: Results<Element>
-        do { matching = try filter(throwing: format, arguments) } catch {
-            atollProgrammerError("invalid query '\(format)': \(error)")
+        do { matching = try whereThrowing(isIncluded) } catch {
+            atollProgrammerError("invalid query: \(error)")
         }
         // Filtering keeps this order, so the first match is the first in this order.
         guard let first = matching.core.keys().first else { return nil }
@@ -44,6 +51,12 @@ extension RealmCollection {
     /// ```
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         queryBase.where(isIncluded)
+    }
+
+    /// Like `where(_:)`, throwing `AtollError.invalidQuery` for an invalid query (see
+    /// `Results.whereThrowing(_:)`).
+    public func whereThrowing(_ isIncluded: (Query<Element>) -> Query<Bool>) throws -> Results<Element> {
+        try queryBase.whereThrowing(isIncluded)
     }
 
     /// The position of the first object matching a type-safe query, or nil.

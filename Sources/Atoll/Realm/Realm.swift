@@ -498,14 +498,15 @@ public final class Realm {
         return frozen
     }
 
-    /// A live realm for this frozen one, on the calling thread (RealmSwift's non-throwing
-    /// signature: the frozen realm proves the file opens; a failure to open it again, such as
-    /// the file deleted meanwhile, stops the program).
+    /// A live realm for this frozen one, on the calling thread: the live realm of the same file
+    /// and object subset the thread already has open (the most recently opened one), at the
+    /// version it reads, as RealmSwift returns its thread-cached instance; with none, a realm
+    /// opened at the newest version. RealmSwift's non-throwing signature: the frozen realm
+    /// proves the file opens; a failure to open it again, such as the file deleted meanwhile,
+    /// stops the program.
     public func thaw() -> Realm {
         guard isFrozen else { return self }
-        do { return try Realm(configuration: configuration) } catch {
-            atollProgrammerError("cannot thaw: opening the realm again failed: \(error)")
-        }
+        return Realm.liveForThaw(of: self)
     }
 
     // MARK: files

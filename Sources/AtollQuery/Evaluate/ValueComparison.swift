@@ -62,7 +62,9 @@ enum ValueComparison {
         return family(a) == family(b)
     }
 
-    /// Total order: nil first; -1, 0, 1. Values of unrelated types order by type name.
+    /// Total order: nil first; -1, 0, 1. Values of unrelated types (in a mixed property, or a
+    /// list or set of mixed values) order by type as realm-core sorts them (its `sorting_rank`
+    /// in mixed.cpp): bool, numbers, string, binary data, date, object id, UUID, object.
     static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
@@ -85,8 +87,24 @@ enum ValueComparison {
         case (_, .decimal128(let y)) where compareDecimal(y, a) != nil: return -(compareDecimal(y, a) ?? 0)
         default:
             if let x = numeric(a), let y = numeric(b) { return x < y ? -1 : (x > y ? 1 : 0) }
-            let ta = "\(a)", tb = "\(b)"
-            return ta < tb ? -1 : (ta == tb ? 0 : 1)
+            let ra = sortingRank(a), rb = sortingRank(b)
+            return ra < rb ? -1 : (ra == rb ? 0 : 1)
+        }
+    }
+
+    /// The rank of a value's type when values of different types are sorted (realm-core's).
+    private static func sortingRank(_ v: QueryValue) -> Int {
+        switch v {
+        case .null: -1
+        case .bool: 0
+        case .int, .float, .double, .decimal128: 1
+        case .string: 2
+        case .data: 3
+        case .timestamp: 4
+        case .objectId: 5
+        case .uuid: 6
+        case .object: 7
+        case .list: 8
         }
     }
 }
