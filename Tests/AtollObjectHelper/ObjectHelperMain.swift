@@ -86,6 +86,70 @@ struct AtollObjectHelper {
                     }
                 }
                 say("done")
+            case "shop":
+                // shop PATH OPS: opens a multi-node Cluster file with the Shop model (every newer
+                // type: Decimal128, AnyRealmValue, MutableSet, Map, PersistableEnum, an embedded
+                // address holding an embedded geo) and runs one transaction per op:
+                // $ID:DEC revenue, ?ID:VALUE extra (an int when VALUE is one, else a string),
+                // +ID:TAG a tag, =ID:KEY:INT a price, kID:KIND the kind, sID:STREET the address's
+                // street (an address is made when there is none), gID:LAT its geo's lat (likewise),
+                // aID:STREET a new address replacing the old, 0ID no address, !ID deletes the shop.
+                let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Shop.self, ShopAddress.self, ShopGeo.self]))
+                for op in args[3...] {
+                    let parts = op.dropFirst().split(separator: ":", maxSplits: 2).map(String.init)
+                    let id = Int(parts[0]) ?? 0
+                    try realm.write {
+                        if op.first == "!" {
+                            if let shop = realm.object(ofType: Shop.self, forPrimaryKey: id) { realm.delete(shop) }
+                            return
+                        }
+                        let shop = realm.object(ofType: Shop.self, forPrimaryKey: id) ?? realm.create(Shop.self, value: ["id": id])
+                        let arg = parts.count > 1 ? parts[1] : ""
+                        func address() -> ShopAddress {
+                            if let a = shop.address { return a }
+                            shop.address = ShopAddress()
+                            return shop.address ?? ShopAddress()
+                        }
+                        switch op.first {
+                        case "$": shop.revenue = try Decimal128(string: arg)
+                        case "?": shop.extra = Int(arg).map { AnyRealmValue.int($0) } ?? .string(arg)
+                        case "+": shop.tags.insert(arg)
+                        case "=": shop.prices[arg] = Int(parts.count > 2 ? parts[2] : "") ?? 0
+                        case "k": shop.kind = ShopKind(rawValue: arg) ?? .kiosk
+                        case "s": address().street = arg
+                        case "g":
+                            let a = address()
+                            if a.geo == nil { a.geo = ShopGeo() }
+                            a.geo?.lat = Double(arg) ?? 0
+                        case "a":
+                            let a = ShopAddress()
+                            a.street = arg
+                            shop.address = a
+                        case "0": shop.address = nil
+                        default: break
+                        }
+                    }
+                }
+                say("done")
+            case "dump-shops":
+                // dump-shops PATH: one line per shop in id order, every collection sorted.
+                let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Shop.self, ShopAddress.self, ShopGeo.self]))
+                for shop in realm.objects(Shop.self).sorted(byKeyPath: "id") {
+                    let extra: String = switch shop.extra {
+                    case .int(let i): "\(i)"
+                    case .string(let s): s
+                    case .none: "none"
+                    default: "\(shop.extra)"
+                    }
+                    let prices = shop.prices.keys.sorted().map { k in "\(k):\(shop.prices[k] ?? -1)" }
+                    var address = "nil"
+                    if let a = shop.address {
+                        address = "{\(a.street) geo=\(a.geo.map { "\($0.lat)" } ?? "nil")}"
+                    }
+                    say("\(shop.id) revenue=\(shop.revenue) extra=\(extra) tags=[\(shop.tags.sorted().joined(separator: ","))] "
+                        + "prices={\(prices.joined(separator: ","))} kind=\(shop.kind.rawValue) address=\(address)")
+                }
+                say("done")
             case "dump-baskets":
                 // dump-baskets PATH: one line per basket in id order, every collection sorted.
                 let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Basket.self, BasketItem.self]))
@@ -236,6 +300,31 @@ final class Basket: Object {
     @Persisted var scores: Map<String, AnyRealmValue>
     @Persisted var items: MutableSet<BasketItem>
     @Persisted var picks: Map<String, BasketItem?>
+}
+
+/// The model of `shop` (Tests/AtollMultiNodeTests/EmbeddedSyncProcessTests.swift): every value
+/// type sync merges, and embedded objects two levels deep.
+enum ShopKind: String, PersistableEnum {
+    case kiosk, market, online
+}
+
+final class ShopGeo: EmbeddedObject {
+    @Persisted var lat = 0.0
+}
+
+final class ShopAddress: EmbeddedObject {
+    @Persisted var street = ""
+    @Persisted var geo: ShopGeo?
+}
+
+final class Shop: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var revenue: Decimal128 = 0
+    @Persisted var extra: AnyRealmValue
+    @Persisted var tags: MutableSet<String>
+    @Persisted var prices: Map<String, Int>
+    @Persisted var kind: ShopKind = .kiosk
+    @Persisted var address: ShopAddress?
 }
 
 /// for `upgrade-synced-schema`: a new optional property and a new class.

@@ -56,8 +56,35 @@ enum TestSchema {
         static let labels = 1, marks = 2, circle = 3, roles = 4
     }
 
-    /// An in-memory database (or a file at `path`) with Person and Item (and Bag with `collections`).
-    static func database(path: String? = nil, collections: Bool = false) throws -> Database {
+    /// Values of the newer types and embedded objects: a Card with a Decimal128, an
+    /// AnyRealmValue and an embedded Spot, which holds an embedded Pin.
+    static let card = TableSpec(name: "Card", columns: [
+        ColumnSpec(name: "id", type: .int),
+        ColumnSpec(name: "label", type: .string),
+        ColumnSpec(name: "amount", type: .decimal128),
+        ColumnSpec(name: "any", type: .mixed, isNullable: true),
+        ColumnSpec(name: "place", type: .link, isNullable: true, linkTarget: "Spot"),
+    ], primaryKey: "id")
+    static let spot = TableSpec(name: "Spot", columns: [
+        ColumnSpec(name: "name", type: .string),
+        ColumnSpec(name: "n", type: .int),
+        ColumnSpec(name: "pin", type: .link, isNullable: true, linkTarget: "Pin"),
+    ], isEmbedded: true)
+    static let pin = TableSpec(name: "Pin", columns: [
+        ColumnSpec(name: "x", type: .double),
+    ], isEmbedded: true)
+
+    enum Card {
+        static let label = 1, amount = 2, any = 3, place = 4
+    }
+
+    enum Spot {
+        static let name = 0, n = 1, pin = 2
+    }
+
+    /// An in-memory database (or a file at `path`) with Person and Item (and Bag with
+    /// `collections`, Card, Spot and Pin with `embedded`).
+    static func database(path: String? = nil, collections: Bool = false, embedded: Bool = false) throws -> Database {
         let config = path.map { DatabaseConfiguration(path: $0, durability: .unsafe) }
             ?? DatabaseConfiguration(inMemoryIdentifier: "sync-\(UUID().uuidString)")
         let db = try Database.open(config)
@@ -66,6 +93,11 @@ enum TestSchema {
             try w.createTable(person)
             try w.createTable(item)
             if collections { try w.createTable(bag) }
+            if embedded {
+                try w.createTable(pin)
+                try w.createTable(spot)
+                try w.createTable(card)
+            }
             try w.commit()
         } else {
             w.rollback()
@@ -114,12 +146,17 @@ extension Optional {
 func canonicalDump(_ db: Database) throws -> String {
     try db.read { r in
         var out = ""
-        for spec in r.tableSpecs.sorted(by: { $0.name < $1.name }) where !spec.name.hasPrefix("__atoll") {
+        // Embedded objects show inline in their parent: {field=value ...}.
+        for spec in r.tableSpecs.sorted(by: { $0.name < $1.name }) where !spec.name.hasPrefix("__atoll") && !spec.isEmbedded {
             let t = try r.table(named: spec.name).unwrapped(spec.name)
             out += "\(spec.name) (\(t.count))\n"
             func show(_ v: StorageValue, _ c: ColumnSpec) throws -> String {
                 guard case .link(let k) = v, let target = c.linkTarget else { return v.description }
-                return "->" + (try r.table(named: target).unwrapped(target).primaryKeyValue(k)).description
+                let tt = try r.table(named: target).unwrapped(target)
+                if tt.spec.isEmbedded {
+                    return "{" + (try tt.spec.columns.indices.map { i in "\(tt.spec.columns[i].name)=\(try show(try tt.value(k, i), tt.spec.columns[i]))" }).joined(separator: " ") + "}"
+                }
+                return "->" + (try tt.primaryKeyValue(k)).description
             }
             var rows: [([UInt8], String)] = []
             for k in try t.objectKeys() {

@@ -17,9 +17,14 @@ enum Workload {
             let items = try w.items(), persons = try w.people()
             var what: [String] = []
             let bags = try w.table(named: "Bag")
+            let cards = try w.table(named: "Card")
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
                 if let bags, rng.chance(40) {
                     what.append(try bagChange(bags, persons, &rng))
+                    continue
+                }
+                if let cards, rng.chance(40) {
+                    what.append(try cardChange(w, cards, &rng))
                     continue
                 }
                 let id = Int64.random(in: itemIDs, using: &rng)
@@ -93,6 +98,93 @@ enum Workload {
             }
             return what.joined(separator: ", ")
         }
+    }
+
+    static let cardIDs: ClosedRange<Int64> = 1...3
+
+    /// One change of a Card (TestSchema.card): its Decimal128 or AnyRealmValue, its embedded
+    /// Spot (replaced, removed or edited) and the Spot's embedded Pin, or the card itself.
+    static func cardChange(_ w: WriteTransaction, _ cards: Table, _ rng: inout SeededGenerator) throws -> String {
+        let spots = try w.table(named: "Spot").unwrapped("Spot"), pins = try w.table(named: "Pin").unwrapped("Pin")
+        let id = Int64.random(in: cardIDs, using: &rng)
+        let key = ObjectKey(primaryKey: id)
+        var created = ""
+        if try !cards.contains(key) {
+            _ = try cards.create(primaryKey: .int(id))
+            created = "create card \(id), "
+        }
+        func spot() throws -> ObjectKey? {
+            guard case .link(let s) = try cards.value(key, TestSchema.Card.place) else { return nil }
+            return s
+        }
+        func newSpot() throws -> ObjectKey {
+            let s = try spots.create()
+            try cards.set(key, TestSchema.Card.place, .link(s))
+            try spots.set(s, TestSchema.Spot.name, .string("s\(Int.random(in: 0..<9, using: &rng))"))
+            return s
+        }
+        let what: String
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<10:
+            let v = "c\(Int.random(in: 0..<9, using: &rng))"
+            try cards.set(key, TestSchema.Card.label, .string(v))
+            what = "label \(id) \(v)"
+        case 10..<20:
+            let v = Decimal128(Double(Int64.random(in: -50..<50, using: &rng)) / 4)
+            try cards.set(key, TestSchema.Card.amount, .decimal128(v))
+            what = "amount \(id) \(v)"
+        case 20..<30:
+            let v: StorageValue = switch Int.random(in: 0..<6, using: &rng) {
+            case 0: .int(Int64.random(in: 0..<9, using: &rng))
+            case 1: .string("a\(Int.random(in: 0..<9, using: &rng))")
+            case 2: .double(Double(Int.random(in: 0..<9, using: &rng)) / 2)
+            case 3: .bool(rng.chance(50))
+            case 4: .decimal128(Decimal128(Int64.random(in: 0..<9, using: &rng)))
+            default: .null
+            }
+            try cards.set(key, TestSchema.Card.any, v)
+            what = "any \(id) \(v)"
+        case 30..<42:
+            _ = try newSpot()
+            what = "new spot \(id)"
+        case 42..<48:
+            try cards.set(key, TestSchema.Card.place, .null)
+            what = "no spot \(id)"
+        case 48..<64:
+            let s = try spot() ?? newSpot()
+            let n = Int64.random(in: 0..<9, using: &rng)
+            try spots.set(s, TestSchema.Spot.n, .int(n))
+            what = "spot n \(id) \(n)"
+        case 64..<72:
+            let s = try spot() ?? newSpot()
+            let name = "s\(Int.random(in: 0..<9, using: &rng))"
+            try spots.set(s, TestSchema.Spot.name, .string(name))
+            what = "spot name \(id) \(name)"
+        case 72..<80:
+            let s = try spot() ?? newSpot()
+            let p = try pins.create()
+            try spots.set(s, TestSchema.Spot.pin, .link(p))
+            try pins.set(p, 0, .double(Double(Int.random(in: 0..<9, using: &rng))))
+            what = "new pin \(id)"
+        case 80..<90:
+            let s = try spot() ?? newSpot()
+            let x = Double(Int.random(in: 0..<9, using: &rng)) / 4
+            if case .link(let p) = try spots.value(s, TestSchema.Spot.pin) {
+                try pins.set(p, 0, .double(x))
+            } else {
+                let p = try pins.create()
+                try spots.set(s, TestSchema.Spot.pin, .link(p))
+                try pins.set(p, 0, .double(x))
+            }
+            what = "pin x \(id) \(x)"
+        case 90..<94:
+            if let s = try spot() { try spots.set(s, TestSchema.Spot.pin, .null) }
+            what = "no pin \(id)"
+        default:
+            try cards.erase(key)
+            what = "erase card \(id)"
+        }
+        return created + what
     }
 
     static let bagIDs: ClosedRange<Int64> = 1...3

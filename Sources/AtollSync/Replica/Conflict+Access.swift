@@ -55,6 +55,17 @@ extension Conflict {
                 c.winningValue = list.elements[i].value
                 return c
             }
+            if t.spec.isEmbedded {
+                // An embedded object's field: its record, by the path its primary key names.
+                guard case .string(let s) = c.primaryKey, let key = try EmbeddedPath(parsing: s).recordKey(r),
+                      let bytes = try r.internalValue(SyncTrees.embedded, key: key) else { return c }
+                let record = try bytes.withUnsafeBytes { try EmbeddedRecord.decode($0, state.nodes) }
+                if let f = record.field(column) {
+                    c.winningStamp = f.stamp
+                    c.winningValue = .value(f.value)
+                }
+                return c
+            }
             guard let bytes = try r.internalValue(SyncTrees.objects, key: ok) else { return c }
             let record = try bytes.withUnsafeBytes { try ObjectRecord.decode($0, state.nodes) }
             if record.exists, let f = record.field(column), f.stamp != .zero, let k = try t.find(primaryKey: c.primaryKey) {

@@ -16,6 +16,8 @@ final class SyncedClass {
     /// delete): the storage default (nil for optionals, zero, empty).
     let defaults: [StorageValue]
     let columnsByName: [String: Int]
+    /// Per to-one column that holds an embedded object: its class (SyncSchema+Embedded.swift).
+    var embeddedColumns: [Int: SyncedEmbeddedClass] = [:]
 
     init(key: TableKey, spec: TableSpec, primaryKeyColumn: Int) {
         self.key = key
@@ -77,6 +79,8 @@ struct SyncSchema {
     /// Every class of the file syncs (the configuration names no subset): a class added later
     /// would sync too.
     var syncsEveryClass = false
+    /// The embedded classes the synced classes hold, by name (they sync as part of their parents).
+    var embedded: [String: SyncedEmbeddedClass] = [:]
 
     /// Classes Atoll keeps for itself (never synced, never listed to users).
     static func isInternal(_ name: String) -> Bool { name.hasPrefix("__atoll") }
@@ -93,20 +97,21 @@ struct SyncSchema {
         } else {
             selected = txn.tableKeys.filter { !isInternal(txn.spec(of: $0)?.name ?? "") }
         }
-        try refuseEmbedded(selected, txn)
+        let embedded = try loadEmbedded(selected, txn)
         var classes: [TableKey: SyncedClass] = [:]
         var byName: [String: SyncedClass] = [:]
         var missingKeys: [String] = []
         for k in selected {
-            guard let spec = txn.spec(of: k) else { continue }
+            guard let spec = txn.spec(of: k), !spec.isEmbedded else { continue }
             guard !isInternal(spec.name) else {
                 throw AtollError(.schemaMismatch, "class '\(spec.name)' is internal to Atoll and cannot sync")
             }
-            guard let pk = spec.primaryKeyIndex, !spec.isEmbedded else {
+            guard let pk = spec.primaryKeyIndex else {
                 missingKeys.append(spec.name)
                 continue
             }
             let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
+            c.embeddedColumns = embeddedColumns(of: spec, embedded)
             classes[k] = c
             byName[spec.name] = c
         }
@@ -115,7 +120,7 @@ struct SyncSchema {
                 "only classes with a primary key can sync, and \(missingKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")) \(missingKeys.count == 1 ? "has" : "have") none; add a primary key or leave \(missingKeys.count == 1 ? "it" : "them") out of the synced classes")
         }
         for c in classes.values {
-            for (i, col) in c.spec.columns.enumerated() where col.type == .link {
+            for (i, col) in c.spec.columns.enumerated() where col.type == .link && c.embeddedColumns[i] == nil {
                 guard let target = col.linkTarget.flatMap({ byName[$0] }) else {
                     throw AtollError(.schemaMismatch,
                         "'\(c.name).\(col.name)' links to '\(col.linkTarget ?? "?")', which does not sync; sync both classes or neither")
@@ -123,8 +128,9 @@ struct SyncSchema {
                 c.linkTargets[i] = target
             }
         }
-        var schema = SyncSchema(classes: classes, byName: byName, fingerprint: fingerprint(of: classes.values))
+        var schema = SyncSchema(classes: classes, byName: byName, fingerprint: describe(classes.values, embedded: Array(embedded.values)).fingerprint)
         schema.syncsEveryClass = classNames == nil
+        schema.embedded = embedded
         return schema
     }
 
@@ -133,8 +139,14 @@ struct SyncSchema {
     }
 
     /// What the handshake tells the relay about these classes.
-    static func describe(_ classes: some Sequence<SyncedClass>) -> SyncSchemaDescription {
-        SyncSchemaDescription(classes: classes.map { c in
+    static func describe(_ classes: some Sequence<SyncedClass>, embedded: [SyncedEmbeddedClass] = []) -> SyncSchemaDescription {
+        // An embedded class is described with no primary key (its objects are named by path).
+        SyncSchemaDescription(classes: embedded.map { e in
+            SyncSchemaDescription.Class(name: e.name, primaryKey: "", isEmbedded: true, properties: e.spec.columns.map { col in
+                SyncSchemaDescription.Property(name: col.name, type: col.type.rawValue, isNullable: col.isNullable, isList: col.isList,
+                                               intBits: col.intBits, linkTarget: col.linkTarget, isSet: col.isSet, isMap: col.isMap)
+            })
+        } + classes.map { c in
             SyncSchemaDescription.Class(name: c.name, primaryKey: c.primaryKeySpec.name, isEmbedded: c.spec.isEmbedded, properties: c.spec.columns.map { col in
                 SyncSchemaDescription.Property(name: col.name, type: col.type.rawValue, isNullable: col.isNullable, isList: col.isList,
                                                intBits: col.intBits, linkTarget: col.linkTarget, isSet: col.isSet, isMap: col.isMap)
@@ -142,5 +154,5 @@ struct SyncSchema {
         })
     }
 
-    var syncDescription: SyncSchemaDescription { Self.describe(classes.values) }
+    var syncDescription: SyncSchemaDescription { Self.describe(classes.values, embedded: Array(embedded.values)) }
 }

@@ -78,6 +78,7 @@ extension SyncWriter {
                     try apply(instruction, stamp: base.at(index), elementNode: cs.origin, &names)
                     index += 1
                 }
+                try projectTouchedEmbedded()
             }
         }
     }
@@ -96,6 +97,7 @@ extension SyncWriter {
                     }
                     try apply(instruction, stamp: stamp, elementNode: decoder.elementNode ?? stamp.node, erased: decoder.elementErased, &names)
                 }
+                try projectTouchedEmbedded()
             }
         }
     }
@@ -116,12 +118,22 @@ extension SyncWriter {
 
     func apply(_ instruction: SyncInstruction, stamp: Stamp, elementNode: NodeID, erased: Bool = false, _ names: inout Names) throws {
         let o = instruction.object
+        if let ec = schema.embedded[names.classNames[o.classIndex]] {
+            try applyEmbedded(instruction, ec, stamp: stamp, names)
+            return
+        }
         guard let c = names.classes[o.classIndex] else {
             try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
             return
         }
         guard c.accepts(primaryKey: o.primaryKey) else {
             throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
+        }
+        if !c.embeddedColumns.isEmpty {
+            if let p = instruction.property, let column = c.columnsByName[names.properties[p]], c.embeddedColumns[column] != nil {
+                throw AtollError(.protocolViolation, "a changeset writes '\(c.name).\(names.properties[p])', which holds an embedded object (embedded objects are written by their path)")
+            }
+            embeddedParents[RecordKey(SyncTrees.objectKey(c.key, o.primaryKey))] = (c, o.primaryKey)
         }
         if let p = instruction.property, !names.knows(c, classIndex: o.classIndex, property: p) {
             try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
@@ -182,7 +194,7 @@ extension SyncWriter {
         return try materialize(c, pk)
     }
 
-    private func applyCreate(_ c: SyncedClass, _ pk: StorageValue, _ stamp: Stamp) throws {
+    func applyCreate(_ c: SyncedClass, _ pk: StorageValue, _ stamp: Stamp) throws {
         let ok = SyncTrees.objectKey(c.key, pk)
         var o = try object(ok)
         guard try prepareWrite(c, pk, ok, &o, stamp) != nil else { return }

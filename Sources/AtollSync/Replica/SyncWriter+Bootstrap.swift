@@ -12,7 +12,7 @@ extension SyncWriter {
         var made = 0
         var stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
         // Set and map instructions exist from body format 4 (with seen stamps: none here).
-        let collections = schema.classes.values.contains { !collectionColumns(of: $0).isEmpty }
+        let collections = schema.classes.values.contains { !collectionColumns(of: $0).isEmpty } || !schema.embedded.isEmpty
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: collections)
         func append(_ i: SyncInstruction) {
             if collections { encoder.append(i, seen: nil) } else { encoder.append(i) }
@@ -35,7 +35,7 @@ extension SyncWriter {
                 var o = ObjectRecord()
                 o.latest = stamp.at(encoder.instructionCount)
                 append(.create(address))
-                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn {
+                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn && c.embeddedColumns[column] == nil {
                     let property = encoder.propertyIndex(spec.name)
                     if spec.isSet {
                         let ck = SyncTrees.listKey(ok, column: column)
@@ -83,6 +83,7 @@ extension SyncWriter {
                     }
                 }
                 setObject(ok, o)
+                try extractEmbedded(c, pk, k, &encoder, base: stamp)
                 if encoder.instructionBytes >= SyncLimits.changesetBodyBytesMax / 3 || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
                     try finishChangeset()
                 }

@@ -63,12 +63,29 @@ extension SyncWriter {
         // instructions would take several times its log's size in memory.
         var erased: [ObjectRef: StorageValue] = [:]
         var lastEdits: [CollectionRef: LogPosition] = [:]
+        // Objects whose embedded objects changed, with the last commit that changed them: they
+        // are compared with their records there (SyncWriter+Embedded.swift).
+        var embeddedEdits: [ObjectRef: UInt64] = [:]
+        let embeddedByTable = Dictionary(schema.embedded.values.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
             var reader = TransactionLogReader(bytes)
             var entry = 0
             while let i = reader.next() {
                 defer { entry += 1 }
+                if !embeddedByTable.isEmpty {
+                    switch i {
+                    case .createObject(let t, let k, _), .set(let t, let k, _, _, _), .addInteger(let t, let k, _, _),
+                         .eraseObject(let t, let k, _):
+                        if let c = schema.classes[t], !c.embeddedColumns.isEmpty {
+                            embeddedEdits[ObjectRef(table: t, key: k)] = v
+                        } else if let ec = embeddedByTable[t], let owner = try embeddedOwner(ec, k) {
+                            embeddedEdits[ObjectRef(table: owner.0.key, key: owner.1)] = v
+                        }
+                    default:
+                        break
+                    }
+                }
                 switch i {
                 case .eraseObject(let t, let k, let pk):
                     guard let c = schema.classes[t] else { continue }
@@ -90,7 +107,8 @@ extension SyncWriter {
         var created: [(SyncedClass, StorageValue)] = []
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
-            made += try extractCommit(version: v, log: bytes, erased: erased, lastEdits: lastEdits, created: &created)
+            made += try extractCommit(version: v, log: bytes, erased: erased, lastEdits: lastEdits,
+                                      embedded: embeddedEdits.filter { $0.value == v }.map(\.key), created: &created)
         }
         for (c, pk) in created {
             let o = try object(SyncTrees.objectKey(c.key, pk))
@@ -115,7 +133,7 @@ extension SyncWriter {
 
     /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
     private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue], lastEdits: [CollectionRef: LogPosition],
-                               created: inout [(SyncedClass, StorageValue)]) throws -> Int
+                               embedded: [ObjectRef], created: inout [(SyncedClass, StorageValue)]) throws -> Int
     {
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: true)
         var made = 0
@@ -204,6 +222,12 @@ extension SyncWriter {
             if let d = o.deleted, d > touched { touched = d }
         }
         if let e = reader.error { throw e }
+        for ref in embedded {
+            guard let c = schema.classes[ref.table] else { continue }
+            let pk = try primaryKey(c, ref.key)
+            let o = try self.object(SyncTrees.objectKey(c.key, pk))
+            for s in [o.latest, o.deleted, try embeddedStampBound(c, pk)].compactMap({ $0 }) where s > touched { touched = s }
+        }
         createdHere.removeAll()
         // Stamped with the commit's time, not the extraction's: a commit made offline (or while
         // no session ran) must lose to a later one made elsewhere, whenever it is uploaded. The
@@ -277,6 +301,8 @@ extension SyncWriter {
 
             case .set(let t, let k, let column, let value, let implicit):
                 guard let c = schema.classes[t] else { continue }
+                // Embedded objects are compared with their records at the end of the commit.
+                if c.embeddedColumns[column] != nil { continue }
                 if implicit {
                     pendingNulls.append(PendingImplicitNull(table: t, key: k, column: column))
                     continue
@@ -430,6 +456,18 @@ extension SyncWriter {
         if let e = reader.error { throw e }
         guard pendingNulls.isEmpty else {
             throw AtollError.corrupted("the history nulls links to an object it does not delete")
+        }
+        for ref in embedded.sorted(by: { ($0.table.rawValue, $0.key.rawValue) < ($1.table.rawValue, $1.key.rawValue) }) {
+            guard let c = schema.classes[ref.table] else { continue }
+            guard try table(c).contains(ref.key) else {
+                // Deleted: its delete voids what its embedded objects held.
+                try pruneEmbedded(c, try primaryKey(c, ref.key))
+                continue
+            }
+            try extractEmbedded(c, try primaryKey(c, ref.key), ref.key, &encoder, base: base)
+            if encoder.instructionBytes >= changesetSplitBytes || encoder.instructionCount >= SyncLimits.changesetInstructionsMax {
+                try finishChangeset(continues: true)
+            }
         }
         try finishChangeset(continues: false)
         if transactions > 1 { oversizeCommits.append(OversizeCommit(version: version, bodyBytes: commitBytes, transactions: transactions)) }

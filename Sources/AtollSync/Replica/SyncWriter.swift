@@ -48,6 +48,9 @@ final class SyncWriter {
     /// Set and map records (CollectionRecord.swift), like `lists`.
     var setRecords: [RecordKey: (record: SetRecord, dirty: Bool)] = [:]
     var mapRecords: [RecordKey: (record: MapRecord, dirty: Bool)] = [:]
+    /// Objects with embedded objects that remote changes touched: their embedded objects are
+    /// brought in line with the sync records once the changes are applied (SyncWriter+Embedded).
+    var embeddedParents: [RecordKey: (SyncedClass, StorageValue)] = [:]
 
     init(txn: WriteTransaction, schema: SyncSchema, state: ReplicaState, physicalMilliseconds: @escaping () -> UInt64,
          maxForwardDriftMilliseconds: UInt64)

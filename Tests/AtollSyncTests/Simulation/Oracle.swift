@@ -39,15 +39,33 @@ struct Oracle {
 
     private var objects: [Key: Object] = [:]
 
-    /// The changesets in any order: the result depends only on the set.
-    init(_ changesets: [Changeset]) throws {
+    /// The changesets in any order: the result depends only on the set. `embeddedClasses`: the
+    /// embedded classes, whose objects are named by their path (docs/SYNC.md, "Embedded objects").
+    init(_ changesets: [Changeset], embeddedClasses: Set<String> = []) throws {
         var elementWrites: [(Key, String, ElementID, Stamp, SyncValue?)] = []
         for cs in changesets {
             let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
             for (i, instruction) in content.instructions.enumerated() {
                 let s = cs.stamp.at(i)
                 let o = instruction.object
-                let key = Key(className: content.classes[o.classIndex], pk: o.primaryKey)
+                var key = Key(className: content.classes[o.classIndex], pk: o.primaryKey)
+                if embeddedClasses.contains(key.className), case .string(let text) = o.primaryKey {
+                    // An embedded object: keyed by its path alone. A create or set in it is a
+                    // write of each object above it too, up to the parent.
+                    key = Key(className: "", pk: o.primaryKey)
+                    switch instruction {
+                    case .create, .set:
+                        let path = try EmbeddedPath(parsing: text)
+                        objects[Key(className: path.parentClass, pk: path.parentPrimaryKey), default: Object()].write(s)
+                        for n in 1..<path.properties.count {
+                            let above = EmbeddedPath(parentClass: path.parentClass, parentPrimaryKey: path.parentPrimaryKey,
+                                                     properties: Array(path.properties[0..<n]))
+                            objects[Key(className: "", pk: .string(above.string)), default: Object()].write(s)
+                        }
+                    default:
+                        break
+                    }
+                }
                 var obj = objects[key] ?? Object()
                 switch instruction {
                 case .create: obj.write(s)
@@ -97,7 +115,21 @@ struct Oracle {
     /// The canonical dump (the format of `canonicalDump`) of the state the changesets define.
     func expectedDump(_ specs: [TableSpec]) -> String {
         var out = ""
-        for spec in specs.sorted(by: { $0.name < $1.name }) {
+        let bySpecName = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        /// An embedded object at `path` under `tombstone` (the greatest delete above it), inline.
+        func embedded(_ spec: TableSpec, _ path: EmbeddedPath, _ tombstone: Stamp?) -> String {
+            guard let obj = objects[Key(className: "", pk: .string(path.string))] else { return "null" }
+            let t = [tombstone, obj.deleted].compactMap { $0 }.max()
+            guard let latest = obj.latest, t.map({ latest > $0 }) ?? true else { return "null" }
+            return "{" + spec.columns.map { c in
+                if let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
+                    return "\(c.name)=" + embedded(ts, EmbeddedPath(parentClass: path.parentClass, parentPrimaryKey: path.parentPrimaryKey,
+                                                                    properties: path.properties + [c.name]), t)
+                }
+                return "\(c.name)=\(fieldValue(obj, c, tombstone: t))"
+            }.joined(separator: " ") + "}"
+        }
+        for spec in specs.sorted(by: { $0.name < $1.name }) where !spec.isEmbedded {
             let present = objects.filter { $0.key.className == spec.name && $0.value.exists }
             out += "\(spec.name) (\(present.count))\n"
             var rows: [([UInt8], String)] = []
@@ -110,6 +142,8 @@ struct Oracle {
                         line += " \(c.name)={\(mapEntries(obj, c).map { "\($0.0):\($0.1)" }.joined(separator: ","))}"
                     } else if c.isList {
                         line += " \(c.name)=[\(listValues(obj, c).joined(separator: ","))]"
+                    } else if let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
+                        line += " \(c.name)=" + embedded(ts, EmbeddedPath(parentClass: spec.name, parentPrimaryKey: key.pk, properties: [c.name]), obj.deleted)
                     } else {
                         line += " \(c.name)=\(fieldValue(obj, c))"
                     }
@@ -130,17 +164,19 @@ struct Oracle {
         }
     }
 
-    private func fieldValue(_ o: Object, _ c: ColumnSpec) -> String {
+    /// `tombstone`: the greatest delete that voids older writes (the object's own by default).
+    private func fieldValue(_ o: Object, _ c: ColumnSpec, tombstone: Stamp?? = nil) -> String {
         let defaultValue = SyncedClass.defaultValue(c)
+        let deleted = tombstone ?? o.deleted
         var base: (stamp: Stamp, value: StorageValue)
-        if let (s, v) = o.sets[c.name], o.deleted.map({ s > $0 }) ?? true {
+        if let (s, v) = o.sets[c.name], deleted.map({ s > $0 }) ?? true {
             if case .link = v {
                 return show(v, c) ?? "null"
             }
             guard case .value(let sv) = v else { return "null" }
             base = (s, sv)
         } else {
-            base = (o.deleted ?? .zero, defaultValue)
+            base = (deleted ?? .zero, defaultValue)
         }
         if case .int(var n) = base.value {
             for (s, d) in o.increments[c.name] ?? [] where s > base.stamp { n = n &+ d }

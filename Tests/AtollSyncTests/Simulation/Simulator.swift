@@ -175,7 +175,7 @@ final class Simulator {
         for i in 0..<self.options.nodes {
             let skew = Int64.random(in: -self.options.clockSkewMillisecondsMax...self.options.clockSkewMillisecondsMax, using: &rng)
             let clock = ManualClock(UInt64(Int64(Self.epoch) + skew))
-            let node = Node(index: i, db: try TestSchema.database(collections: true), clock: clock, skew: skew)
+            let node = Node(index: i, db: try TestSchema.database(collections: true, embedded: true), clock: clock, skew: skew)
             node.id = NodeID(high: rng.next(), low: rng.next())
             nodes.append(node)
             if self.options.schemaUpgrades, schemaRng.chance(30) { try Self.migrateToVersionTwo(node, colors: 0, &schemaRng) }
@@ -625,8 +625,10 @@ final class Simulator {
             let count = uploaded[r.nodeID]?.count ?? 0
             if UInt64(count) != r.lastLocalSeq { problems.append("node \(n.index) made \(r.lastLocalSeq) changesets, \(count) were uploaded") }
         }
-        let expected = try Oracle(all).expectedDump(options.schemaUpgrades ? [TestSchema.person, Self.itemVersionTwo, Self.tag, TestSchema.bag]
-                                                          : [TestSchema.person, TestSchema.item, TestSchema.bag])
+        let embedded = [TestSchema.card, TestSchema.spot, TestSchema.pin]
+        let expected = try Oracle(all, embeddedClasses: ["Spot", "Pin"])
+            .expectedDump(options.schemaUpgrades ? [TestSchema.person, Self.itemVersionTwo, Self.tag, TestSchema.bag] + embedded
+                                                 : [TestSchema.person, TestSchema.item, TestSchema.bag] + embedded)
         if dumps[0] != expected { problems.append("nodes differ from the oracle:\n--- oracle\n\(expected)--- n0\n\(dumps[0])") }
         for n in nodes {
             do {

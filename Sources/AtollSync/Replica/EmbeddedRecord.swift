@@ -1,0 +1,205 @@
+import AtollStorage
+
+// Embedded objects in sync (docs/SYNC.md, "Embedded objects").
+//
+// An embedded object travels as an object of its embedded class whose primary key is its path,
+// a string naming the parent's class, the parent's primary key and the to-one properties from
+// the parent down to it (`EmbeddedPath`). Instructions on it are the ordinary create, erase and
+// set, so the changeset body format and the relay's history do not change.
+//
+//   sync.embedded   u8 length ++ parent object key ++ per step u16 BE column
+//                                                    -> EmbeddedRecord: the stamps and values of
+//                                                       one embedded object (by path)
+
+extension SyncTrees {
+    static let embedded = "sync.embedded"
+
+    /// The key of an embedded object's record: its parent's object key, then the path's columns.
+    static func embeddedKey(_ parent: [UInt8], _ steps: [Int]) -> [UInt8] {
+        var k: [UInt8] = [UInt8(truncatingIfNeeded: parent.count)]
+        k.reserveCapacity(parent.count + 1 + steps.count * 2)
+        k.append(contentsOf: parent)
+        for s in steps {
+            k.append(UInt8(truncatingIfNeeded: s >> 8))
+            k.append(UInt8(truncatingIfNeeded: s))
+        }
+        return k
+    }
+}
+
+/// Where an embedded object is: its parent (a synced object) and the to-one embedded properties
+/// from the parent down to it.
+///
+/// As a primary key on the wire it is a string of length-prefixed parts, `<bytes>:<text>`: the
+/// parent's class name, `p` and the hex of the parent primary key's tagged encoding, then one
+/// property name per step. For example `7:Contact5:p03027:address3:geo` (contact 1: tag 3, zigzag 2).
+struct EmbeddedPath: Equatable {
+    var parentClass: String
+    var parentPrimaryKey: StorageValue
+    var properties: [String]
+
+    var string: String {
+        var w = ByteWriter(capacity: 16)
+        parentPrimaryKey.encode(into: &w)
+        var out = ""
+        func part(_ s: String) { out += "\(s.utf8.count):\(s)" }
+        part(parentClass)
+        part("p" + w.bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined())
+        for p in properties { part(p) }
+        return out
+    }
+
+    init(parentClass: String, parentPrimaryKey: StorageValue, properties: [String]) {
+        self.parentClass = parentClass
+        self.parentPrimaryKey = parentPrimaryKey
+        self.properties = properties
+    }
+
+    /// Parses a path; malformed input throws `.protocolViolation`.
+    init(parsing s: String) throws {
+        func bad(_ why: String) -> AtollError { AtollError(.protocolViolation, "a changeset names an embedded object by a malformed path (\(why))") }
+        let bytes = Array(s.utf8)
+        var i = 0
+        var parts: [String] = []
+        while i < bytes.count {
+            var n = 0
+            var digits = 0
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                n = n * 10 + Int(bytes[i] - 0x30)
+                digits += 1
+                i += 1
+                guard digits <= 6 else { throw bad("a part is too long") }
+            }
+            guard digits > 0, i < bytes.count, bytes[i] == 0x3A else { throw bad("no part length") }
+            i += 1
+            guard n > 0, i + n <= bytes.count, let part = String(validating: bytes[i..<(i + n)], as: UTF8.self) else { throw bad("a part runs past its end") }
+            parts.append(part)
+            i += n
+        }
+        guard parts.count >= 3, parts[1].hasPrefix("p") else { throw bad("it has no parent and property") }
+        let hex = Array(parts[1].utf8.dropFirst())
+        guard hex.count % 2 == 0, !hex.isEmpty else { throw bad("the parent's key") }
+        var raw: [UInt8] = []
+        var j = 0
+        while j < hex.count {
+            guard let b = UInt8(String(decoding: hex[j..<(j + 2)], as: UTF8.self), radix: 16) else { throw bad("the parent's key") }
+            raw.append(b)
+            j += 2
+        }
+        let pk = try raw.withUnsafeBytes { buffer -> StorageValue in
+            var r = ByteReader(buffer, context: "embedded path", source: .peer)
+            let v = try StorageValue.decode(from: &r)
+            guard r.isAtEnd else { throw bad("bytes after the parent's key") }
+            return v
+        }
+        parentClass = parts[0]
+        parentPrimaryKey = pk
+        properties = Array(parts[2...])
+        // Only the canonical spelling names an object (one object, one name).
+        guard string == s else { throw bad("not in canonical form") }
+    }
+}
+
+/// The sync state of one embedded object: like `ObjectRecord` (a tombstone, a last-write
+/// stamp, per field the stamp of the write it holds), plus the field values (the table row can
+/// go with an ancestor and come back from the record) and the local row it is shown as.
+///
+/// Encoding:
+///
+///     u8 flags (1: latest, 2: deleted, 4: row), [latest stamp], [deleted stamp], [varint row key]
+///     varint field count, per field (ascending column): varint column, stamp, tagged value
+struct EmbeddedRecord: Equatable {
+    struct Field: Equatable {
+        var column: Int
+        var stamp: Stamp
+        var value: StorageValue
+    }
+
+    var latest: Stamp?
+    var deleted: Stamp?
+    var row: ObjectKey?
+    var fields: [Field] = []
+
+    mutating func noteWrite(_ s: Stamp) {
+        if latest.map({ s > $0 }) ?? true { latest = s }
+    }
+
+    mutating func noteDelete(_ s: Stamp) {
+        if deleted.map({ s > $0 }) ?? true { deleted = s }
+    }
+
+    /// Whether the object exists under `tombstone` (the greatest delete of it, its ancestors
+    /// and its parent).
+    func exists(under tombstone: Stamp?) -> Bool {
+        guard let latest else { return false }
+        return tombstone.map { latest > $0 } ?? true
+    }
+
+    func field(_ column: Int) -> Field? { fields.first { $0.column == column } }
+
+    /// The value field `column` shows under `tombstone`: its write if it came after, else nil
+    /// (the default).
+    func value(_ column: Int, under tombstone: Stamp?) -> StorageValue? {
+        guard let f = field(column), tombstone.map({ f.stamp > $0 }) ?? true else { return nil }
+        return f.value
+    }
+
+    mutating func setField(_ column: Int, _ stamp: Stamp, _ value: StorageValue) {
+        if let i = fields.firstIndex(where: { $0.column == column }) {
+            fields[i].stamp = stamp
+            fields[i].value = value
+            return
+        }
+        let at = fields.firstIndex { $0.column > column } ?? fields.count
+        fields.insert(Field(column: column, stamp: stamp, value: value), at: at)
+    }
+
+    func encode(_ nodes: inout NodeTable) -> [UInt8] {
+        var w = ByteWriter(capacity: 16 + fields.count * 8)
+        w.u8((latest != nil ? 1 : 0) | (deleted != nil ? 2 : 0) | (row != nil ? 4 : 0))
+        if let latest { w.stamp(latest, &nodes) }
+        if let deleted { w.stamp(deleted, &nodes) }
+        if let row { w.varint(row.rawValue) }
+        w.varint(UInt64(fields.count))
+        for f in fields {
+            w.varint(UInt64(f.column))
+            w.stamp(f.stamp, &nodes)
+            f.value.encode(into: &w)
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, _ nodes: NodeTable) throws -> EmbeddedRecord {
+        var r = ByteReader(bytes, context: "sync embedded record")
+        var e = EmbeddedRecord()
+        let flags = try r.u8()
+        guard flags <= 7 else { throw AtollError.corrupted("sync embedded record: flags \(flags)") }
+        if flags & 1 != 0 { e.latest = try r.stamp(nodes) }
+        if flags & 2 != 0 { e.deleted = try r.stamp(nodes) }
+        if flags & 4 != 0 { e.row = ObjectKey(try r.varint()) }
+        let n = try r.length(max: SchemaLimits.columnsPerTableMax)
+        for _ in 0..<n {
+            let column = try r.length(max: SchemaLimits.columnsPerTableMax)
+            let stamp = try r.stamp(nodes)
+            e.fields.append(Field(column: column, stamp: stamp, value: try StorageValue.decode(from: &r)))
+        }
+        return e
+    }
+}
+
+extension EmbeddedPath {
+    /// The key of this embedded object's record in `sync.embedded`, read from the file's schema
+    /// (nil: the file has no such parent class or property).
+    func recordKey(_ r: Transaction) throws -> [UInt8]? {
+        guard let parent = try r.table(named: parentClass) else { return nil }
+        var spec = parent.spec
+        var steps: [Int] = []
+        for name in properties {
+            guard let column = spec.columnIndex(named: name), let target = spec.columns[column].linkTarget,
+                  let next = try r.table(named: target) else { return nil }
+            steps.append(column)
+            spec = next.spec
+        }
+        return SyncTrees.embeddedKey(SyncTrees.objectKey(parent.key, parentPrimaryKey), steps)
+    }
+}

@@ -1,0 +1,351 @@
+import AtollStorage
+
+// Embedded objects: extraction, apply and projection (docs/SYNC.md, "Embedded objects";
+// EmbeddedRecord.swift has the addressing and the record).
+//
+// - Each embedded object is a record of its own, keyed by (parent, path), with the rules of a
+//   top-level object: fields are last-writer-wins registers, a delete leaves a tombstone, writes
+//   stamped before it are void, a later write brings the object back with only itself.
+// - A delete reaches down: an embedded object's effective tombstone is the greatest of its own,
+//   its ancestors' and its parent object's (so deleting the parent, or replacing or removing an
+//   embedded object, voids everything below it that is not newer, in any order of arrival).
+// - A write inside an embedded object is a write of its ancestors and of its parent object too
+//   (it keeps them or brings them back), as the same edit is in the local database.
+// - The table shows an embedded object exactly when its parent object and every ancestor are
+//   shown and it exists; the values shown are its fields' (defaults for void ones).
+// - Local changes are found by comparing the parent's embedded objects in the table with the
+//   records (the transaction log names embedded rows by object key only): a different row at a
+//   path is a replacement (erase, then create and the fields), a missing row a removal.
+
+extension SyncWriter {
+    func embeddedRecord(_ key: [UInt8]) throws -> EmbeddedRecord {
+        try txn.internalValue(SyncTrees.embedded, key: key).map { bytes in
+            try bytes.withUnsafeBytes { try EmbeddedRecord.decode($0, state.nodes) }
+        } ?? EmbeddedRecord()
+    }
+
+    func putEmbeddedRecord(_ key: [UInt8], _ r: EmbeddedRecord) throws {
+        try txn.putInternal(SyncTrees.embedded, key: key, value: r.encode(&state.nodes))
+    }
+
+    private static func later(_ a: Stamp?, _ b: Stamp?) -> Stamp? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return max(a, b)
+    }
+
+    /// The greatest delete above the embedded object at `steps` (its parent's and its ancestors'),
+    /// not its own.
+    private func inheritedTombstone(_ parent: [UInt8], _ steps: [Int]) throws -> Stamp? {
+        var t = try object(parent).deleted
+        if steps.count > 1 {
+            for n in 1..<steps.count {
+                t = Self.later(t, try embeddedRecord(SyncTrees.embeddedKey(parent, Array(steps[0..<n]))).deleted)
+            }
+        }
+        return t
+    }
+
+    /// A write stamped `stamp` inside the embedded object at `steps`: it is a write of every
+    /// ancestor (and the parent's record, `parentWrite`) as well.
+    private func noteAncestorsWrite(_ parent: [UInt8], _ steps: [Int], _ stamp: Stamp) throws {
+        guard steps.count > 1 else { return }
+        for n in 1..<steps.count {
+            let key = SyncTrees.embeddedKey(parent, Array(steps[0..<n]))
+            var r = try embeddedRecord(key)
+            r.noteWrite(stamp)
+            try putEmbeddedRecord(key, r)
+        }
+    }
+
+    // MARK: extraction
+
+    /// Compares the embedded objects of object `k` (primary key `pk`) in the table with their
+    /// records and appends the instructions that bring every other node there, updating the
+    /// records as if they had been applied.
+    func extractEmbedded(_ c: SyncedClass, _ pk: StorageValue, _ k: ObjectKey, _ encoder: inout ChangesetBodyEncoder, base: Stamp) throws {
+        guard !c.embeddedColumns.isEmpty else { return }
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var parentWrite: Stamp?
+        func walk(_ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ names: [String], _ inherited: Stamp?) throws {
+            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+                let path = steps + [column]
+                let pathNames = names + [t.spec.columns[column].name]
+                let key = SyncTrees.embeddedKey(ok, path)
+                var r = try embeddedRecord(key)
+                var tombstone = Self.later(inherited, r.deleted)
+                let address = ObjectAddress(classIndex: encoder.classIndex(ec.name),
+                                            primaryKey: .string(EmbeddedPath(parentClass: c.name, parentPrimaryKey: pk, properties: pathNames).string))
+                let exists = r.exists(under: tombstone)
+                guard case .link(let current) = try t.value(row, column) else {
+                    if exists {
+                        let s = base.at(encoder.instructionCount)
+                        encoder.append(.erase(address), seen: r.latest)
+                        r.noteDelete(s)
+                        r.fields.removeAll()
+                        r.row = nil
+                        try putEmbeddedRecord(key, r)
+                    }
+                    continue
+                }
+                func wrote(_ s: Stamp) throws {
+                    r.noteWrite(s)
+                    parentWrite = Self.later(parentWrite, s)
+                    try noteAncestorsWrite(ok, path, s)
+                }
+                if !exists || r.row != current {
+                    if exists {
+                        let s = base.at(encoder.instructionCount)
+                        encoder.append(.erase(address), seen: r.latest)
+                        r.noteDelete(s)
+                    }
+                    r.fields.removeAll()
+                    tombstone = Self.later(inherited, r.deleted)
+                    let s = base.at(encoder.instructionCount)
+                    encoder.append(.create(address), seen: nil)
+                    try wrote(s)
+                    r.row = current
+                }
+                let et = try txn.table(ec.key)
+                for f in ec.fieldColumns {
+                    let v = try et.value(current, f)
+                    let held = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
+                    guard v != held else { continue }
+                    let seen = Self.later(r.field(f)?.stamp, tombstone)
+                    let s = base.at(encoder.instructionCount)
+                    let property = encoder.propertyIndex(ec.spec.columns[f].name)
+                    encoder.append(.set(address, property: property, value: .value(v)), seen: seen)
+                    r.setField(f, s, v)
+                    try wrote(s)
+                }
+                try putEmbeddedRecord(key, r)
+                try walk(et, current, ec.embeddedColumns, path, pathNames, tombstone)
+            }
+        }
+        try walk(try table(c), k, c.embeddedColumns, [], [], try object(ok).deleted)
+        if let parentWrite {
+            var o = try object(ok)
+            o.noteWrite(parentWrite)
+            setObject(ok, o)
+        }
+    }
+
+    /// The greatest stamp in the records of object `pk`'s embedded objects (a local change to
+    /// them must be stamped after it, as one to the object itself is).
+    func embeddedStampBound(_ c: SyncedClass, _ pk: StorageValue) throws -> Stamp {
+        let ok = SyncTrees.objectKey(c.key, pk)
+        var bound = Stamp.zero
+        func walk(_ columns: [Int: SyncedEmbeddedClass], _ steps: [Int]) throws {
+            for (column, ec) in columns {
+                let r = try embeddedRecord(SyncTrees.embeddedKey(ok, steps + [column]))
+                guard r.latest != nil || r.deleted != nil else { continue }
+                for s in [r.latest, r.deleted].compactMap({ $0 }) where s > bound { bound = s }
+                try walk(ec.embeddedColumns, steps + [column])
+            }
+        }
+        try walk(c.embeddedColumns, [])
+        return bound
+    }
+
+    /// The top-level object that owns embedded row `k` of `ec` now (nil: the row is gone).
+    func embeddedOwner(_ ec: SyncedEmbeddedClass, _ k: ObjectKey) throws -> (SyncedClass, ObjectKey)? {
+        var cls = ec
+        var row = k
+        for _ in 0..<64 {
+            guard try txn.table(cls.key).contains(row) else { return nil }
+            var next: (TableKey, ObjectKey)?
+            for (table, column) in cls.owners {
+                if let owner = try txn.table(cls.key).backlinks(to: row, from: table, column: column).first {
+                    next = (table, owner)
+                    break
+                }
+            }
+            guard let found = next else { return nil }
+            let (table, owner) = found
+            if let c = schema.classes[table] { return (c, owner) }
+            guard let up = schema.embedded.values.first(where: { $0.key == table }) else { return nil }
+            cls = up
+            row = owner
+        }
+        return nil
+    }
+
+    // MARK: apply
+
+    /// Applies a remote instruction on an embedded object (of class `ec`).
+    func applyEmbedded(_ instruction: SyncInstruction, _ ec: SyncedEmbeddedClass, stamp: Stamp, _ names: SyncWriter.Names) throws {
+        guard case .string(let s) = instruction.object.primaryKey else {
+            throw AtollError(.protocolViolation, "a changeset names an object of embedded class '\(ec.name)' by a primary key")
+        }
+        let path = try EmbeddedPath(parsing: s)
+        guard let c = schema.byName[path.parentClass], c.accepts(primaryKey: path.parentPrimaryKey) else {
+            throw AtollError(.protocolViolation, "a changeset names an embedded object of '\(path.parentClass)' \(path.parentPrimaryKey), which is not a synced class or key")
+        }
+        // The path's columns, each a to-one embedded property of the class before it.
+        var steps: [Int] = []
+        var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass]) = (c.columnsByName, c.embeddedColumns)
+        var target: SyncedEmbeddedClass?
+        for name in path.properties {
+            guard let column = owner.columnsByName[name], let next = owner.embedded[column] else {
+                throw AtollError(.protocolViolation, "embedded path '\(s)' names '\(name)', which holds no embedded object")
+            }
+            steps.append(column)
+            target = next
+            owner = (next.columnsByName, next.embeddedColumns)
+        }
+        guard let target, target === ec else {
+            throw AtollError(.protocolViolation, "embedded path '\(s)' leads to no '\(ec.name)'")
+        }
+        let ok = SyncTrees.objectKey(c.key, path.parentPrimaryKey)
+        let key = SyncTrees.embeddedKey(ok, steps)
+        var r = try embeddedRecord(key)
+        let inherited = try inheritedTombstone(ok, steps)
+        let tombstone = Self.later(inherited, r.deleted)
+        embeddedParents[RecordKey(ok)] = (c, path.parentPrimaryKey)
+        // A create or set is a write of the object, its ancestors and the parent whether or not
+        // a delete voids its data (so that existence is the same in every order of arrival: a
+        // delete that arrives later would not take the note back either).
+        func wrote() throws {
+            r.noteWrite(stamp)
+            try putEmbeddedRecord(key, r)
+            try noteAncestorsWrite(ok, steps, stamp)
+            try applyCreate(c, path.parentPrimaryKey, stamp)
+        }
+        switch instruction {
+        case .create:
+            try wrote()
+        case .erase:
+            r.noteDelete(stamp)
+            r.fields.removeAll { $0.stamp <= stamp }
+            try putEmbeddedRecord(key, r)
+        case .set(_, let p, let v):
+            let name = names.properties[p]
+            guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil else {
+                throw AtollError(.protocolViolation, "a changeset writes '\(name)' of embedded class '\(ec.name)', which it does not have as a value")
+            }
+            guard case .value(let value) = v else {
+                throw AtollError(.protocolViolation, "a changeset writes a link into '\(ec.name).\(name)'")
+            }
+            let col = ec.spec.columns[column]
+            guard value.isNull ? col.isNullable : true else {
+                throw AtollError(.protocolViolation, "a changeset writes nil into required property '\(ec.name).\(name)'")
+            }
+            // Void: stamped before a delete of it, an ancestor or the parent. (Deletes are not
+            // recorded in the ledger for embedded objects: a parent's delete does not look
+            // below it, so the entry would depend on the order of arrival.)
+            if let tombstone, stamp < tombstone {
+                try wrote()
+                return
+            }
+            let held = r.field(column).flatMap { f in r.exists(under: tombstone) && (tombstone.map { f.stamp > $0 } ?? true) ? f : nil }
+            if let held, held.stamp > stamp {
+                if recordsConflicts {
+                    try recordEmbeddedConflict(.concurrentWrite, ec, s, key, column, winning: .value(held.value), held.stamp, losing: v, stamp)
+                }
+                return
+            }
+            if recordsConflicts {
+                if let seen = seenStamp { try txn.deleteInternal(ConflictLedger.tree, key: ConflictLedger.key(key, column: column, losing: seen)) }
+                if let held, held.stamp > (seenStamp ?? .zero) {
+                    try recordEmbeddedConflict(.concurrentWrite, ec, s, key, column, winning: v, stamp, losing: .value(held.value), held.stamp)
+                }
+            }
+            if !r.exists(under: tombstone) { r.fields.removeAll() }
+            r.setField(column, stamp, value)
+            try wrote()
+        default:
+            throw AtollError(.protocolViolation, "a changeset sends a collection change to embedded class '\(ec.name)', which syncs values only")
+        }
+    }
+
+    private func recordEmbeddedConflict(_ kind: Conflict.Kind, _ ec: SyncedEmbeddedClass, _ path: String, _ key: [UInt8], _ column: Int,
+                                        winning: SyncValue?, _ winningStamp: Stamp, losing: SyncValue?, _ losingStamp: Stamp) throws
+    {
+        let conflict = Conflict(id: Conflict.ID(key: []), kind: kind, className: ec.name, primaryKey: .string(path),
+                                property: ec.spec.columns[column].name, listElement: nil,
+                                winningValue: winning, losingValue: losing, winningStamp: winningStamp, losingStamp: losingStamp,
+                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: nil)
+        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(key, column: column, losing: losingStamp),
+                            value: ConflictLedger.encode(conflict))
+        conflictsRecorded += 1
+    }
+
+    // MARK: projection
+
+    /// Brings the embedded objects of every parent remote changes touched in line with their
+    /// records.
+    func projectTouchedEmbedded() throws {
+        let parents = embeddedParents.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+        embeddedParents = [:]
+        for entry in parents {
+            let (c, pk) = entry.value
+            try pruneEmbedded(c, pk)
+            try projectEmbedded(c, pk)
+        }
+    }
+
+    /// Drops the fields of object `pk`'s embedded records that a delete (of the object, of an
+    /// ancestor or of the embedded object) voided, so that a record holds the same whatever the
+    /// order its changes arrived in (a write that arrives after such a delete is never stored).
+    func pruneEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
+        let ok = SyncTrees.objectKey(c.key, pk)
+        func walk(_ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ inherited: Stamp?) throws {
+            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+                let path = steps + [column]
+                let key = SyncTrees.embeddedKey(ok, path)
+                var r = try embeddedRecord(key)
+                // A write below an object is a write of it: no record, nothing below either.
+                guard r.latest != nil || r.deleted != nil else { continue }
+                let tombstone = Self.later(inherited, r.deleted)
+                let before = r
+                r.fields.removeAll { f in tombstone.map { f.stamp <= $0 } ?? false }
+                if !r.exists(under: tombstone) { r.row = nil }
+                if r != before { try putEmbeddedRecord(key, r) }
+                try walk(ec.embeddedColumns, path, tombstone)
+            }
+        }
+        try walk(c.embeddedColumns, [], try object(ok).deleted)
+    }
+
+    /// Makes the table show the embedded objects of object `pk` as their records say.
+    func projectEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
+        guard let k = try rowKey(c, pk) else { return }
+        let ok = SyncTrees.objectKey(c.key, pk)
+        func walk(_ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ inherited: Stamp?) throws {
+            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+                let path = steps + [column]
+                let key = SyncTrees.embeddedKey(ok, path)
+                var r = try embeddedRecord(key)
+                let tombstone = Self.later(inherited, r.deleted)
+                let current: ObjectKey?
+                if case .link(let l) = try t.value(row, column) { current = l } else { current = nil }
+                guard r.exists(under: tombstone) else {
+                    if current != nil { try t.set(row, column, .null) }
+                    if r.row != nil {
+                        r.row = nil
+                        try putEmbeddedRecord(key, r)
+                    }
+                    continue
+                }
+                let et = try txn.table(ec.key)
+                let target: ObjectKey
+                if let current {
+                    target = current
+                } else {
+                    target = try et.create()
+                    try t.set(row, column, .link(target))
+                }
+                for f in ec.fieldColumns {
+                    let want = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
+                    if try et.value(target, f) != want { try et.set(target, f, want) }
+                }
+                if r.row != target {
+                    r.row = target
+                    try putEmbeddedRecord(key, r)
+                }
+                try walk(et, target, ec.embeddedColumns, path, tombstone)
+            }
+        }
+        try walk(try table(c), k, c.embeddedColumns, [], try object(ok).deleted)
+    }
+}
