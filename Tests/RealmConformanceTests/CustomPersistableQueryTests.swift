@@ -322,7 +322,7 @@ extension UUIDWrapper: CustomQueryValue {
 }
 extension Optional: CustomQueryValue where Wrapped: CustomQueryValue {
     static func queryValues() -> [Self] {
-        return Wrapped.queryValues().map(Self.init)
+        return Wrapped.queryValues().map { Optional($0) }
     }
 }
 
