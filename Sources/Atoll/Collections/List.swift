@@ -53,7 +53,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     func element(_ v: StorageValue) -> Element {
         guard let m = managed else { return Element._atollDefault() }
-        return Element._atollFromStorage(v, realm: m.realm) ?? Element._atollDefault()
+        return Element._atollElement(v, realm: m.realm)
     }
 
     // MARK: reading

@@ -104,6 +104,6 @@ enum CollectionElement {
 
     /// The Swift value of a stored element (links resolved in `realm`).
     static func element<E: RealmCollectionValue>(_ v: StorageValue, realm: Realm) -> E {
-        E._atollFromStorage(v, realm: realm) ?? E._atollDefault()
+        E._atollElement(v, realm: realm)
     }
 }

@@ -214,6 +214,7 @@ final class ManagedObjectState {
         _ = requireRow(index)
         let value = property.valueType._atollGet(_ManagedAccess(object: object, propertyIndex: index))
         if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
+        if let custom = value as? any _CustomPersistable { return custom._atollRawValue }
         return value
     }
 

@@ -162,6 +162,8 @@ open class Object: CustomStringConvertible {
         if let managed = _managed { return managed.anyValue(i, object: self) }
         guard let value = unmanagedValue(i) else { return nil }
         if let optional = value as? any OptionalProtocol, optional.isNone { return nil }
+        // A custom-persisted value reads as its persisted value, as in RealmSwift.
+        if let custom = value as? any _CustomPersistable { return custom._atollRawValue }
         return value
     }
 

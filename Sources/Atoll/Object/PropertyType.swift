@@ -72,6 +72,27 @@ public protocol PersistableValue: SendableMetatype {
     static func _atollFromStorage(_ value: StorageValue, realm: Realm?) -> Self?
     /// The value as stored, or nil for values that are not scalars (objects, lists).
     var _atollStorageValue: StorageValue? { get }
+    /// Reads a managed property that is not null, for an `Optional` of this type: nil when
+    /// the stored value has no value of this type (a `FailableCustomPersistable`'s).
+    static func _atollGetInsideOptional(_ access: _ManagedAccess) -> Self?
+    /// Converts a stored value for an `Optional` of this type: nil when it is not a value of
+    /// the stored type, `.some(nil)` when it is but has no value of this type.
+    static func _atollFromStorageInsideOptional(_ value: StorageValue, realm: Realm?) -> Self??
+    /// A stored collection element as a value of this type.
+    static func _atollElement(_ value: StorageValue, realm: Realm) -> Self
+}
+
+extension PersistableValue {
+    @inline(__always)
+    public static func _atollGetInsideOptional(_ a: _ManagedAccess) -> Self? { _atollGet(a) }
+    @inline(__always)
+    public static func _atollFromStorageInsideOptional(_ v: StorageValue, realm: Realm?) -> Self?? {
+        _atollFromStorage(v, realm: realm).map { .some($0) }
+    }
+    @inline(__always)
+    public static func _atollElement(_ v: StorageValue, realm: Realm) -> Self {
+        _atollFromStorage(v, realm: realm) ?? _atollDefault()
+    }
 }
 
 /// A persistable value that is not a collection: it may be a `List` element.
@@ -227,11 +248,11 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
     public static func _atollDefault() -> Optional<Wrapped> { nil }
     public static func _atollGet(_ a: _ManagedAccess) -> Optional<Wrapped> {
         if a.read({ $0.isNull($1, $2) }) { return nil }
-        return Wrapped._atollGet(a)
+        return Wrapped._atollGetInsideOptional(a)
     }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> Optional<Wrapped>? {
         if v.isNull { return .some(nil) }
-        return Wrapped._atollFromStorage(v, realm: realm).map { .some($0) }
+        return Wrapped._atollFromStorageInsideOptional(v, realm: realm)
     }
     public var _atollStorageValue: StorageValue? {
         switch self {

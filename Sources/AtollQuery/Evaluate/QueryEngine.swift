@@ -114,7 +114,8 @@ public struct QueryEngine {
 
     /// Objects selected through an index, and what the index did not check.
     struct IndexPlan {
-        /// Exactly the objects matching the term the index answered, ascending.
+        /// Exactly the objects matching the term the index answered (for a range, candidates
+        /// that `remaining`, then the whole predicate, checks), ascending.
         var keys: [ObjectKey]
         /// The other terms of the predicate (`.constant(true)` when none).
         var remaining: BoundPredicate
@@ -164,7 +165,8 @@ public struct QueryEngine {
     }
 
     /// Candidates from an index when the predicate is (or ANDs) an equality / IN on an indexed
-    /// property of the object itself, compared exactly. Throws when the index cannot be read
+    /// property of the object itself, compared exactly, or else a range on one
+    /// (QueryEngine+RangePlan.swift). Throws when the index cannot be read
     /// (a damaged index is reported, not bypassed by a scan).
     func indexPlan(_ predicate: BoundPredicate, table: Table) throws -> IndexPlan? {
         let terms: [BoundPredicate]
@@ -173,6 +175,7 @@ public struct QueryEngine {
         case .comparison: terms = [predicate]
         default: return nil
         }
+        var range: (comparison: BoundComparison, property: QueryProperty, column: Int)?
         for (termIndex, term) in terms.enumerated() {
             guard case .comparison(let c) = term, c.quantifier == .any, c.options.isEmpty,
                   case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil,
@@ -186,7 +189,10 @@ public struct QueryEngine {
             case (.equal, .list): continue
             case (.equal, _): values = [constant]
             case (.in, .list(let list)): values = list
-            default: continue
+            default:
+                // A range: tried when no term is an equality (QueryEngine+RangePlan.swift).
+                if range == nil { range = (c, property, column) }
+                continue
             }
             guard values.allSatisfy({ ValueComparison.numeric($0) == nil || Self.isExactType($0, property.type) }) else { continue }
             var keys: [ObjectKey]
@@ -211,6 +217,9 @@ public struct QueryEngine {
             others.remove(at: termIndex)
             let remaining: BoundPredicate = others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others)
             return IndexPlan(keys: keys, remaining: remaining)
+        }
+        if let range, let keys = try rangeCandidates(range.comparison, property: range.property, column: range.column, table: table) {
+            return IndexPlan(keys: keys, remaining: predicate)
         }
         return nil
     }
