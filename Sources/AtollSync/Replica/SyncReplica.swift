@@ -204,13 +204,13 @@ public final class SyncReplica {
 
     /// Opens sync on a file whose synced schema changed since it last synced (a migration ran,
     /// or the configuration names other classes), in one commit: the local commits not yet
-    /// synced, the migration's among them, become changesets (a removed, renamed or retyped
-    /// synced property, a changed primary key or a removed class is refused there, with what to
-    /// do instead); every object of a class that starts syncing must be in them (one made
-    /// before cannot be told apart from one never synced, so it is refused); the instructions
-    /// kept for classes and properties the schema now has are applied
-    /// (SyncWriter+Unknown.swift); the file records the new schema. If anything throws, the file
-    /// is left as it was.
+    /// synced, the migration's among them, become changesets (a renamed synced property or a
+    /// changed primary key is refused there, with what to do instead; the metadata of a class
+    /// that lost a property is renumbered, SyncWriter+Renumber.swift); the objects of a class
+    /// that joins the synced schema holding objects made before are uploaded as creates with
+    /// their current values (SyncWriter+Joining.swift); the instructions kept for classes and
+    /// properties the schema now has are applied (SyncWriter+Unknown.swift); the file records
+    /// the new schema. If anything throws, the file is left as it was.
     private static func adoptChangedSchema(_ database: Database, configuration: ReplicaConfiguration) throws -> SyncReplica {
         let w = try database.beginWrite()
         w.bypassesWriteGuard = true
@@ -223,7 +223,13 @@ public final class SyncReplica {
             let writer = SyncWriter(txn: w, schema: schemaNow, state: current, physicalMilliseconds: configuration.physicalClock,
                                     maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds)
             if current.fingerprint != schemaNow.fingerprint {
+                let joining = try writer.classesJoiningWithObjects()
+                writer.extractionSkips = Set(joining.map(\.key))
+                writer.adoptsSchemaChanges = true
                 try writer.extractPendingLocalCommits()
+                writer.adoptsSchemaChanges = false
+                writer.extractionSkips = []
+                try writer.bootstrapExistingData(of: joining)
                 try writer.checkEveryObjectHasSyncRecord()
                 try writer.applyKeptInstructions()
                 writer.state.fingerprint = schemaNow.fingerprint

@@ -6,13 +6,14 @@ import AtollStorage
 // of the body limit.
 
 extension SyncWriter {
-    /// Makes changesets of every object of every synced class. Returns how many.
+    /// Makes changesets of every object of `classes` (nil: every synced class). Returns how many.
     @discardableResult
-    func bootstrapExistingData() throws -> Int {
+    func bootstrapExistingData(of only: [SyncedClass]? = nil) throws -> Int {
+        let classes = only ?? Array(schema.classes.values)
         var made = 0
         var stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
         // Set and map instructions exist from body format 4 (with seen stamps: none here).
-        let collections = schema.classes.values.contains { !collectionColumns(of: $0).isEmpty } || !schema.embedded.isEmpty
+        let collections = classes.contains { !collectionColumns(of: $0).isEmpty } || !schema.embedded.isEmpty
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: collections)
         func append(_ i: SyncInstruction) {
             if collections { encoder.append(i, seen: nil) } else { encoder.append(i) }
@@ -26,7 +27,7 @@ extension SyncWriter {
             stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
         }
 
-        for c in schema.classes.values.sorted(by: { $0.name < $1.name }) {
+        for c in classes.sorted(by: { $0.name < $1.name }) {
             let t = try table(c)
             for k in try t.objectKeys() {
                 let pk = try t.primaryKeyValue(k)

@@ -57,6 +57,11 @@ extension SyncWriter {
             throw AtollError(.fileCorrupted,
                 "the history of this file lost the logs of commits \(state.extractedThrough + 1)...\(txn.rootRecord.historyFloor), which were never synced; the file was changed by a tool that does not retain sync history")
         }
+        // A migration among them that removed a synced column moved later columns: the metadata
+        // goes to the current positions, and each log entry is read through the positions of its
+        // time (SyncWriter+Renumber.swift).
+        let renumbering = adoptsSchemaChanges ? try ColumnRenumbering(self, versions: versions) : ColumnRenumbering()
+        if !renumbering.isEmpty { try renumberMetadata(renumbering) }
         // First pass: the primary keys of objects deleted in these commits (later instructions
         // cannot read them from the table any more; object keys are never reused). Logs are
         // read as streams, one commit at a time, never all decoded at once: a bulk commit's
@@ -71,8 +76,9 @@ extension SyncWriter {
             guard let bytes = try txn.log(of: v) else { continue }
             var reader = TransactionLogReader(bytes)
             var entry = 0
-            while let i = reader.next() {
+            while let logged = reader.next() {
                 defer { entry += 1 }
+                guard let i = try renumbering.translate(logged, version: v, entry: entry) else { continue }
                 if !embeddedByTable.isEmpty {
                     switch i {
                     case .createObject(let t, let k, _), .set(let t, let k, _, _, _), .addInteger(let t, let k, _, _),
@@ -107,7 +113,7 @@ extension SyncWriter {
         var created: [(SyncedClass, StorageValue)] = []
         for v in versions {
             guard let bytes = try txn.log(of: v) else { continue }
-            made += try extractCommit(version: v, log: bytes, erased: erased, lastEdits: lastEdits,
+            made += try extractCommit(version: v, log: bytes, erased: erased, lastEdits: lastEdits, renumbering: renumbering,
                                       embedded: embeddedEdits.filter { $0.value == v }.map(\.key), created: &created)
         }
         for (c, pk) in created {
@@ -133,7 +139,7 @@ extension SyncWriter {
 
     /// One local commit: returns the number of changesets made (0 when it changed nothing synced).
     private func extractCommit(version: UInt64, log: [UInt8], erased: [ObjectRef: StorageValue], lastEdits: [CollectionRef: LogPosition],
-                               embedded: [ObjectRef], created: inout [(SyncedClass, StorageValue)]) throws -> Int
+                               renumbering: ColumnRenumbering, embedded: [ObjectRef], created: inout [(SyncedClass, StorageValue)]) throws -> Int
     {
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: true)
         var made = 0
@@ -150,6 +156,9 @@ extension SyncWriter {
                 throw AtollError.corrupted("the history names object \(k.rawValue) of '\(c.name)', which is neither in the table nor deleted later")
             }
         }
+        /// The synced class of table `t`, unless its local commits are skipped (a class joining
+        /// with older objects: SyncWriter+Joining.swift).
+        func synced(_ t: TableKey) -> SyncedClass? { extractionSkips.contains(t) ? nil : schema.classes[t] }
         func address(_ c: SyncedClass, _ pk: StorageValue) -> ObjectAddress {
             ObjectAddress(classIndex: encoder.classIndex(c.name), primaryKey: pk)
         }
@@ -161,10 +170,10 @@ extension SyncWriter {
         }
         /// A change of a synced class's schema that sync cannot carry (docs/SYNC.md, "Schema
         /// changes"): said with what to do instead.
-        func schemaChanged(_ t: TableKey, _ what: String) -> AtollError {
-            AtollError(.schemaMismatch,
-                "a migration \(what) of synced class '\(schema.classes[t]?.name ?? "?")'; a synced realm takes only additions (new classes, new properties, index changes) and removed classes: keep the property, add one with a new name and copy the values over in the migration block")
+        func schemaChanged(_ t: TableKey, _ what: String, _ instead: String) -> AtollError {
+            AtollError(.schemaMismatch, "a migration \(what) of synced class '\(schema.classes[t]?.name ?? "?")'; \(instead)")
         }
+        let copyInstead = "other nodes know a synced property by its name and type: add a property with a new name, copy the values over in the migration block, and remove the old property if you like"
         // Body bytes of the transaction's parts so far, and how many transactions the commit
         // became (more than one only past `transactionBytesMax`).
         var transactionBytes = 0
@@ -216,7 +225,7 @@ extension SyncWriter {
             default:
                 continue
             }
-            guard let c = schema.classes[object.0] else { continue }
+            guard let c = schema.classes[object.0], !extractionSkips.contains(object.0) else { continue }
             let o = try self.object(SyncTrees.objectKey(c.key, try primaryKey(c, object.1)))
             if let l = o.latest, l > touched { touched = l }
             if let d = o.deleted, d > touched { touched = d }
@@ -258,14 +267,15 @@ extension SyncWriter {
 
         reader = TransactionLogReader(log)
         var entry = -1
-        while let instruction = reader.next() {
+        while let logged = reader.next() {
             entry += 1
+            guard let instruction = try renumbering.translate(logged, version: version, entry: entry) else { continue }
             // The stamp of the instruction this log entry becomes (its index in the changeset).
             let stamp = base.at(encoder.instructionCount)
             switch instruction {
             case .listInsert(let t, let k, let column, _, _), .listSet(let t, let k, let column, _, _),
                  .listErase(let t, let k, let column, _, _), .listClear(let t, let k, let column):
-                guard let c = schema.classes[t], c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
+                guard let c = synced(t), c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
                 try collectionEdited(c, k, column, entry: entry)
                 continue
             default:
@@ -273,7 +283,7 @@ extension SyncWriter {
             }
             switch instruction {
             case .createObject(let t, let k, let pk):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 createdHere[ObjectRef(table: t, key: k)] = pk
                 let ok = SyncTrees.objectKey(t, pk)
                 try noteWrite(ok, stamp)
@@ -281,7 +291,7 @@ extension SyncWriter {
                 created.append((c, pk))
 
             case .eraseObject(let t, _, let pk):
-                guard let c = schema.classes[t] else { continue }
+                guard schema.classes[t] != nil else { continue }
                 let target = SyncTrees.objectKey(t, pk)
                 // The links to this object the engine nulled just before: their registers still
                 // name it (a re-created object gets them back).
@@ -295,12 +305,13 @@ extension SyncWriter {
                     try addDangling(target: target, origin: origin, column: n.column, originPrimaryKey: originPK)
                 }
                 pendingNulls.removeAll()
+                guard let c = synced(t) else { continue }
                 let seen = try object(target).latest
                 try deleteMetadata(c, objectKey: target, stamp: stamp)
                 encoder.append(.erase(address(c, pk)), seen: seen)
 
             case .set(let t, let k, let column, let value, let implicit):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 // Embedded objects are compared with their records at the end of the commit.
                 if c.embeddedColumns[column] != nil { continue }
                 if implicit {
@@ -331,7 +342,7 @@ extension SyncWriter {
                 encoder.append(.set(address(c, pk), property: property(c, column), value: v), seen: seen)
 
             case .addInteger(let t, let k, let column, let delta):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 var o = try object(ok)
@@ -342,7 +353,7 @@ extension SyncWriter {
                 encoder.append(.addInteger(address(c, pk), property: property(c, column), delta: delta))
 
             case .listInsert(let t, let k, let column, let index, let value):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
@@ -356,7 +367,7 @@ extension SyncWriter {
                 encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: v))
 
             case .listSet(let t, let k, let column, let index, let value):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
@@ -371,7 +382,7 @@ extension SyncWriter {
                 encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v), seen: seen)
 
             case .listErase(let t, let k, let column, let index, let implicit):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
@@ -392,7 +403,7 @@ extension SyncWriter {
                 setList(lk, l)
 
             case .listMove(let t, let k, let column, let from, let to):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
@@ -410,7 +421,7 @@ extension SyncWriter {
                 encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: e.value))
 
             case .listClear(let t, let k, let column):
-                guard let c = schema.classes[t] else { continue }
+                guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
@@ -427,17 +438,22 @@ extension SyncWriter {
                 throw AtollError(.fileCorrupted, "a commit cleared synced class '\(schema.classes[t]?.name ?? "?")' without recording its objects; it cannot be synced")
 
             // Columns are added at the end, so the column numbers of earlier commits still hold;
-            // a removed class is simply no longer synced by this node (its instructions, here and
-            // from other nodes, are skipped or kept aside).
+            // a removed column was renumbered before this pass when the commit adopts the new
+            // schema (SyncWriter+Renumber.swift); a removed class is simply no longer synced by
+            // this node (its instructions, here and from other nodes, are skipped or kept aside).
             case .removeColumn(let t, _, let name):
-                if schema.classes[t] != nil { throw schemaChanged(t, "removed property '\(name)'") }
+                if let c = schema.classes[t], !adoptsSchemaChanges {
+                    throw AtollError(.schemaMismatch, "a migration removed property '\(name)' of synced class '\(c.name)' while sync ran on the file; stop sync and start it again to sync the new schema")
+                }
             case .renameColumn(let t, _, let from, let to):
-                if schema.classes[t] != nil { throw schemaChanged(t, "renamed property '\(from)' to '\(to)'") }
+                if schema.classes[t] != nil { throw schemaChanged(t, "renamed property '\(from)' to '\(to)'", copyInstead) }
             case .setPrimaryKey(let t, let name):
-                if schema.classes[t] != nil { throw schemaChanged(t, "changed the primary key to '\(name)'") }
+                if schema.classes[t] != nil {
+                    throw schemaChanged(t, "changed the primary key to '\(name)'", "a synced class keeps its primary key on every node: sync a new class instead, copying the objects over in the migration block")
+                }
 
             case .addColumn(let t, let column, _):
-                if let c = schema.classes[t], column >= c.spec.columns.count {
+                if let c = schema.classes[t], !adoptsSchemaChanges, column >= c.spec.columns.count {
                     throw AtollError(.schemaMismatch, "a migration added property \(column) to synced class '\(c.name)' while sync ran on the file; stop sync and start it again to sync the new schema")
                 }
 

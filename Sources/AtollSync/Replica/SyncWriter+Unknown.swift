@@ -57,9 +57,10 @@ extension SyncWriter {
         return applied
     }
 
-    /// After a schema change: every object of every synced class has a sync record that says it
-    /// exists. An object without one is of a class that starts syncing now and was made before
-    /// (its data never became changesets). O(objects).
+    /// After a schema change (and the upload of classes joining with objects,
+    /// SyncWriter+Joining.swift): every object of every synced class has a sync record that says
+    /// it exists. An object without one is of a class that synced before, stopped and syncs
+    /// again, made while it did not sync: it cannot be told apart from a synced one. O(objects).
     func checkEveryObjectHasSyncRecord() throws {
         for c in schema.classes.values.sorted(by: { $0.name < $1.name }) {
             let t = try table(c)
@@ -70,7 +71,7 @@ extension SyncWriter {
             }
             guard missing == 0 else {
                 throw AtollError(.schemaMismatch,
-                    "class '\(c.name)' now syncs, but \(missing) of its objects were made in this file before it did and never synced; a class can join the synced schema only while it is new (made by the migration) or empty: copy its objects into a new class in the migration, or leave it out of the synced classes")
+                    "class '\(c.name)' syncs again after a time it did not, and \(missing) of its objects were made in this file meanwhile and never synced; a class that synced before cannot take objects made while it did not sync: copy them into a new class in the migration, or leave the class out of the synced classes")
             }
         }
     }

@@ -38,6 +38,12 @@ final class SyncWriter {
     /// state takes over rather than making new rows (SyncReplica+Reset.swift). Not yet taken over,
     /// a row counts as absent.
     var staleRows: [TableKey: [StorageValue: ObjectKey]]?
+    /// Classes whose local commits extraction skips: classes joining the synced schema with
+    /// objects made before, which are uploaded whole instead (SyncWriter+Joining.swift).
+    var extractionSkips: Set<TableKey> = []
+    /// The commit adopts a changed schema (SyncReplica.adoptChangedSchema): removed columns of
+    /// synced classes are renumbered rather than refused (SyncWriter+Renumber.swift).
+    var adoptsSchemaChanges = false
 
     /// Records read or written in this transaction; `dirty` ones are written back at `finish`.
     /// One table rather than a cache plus a dirty set, and keys hashed as one block of bytes
