@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AtollStorage", targets: ["AtollStorage"]),
         .library(name: "AtollQuery", targets: ["AtollQuery"]),
         .library(name: "AtollSync", targets: ["AtollSync"]),
+        .library(name: "AtollSyncLifecycle", targets: ["AtollSyncLifecycle"]),
         .executable(name: "atoll-relay", targets: ["atoll-relay"]),
         .executable(name: "atoll", targets: ["atoll"]),
     ],
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The relay and a node as ServiceLifecycle services (AtollSyncLifecycle, atoll-relay, atoll node).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         // `swift package generate-documentation` for the DocC catalogs (tools/docs/check).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
@@ -70,6 +73,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        // The relay and a node as swift-service-lifecycle `Service`s, for a server's ServiceGroup.
+        // Separate so that apps importing AtollSync do not build ServiceLifecycle.
+        .target(
+            name: "AtollSyncLifecycle",
+            dependencies: [
+                "AtollSync", "AtollStorage",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -115,6 +128,8 @@ let package = Package(
             dependencies: [
                 "AtollSync", "AtollStorage", "AtollRelayPostgres", "AtollRelayAuth", "AtollHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -130,8 +145,10 @@ let package = Package(
         .executableTarget(
             name: "atoll",
             dependencies: [
-                "Atoll", "AtollStorage", "AtollSync", "AtollHTTP",
+                "Atoll", "AtollStorage", "AtollSync", "AtollSyncLifecycle", "AtollHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/atoll",
@@ -151,6 +168,17 @@ let package = Package(
             name: "AtollTestHelper",
             dependencies: ["AtollStorage", "CAtollShims"],
             path: "Tests/AtollTestHelper",
+            swiftSettings: strict
+        ),
+        // A server process embedding a relay and a node in its ServiceGroup (ServiceLifecycleTests).
+        .executableTarget(
+            name: "AtollServiceHost",
+            dependencies: [
+                "Atoll", "AtollSync", "AtollSyncLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/AtollServiceHost",
             swiftSettings: strict
         ),
         // A child process for the object API's multi-process and misuse tests.
@@ -218,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "AtollMultiNodeTests",
             dependencies: [
-                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollObjectHelper", "AtollTestSupport",
+                "AtollSync", "Atoll", "atoll", "atoll-relay", "atoll-demo", "AtollObjectHelper", "AtollTestSupport", "AtollServiceHost",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

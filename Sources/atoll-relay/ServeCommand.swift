@@ -6,6 +6,8 @@ import AtollSync
 import Dispatch
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -139,6 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Trapped first, so that a signal during start-up is not lost (SignalService reads it).
+        let trapped = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
         let logger = RelayLogging.logger()
         let admission: ClientAdmission
         var authenticator: JWTAuthenticator?
@@ -188,38 +192,49 @@ struct ServeCommand: AsyncParsableCommand {
         // In force before the first connection is accepted.
         await service.setAccessRules(accessRules)
         let tls = ServerTLSConfiguration(certificatePath: cert, keyPath: key, admission: admission)
-        // Signals are routed before binding so a SIGTERM during start-up is not lost.
-        let signals = ShutdownSignals()
-        let host = try await RelayHost.start(listen: listen, status: status, statusToken: statusToken, tls: tls, transport: transportConfiguration,
-                                             service: service, telemetry: telemetry, logger: logger)
-        let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
+        let jwt = authenticator
+        let (listen, status, transport, rules) = (self.listen, self.status, transportConfiguration, self.rules)
         let mode = ca != nil ? "mutual TLS" : jwtKeys != nil ? "JSON Web Tokens\(tokens != nil ? " and bearer tokens" : "")" : "bearer tokens"
-        print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(mode)), \(statusText)")
-        fflush(nil)
-        logger.notice("relay started; \(service.summary); at most \(connectionsMax) connections, \(connectionsPerIdentityMax) per identity, \(memoryBudgetMib) MiB buffered")
-        if let accessRules {
-            logger.notice("permissions from \(rules ?? ""): \(accessRules.rules.count) rule\(accessRules.rules.count == 1 ? "" : "s"); a realm no rule matches is closed")
-        } else {
-            logger.warning("no --rules: every admitted peer may read and write every realm")
+        let limits = "at most \(connectionsMax) connections, \(connectionsPerIdentityMax) per identity, \(memoryBudgetMib) MiB buffered"
+        // The relay and the signals are services of one ServiceGroup. On SIGTERM or SIGINT the signal service returns and the group shuts the relay down
+        // gracefully (listener, connections, status endpoint, then the relay's log).
+        let relay = RelayHostService(
+            start: {
+                try await RelayHost.start(listen: listen, status: status, statusToken: statusToken, tls: tls, transport: transport,
+                                          service: service, telemetry: telemetry, logger: logger)
+            },
+            started: { host in
+                let statusText = host.statusServer.map { "status on http://\(HostPort(host: status?.host ?? "", port: $0.port))/status" } ?? "no status endpoint"
+                print("atoll-relay listening on \(HostPort(host: listen.host, port: host.frameServer.port)) (\(mode)), \(statusText)")
+                fflush(nil)
+                logger.notice("relay started; \(service.summary); \(limits)")
+                if let accessRules {
+                    logger.notice("permissions from \(rules ?? ""): \(accessRules.rules.count) rule\(accessRules.rules.count == 1 ? "" : "s"); a realm no rule matches is closed")
+                } else {
+                    logger.warning("no --rules: every admitted peer may read and write every realm")
+                }
+                if let authenticator = jwt {
+                    let kinds = authenticator.algorithmsInForce.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                    logger.notice("JSON Web Tokens for audience '\(authenticator.audience)'\(authenticator.issuer.map { " from issuer '\($0)'" } ?? ""), keys: \(kinds)")
+                }
+            })
+        let signals = SignalService(signals: trapped, logger: logger) {
+            await Self.reload(rules: rules, authenticator: jwt, service: service, logger: logger)
         }
-        if let authenticator {
-            let kinds = authenticator.algorithmsInForce.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            logger.notice("JSON Web Tokens for audience '\(authenticator.audience)'\(authenticator.issuer.map { " from issuer '\($0)'" } ?? ""), keys: \(kinds)")
-        }
-        var signal = await signals.next()
-        while signal == SIGHUP {
-            await reload(authenticator: authenticator, service: service, logger: logger)
-            signal = await signals.next()
-        }
-        logger.notice("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
-        await host.shutdown()
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: relay),
+                .init(service: signals, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: logger))
+        try await group.run()
         logger.notice("stopped")
     }
 
     /// SIGHUP: reads --rules and --jwt-keys again. Each that loads is in force from now on (the
     /// next handshake and the next upload of every session ask the new rules); one that does not
     /// load leaves the old one in force, and the log says why.
-    private func reload(authenticator: JWTAuthenticator?, service: any RelayService, logger: Logger) async {
+    private static func reload(rules: String?, authenticator: JWTAuthenticator?, service: any RelayService, logger: Logger) async {
         if let rules {
             do {
                 let fresh = try AccessRules.load(path: rules)
@@ -289,29 +304,6 @@ enum TokenFile {
             throw AtollError(.invalidArgument, "--tokens '\(path)' holds no tokens")
         }
         return table
-    }
-}
-
-/// SIGTERM and SIGINT, delivered as an async value instead of killing the process.
-final class ShutdownSignals {
-    private let stream: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        self.stream = stream
-        sources = [SIGTERM, SIGINT, SIGHUP].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    func next() async -> Int32 {
-        for await number in stream { return number }
-        return SIGTERM
     }
 }
 

@@ -124,6 +124,9 @@ enum KeyPathRecorder {
 /// One key path being recorded. Used by the thread running the key path only; `KeyPathRecorder`
 /// keeps it in a lock-protected table so that the read branch can find it.
 final class KeyPathRecording: @unchecked Sendable {
+    // Sendable: every member is read and written only by the thread that runs the key path (it
+    // made the recording and its instances, which do not escape it); the lock-protected table
+    // holds the reference only so that the read branch, on that same thread, can find it.
     private(set) var names: [String] = []
     private(set) var instances: [Object] = []
     private(set) var problem: String?

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Atoll
 import AtollSync
+import AtollSyncLifecycle
 import Dispatch
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import AtollStorage
 import Synchronization
 #if canImport(Glibc)
@@ -102,32 +105,40 @@ struct NodeCommand: AsyncParsableCommand {
         configuration.clientResetMode = try clientResetMode { line in Output.writeAll(1, Array((line + "\n").utf8)) }
         let database = try Database.open(DatabaseConfiguration(path: dbpath, durability: .full, createIfMissing: false, encryptionKey: encryptionKey))
 
-        // Signals are routed before the session starts so a SIGTERM during start-up is not lost.
-        let signals = TerminationSignals()
+        // Signals are trapped before the session starts so a SIGTERM during start-up is not lost.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         let session = try SyncSession.start(database: database, configuration: configuration)
         let out = NodeOutput()
         out.line("node \(session.nodeID) of realm '\(realm)' syncing \(dbpath) with \(address)")
-        let stopped = StopReason()
         let observation = session.observe(queue: out.queue) { event in
             switch event {
             case .state(let state):
                 out.line("state: \(state)")
-                if state == .offline, let error = session.lastError { stopped.set(error) ; signals.interrupt() }
             case .progress(let p):
                 out.progress("progress: uploaded \(p.uploaded)/\(p.uploadable), downloaded \(p.downloaded)/\(p.downloadable)")
             case .error(let error):
                 out.error("atoll node: \(error.message)")
             }
         }
-        let signal = await signals.next()
-        if let error = stopped.error {
+        // The session and the signals are services of one ServiceGroup: SIGTERM or SIGINT shuts
+        // the session down gracefully (AtollNodeService closes it); an error that stops the
+        // session for good ends the group with that error (AtollNodeService throws it).
+        let stop = SignalService(signals: signals) { signal in
+            out.line("received \(signal == .sigterm ? "SIGTERM" : "SIGINT"), closing")
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: AtollNodeService(session: session)),
+                .init(service: stop, successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            logger: NodeLogging.logger()))
+        do {
+            try await group.run()
+        } catch {
             observation.invalidate()
-            await session.close()
             out.flush()
             throw error
         }
-        out.line("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), closing")
-        await session.close()
         observation.invalidate()
         out.flush()
         out.line("stopped")
@@ -143,13 +154,6 @@ extension NodeCommand {
         guard !token.isEmpty else { throw CLIFailure(.badInput, "the token file '\(path)' is empty") }
         return token
     }
-}
-
-/// The error that stopped the session, set from the observer's queue.
-private final class StopReason: Sendable {
-    private let value = AtollLock<AtollError?>(nil)
-    func set(_ e: AtollError) { value.withLock { $0 = e } }
-    var error: AtollError? { value.withLock { $0 } }
 }
 
 /// Lines on stdout, written and flushed one at a time from one queue; progress lines at most
