@@ -74,6 +74,16 @@ struct ObjectWriter {
 
     // MARK: objects
 
+    /// A mixed value as stored: `.object` adds its object when unmanaged (as a link does) and
+    /// becomes a typed link, the object's table and key.
+    mutating func mixedValue(_ v: AnyRealmValue) throws -> StorageValue {
+        if let stored = v.storageValue { return stored }
+        guard case .object(let o) = v else { preconditionFailure("only .object has no stored form of its own") }
+        let key = try add(o)
+        let binding = o._managed?.binding ?? realm.requireBinding(for: type(of: o))
+        return .typedLink(binding.tableKey, key)
+    }
+
     /// Adds an unmanaged object (and what it links to). Returns its key.
     /// `existing`: the row of an embedded object that an update with `.modified` writes the
     /// object's values into (RealmSwift updates such embedded objects in place).
@@ -319,7 +329,11 @@ struct ObjectWriter {
         let table = try realm.table(binding)
         switch p.atollType.kind {
         case .scalar:
-            let stored = try p.storageValue(from: value, realm: realm)
+            let stored = if let v = flattenOptional(value) as? AnyRealmValue, case .object = v {
+                try mixedValue(v)
+            } else {
+                try p.storageValue(from: value, realm: realm)
+            }
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .link:
@@ -442,6 +456,8 @@ struct ObjectWriter {
                 return .null
             }
             return try linkValue(item, property: p)
+        } else if let v = flattenOptional(item) as? AnyRealmValue, case .object = v {
+            return try mixedValue(v)
         } else if let item = flattenOptional(item) {
             guard let v = ValueConversion.scalar(item, type: elementType) else {
                 throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for \(what) property '\(p.name)'")
