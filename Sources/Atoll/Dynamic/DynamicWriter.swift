@@ -168,7 +168,9 @@ struct DynamicWriter {
     }
 
     /// For a mixed column, the typed link of a `DynamicObject` or of an `AnyRealmValue.object`
-    /// holding a managed object of this realm; nil for every other value.
+    /// holding a managed object of this realm; nil for every other value. A frame of its own:
+    /// `set` is on the recursion of nested input (NestedInputTests' 512 KiB stack).
+    @inline(never)
     private func mixedLink(_ value: Any?, column col: ColumnSpec) throws -> StorageValue? {
         guard col.type == .mixed, let value = flattenOptional(value) else { return nil }
         if let o = instance(value, of: DynamicObject.self) {

@@ -84,6 +84,15 @@ struct ObjectWriter {
         return .typedLink(binding.tableKey, key)
     }
 
+    /// The typed link of an `AnyRealmValue.object` given for a mixed property or element; nil for
+    /// any other value. A frame of its own: `setProperty` and `elementValue` are on the recursion
+    /// of nested input, whose frames must stay small (NestedInputTests' 512 KiB stack).
+    @inline(never)
+    mutating func mixedObjectValue(_ value: Any?) throws -> StorageValue? {
+        guard let v = flattenOptional(value) as? AnyRealmValue, case .object = v else { return nil }
+        return try mixedValue(v)
+    }
+
     /// Adds an unmanaged object (and what it links to). Returns its key.
     /// `existing`: the row of an embedded object that an update with `.modified` writes the
     /// object's values into (RealmSwift updates such embedded objects in place).
@@ -329,11 +338,7 @@ struct ObjectWriter {
         let table = try realm.table(binding)
         switch p.atollType.kind {
         case .scalar:
-            let stored = if let v = flattenOptional(value) as? AnyRealmValue, case .object = v {
-                try mixedValue(v)
-            } else {
-                try p.storageValue(from: value, realm: realm)
-            }
+            let stored = try mixedObjectValue(value) ?? p.storageValue(from: value, realm: realm)
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .link:
@@ -456,8 +461,8 @@ struct ObjectWriter {
                 return .null
             }
             return try linkValue(item, property: p)
-        } else if let v = flattenOptional(item) as? AnyRealmValue, case .object = v {
-            return try mixedValue(v)
+        } else if let stored = try mixedObjectValue(item) {
+            return stored
         } else if let item = flattenOptional(item) {
             guard let v = ValueConversion.scalar(item, type: elementType) else {
                 throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for \(what) property '\(p.name)'")
