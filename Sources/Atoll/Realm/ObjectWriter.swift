@@ -93,6 +93,14 @@ struct ObjectWriter {
         return try mixedValue(v)
     }
 
+    /// The stored form of `value` for scalar property `p` (a mixed `.object` included). A frame
+    /// of its own, so that `setProperty`, on the recursion of nested input, keeps its frame.
+    @inline(never)
+    mutating func scalarValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
+        if let stored = try mixedObjectValue(value) { return stored }
+        return try p.storageValue(from: value, realm: realm)
+    }
+
     /// Adds an unmanaged object (and what it links to). Returns its key.
     /// `existing`: the row of an embedded object that an update with `.modified` writes the
     /// object's values into (RealmSwift updates such embedded objects in place).
@@ -338,7 +346,7 @@ struct ObjectWriter {
         let table = try realm.table(binding)
         switch p.atollType.kind {
         case .scalar:
-            let stored = try mixedObjectValue(value) ?? p.storageValue(from: value, realm: realm)
+            let stored = try scalarValue(value, property: p)
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .link:
