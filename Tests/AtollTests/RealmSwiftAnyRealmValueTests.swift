@@ -6,7 +6,7 @@ import Testing
 // AnyRealmValueObjectTests.testAssortment, the MutableSet and Map test classes) with realm-swift's
 // values (TestValueFactory.swift: ints 1, 2, 3; floats 1.1, 2.2, 3.3; strings "a", "b", "c"; ...).
 // Not ported: the `.object` cases and testDynamicObjectAccessor (Atoll's AnyRealmValue holds no
-// link), min/max/sum/average over List<AnyRealmValue>, and KVC (`value(forKey:)`).
+// link) and KVC (`value(forKey:)`); min/max/sum/average are in AnyRealmValueAggregateTests.
 // Dates are fixed instants instead of `Date()` (realm-swift compares them to a second's accuracy
 // in testAssortment; a fixed instant makes the exact comparison meaningful).
 

@@ -101,6 +101,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     func storageValue(_ e: Element, _ writer: inout ObjectWriter) throws -> StorageValue {
         if let o = e as? Object { return .link(try writer.add(o)) }
+        if let v = e as? AnyRealmValue { return try writer.mixedValue(v) }
         if let v = e._atollStorageValue { return v }
         if let optional = e as? any OptionalProtocol, optional.isNone { return .null }
         if let o = flattenOptional(e) as? Object { return .link(try writer.add(o)) }

@@ -86,6 +86,7 @@ enum CollectionElement {
     /// `e` as stored; an unmanaged object is added to the realm (as RealmSwift does).
     static func storageValue<E: RealmCollectionValue>(_ e: E, _ writer: inout ObjectWriter, in kind: String) throws -> StorageValue {
         if let o = e as? Object { return .link(try writer.add(o)) }
+        if let v = e as? AnyRealmValue { return try writer.mixedValue(v) }
         if let v = e._atollStorageValue { return v }
         if let optional = e as? any OptionalProtocol, optional.isNone { return .null }
         if let o = flattenOptional(e) as? Object { return .link(try writer.add(o)) }
@@ -98,6 +99,10 @@ enum CollectionElement {
         if let o = flattenOptional(e) as? Object {
             guard let state = o._managed, realm.owns(state) else { return nil }
             return .link(state.key)
+        }
+        if let v = e as? AnyRealmValue, case .object(let o) = v {
+            guard let state = o._managed, realm.owns(state), !state.isInvalidated else { return nil }
+            return .typedLink(state.binding.tableKey, state.key)
         }
         return e._atollStorageValue
     }

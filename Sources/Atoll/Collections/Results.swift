@@ -177,6 +177,38 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
+    /// An aggregate of an AnyRealmValue property by realm-core's rules for mixed values
+    /// (AnyRealmValue+Aggregates.swift), or nil when the property is not one.
+    private func mixedAggregate(_ property: String, _ kind: ColumnAggregate) -> StorageValue? {
+        guard let p = core.binding.schema[property], case .scalar(.mixed) = p.atollType.kind else { return nil }
+        // Objects (typed links) are left out, as MixedAggregate leaves them out of collections.
+        return MixedAggregate.aggregate(propertyValues(property).1.filter { if case .typedLink = $0 { false } else { true } }, kind)
+    }
+
+    /// The sum of the numbers of an AnyRealmValue property, as `.decimal128` (decimal 0 when
+    /// there are none); values that are not numbers are skipped, as realm-core sums mixed values.
+    ///
+    /// ```swift
+    /// let total: AnyRealmValue = realm.objects(Setting.self).sum(ofProperty: "value")
+    /// ```
+    public func sum(ofProperty property: String) -> AnyRealmValue {
+        AnyRealmValue(mixedAggregateOrRefuse(property, .sum)) ?? .none
+    }
+
+    /// The mean of the numbers of an AnyRealmValue property, as `.decimal128`, or nil when there
+    /// are none (values that are not numbers are skipped, as realm-core averages mixed values).
+    public func average(ofProperty property: String) -> AnyRealmValue? {
+        let v = mixedAggregateOrRefuse(property, .average)
+        return v.isNull ? nil : AnyRealmValue(v)
+    }
+
+    private func mixedAggregateOrRefuse(_ property: String, _ kind: ColumnAggregate) -> StorageValue {
+        guard let v = mixedAggregate(property, kind) else {
+            atollProgrammerError("'\(core.binding.schema.className).\(property)' is not an AnyRealmValue property: ask for the sum or average as its own type")
+        }
+        return v
+    }
+
     private func propertyValues(_ property: String) -> (PropertyInfo, [StorageValue]) {
         core.realm.verifyThread()
         guard let p = core.binding.schema[property], let i = core.binding.schema.index(of: property) else {
@@ -195,6 +227,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The smallest value of a property (numbers and dates), or nil when there are none.
     public func min<T: PersistableValue>(ofProperty property: String) -> T? {
+        if let v = mixedAggregate(property, .min) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
         if let v = tableAggregate(property, .min) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
         let (_, values) = propertyValues(property)
         guard let best = values.min(by: { StorageOrdering.less($0, $1) }) else { return nil }
@@ -203,6 +236,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The largest value of a property (numbers and dates), or nil when there are none.
     public func max<T: PersistableValue>(ofProperty property: String) -> T? {
+        if let v = mixedAggregate(property, .max) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
         if let v = tableAggregate(property, .max) { return v.isNull ? nil : ValueConversion.aggregate(v, as: T.self) }
         let (_, values) = propertyValues(property)
         guard let best = values.max(by: { StorageOrdering.less($0, $1) }) else { return nil }
@@ -211,6 +245,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The sum of a numeric property (0 when empty).
     public func sum<T: PersistableValue & AdditiveArithmetic>(ofProperty property: String) -> T {
+        if let v = mixedAggregate(property, .sum) { return ValueConversion.aggregate(v, as: T.self) ?? .zero }
         if let v = tableAggregate(property, .sum) { return ValueConversion.aggregate(v, as: T.self) ?? .zero }
         let (p, values) = propertyValues(property)
         if case .scalar(.int) = p.atollType.kind {
@@ -228,7 +263,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The average of a numeric property, or nil when empty.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
-        if let v = tableAggregate(property, .average) {
+        if let v = mixedAggregate(property, .average) ?? tableAggregate(property, .average) {
             if case .double(let d) = v { return T(d) }
             if case .decimal128(let d) = v { return T(d.doubleValue) }
             return nil

@@ -207,6 +207,8 @@ public final class DynamicObject: CustomStringConvertible {
             guard let target = col.linkTarget, let tk = context.transaction.tableKey(named: target) else { return nil }
             return DynamicObject(context: context, tableKey: tk, key: k)
         }
+        // A mixed value's object, whose class the value names.
+        if case .typedLink(let t, let k) = v { return DynamicObject(context: context, tableKey: t, key: k) }
         return DynamicValues.swiftValue(v)
     }
 

@@ -52,6 +52,8 @@ enum InterchangeValue {
         case .objectId(let o): out.string(o.description)
         case .link(let k): out.int(Int64(bitPattern: k.rawValue))
         case .decimal128(let d): out.string(d.scientificString)
+        // In messages only: a data file writes a typed link with its class (ObjectJSONEncoder).
+        case .typedLink(let t, let k): out.string("link to object \(k.rawValue) of table \(t.rawValue)")
         }
     }
 
@@ -80,7 +82,8 @@ enum InterchangeValue {
         case .uuid: tagged("$uuid") { appendScalar(v, to: &$0) }
         case .objectId: tagged("$oid") { appendScalar(v, to: &$0) }
         case .decimal128: tagged("$numberDecimal") { appendScalar(v, to: &$0) }
-        case .link: out.raw("null")
+        // Links are written by ObjectJSONEncoder, which knows their targets.
+        case .link, .typedLink: out.raw("null")
         }
     }
 

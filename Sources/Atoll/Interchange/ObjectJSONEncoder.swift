@@ -81,6 +81,22 @@ final class ObjectJSONEncoder {
     }
 
     private func appendElement(_ v: StorageValue, column col: ColumnSpec, to out: inout JSONOutput) throws {
+        if case .typedLink(let t, let target) = v {
+            // A mixed value's link names its class: {"$link":{"class":"Dog","pk":1}}, or the
+            // object itself for a class without a primary key ("object").
+            let targetTable = try transaction.table(t)
+            out.raw("{\"$link\":{\"class\":")
+            out.string(targetTable.name)
+            if targetTable.spec.primaryKey != nil {
+                out.raw(",\"pk\":")
+                InterchangeValue.appendScalar(try targetTable.primaryKeyValue(target), to: &out)
+            } else {
+                out.raw(",\"object\":")
+                try appendObject(targetTable, target, to: &out)
+            }
+            out.raw("}}")
+            return
+        }
         guard case .link(let target) = v else {
             if col.type == .mixed { InterchangeValue.appendMixed(v, to: &out) } else { InterchangeValue.appendScalar(v, to: &out) }
             return

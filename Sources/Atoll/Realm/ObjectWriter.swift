@@ -74,6 +74,33 @@ struct ObjectWriter {
 
     // MARK: objects
 
+    /// A mixed value as stored: `.object` adds its object when unmanaged (as a link does) and
+    /// becomes a typed link, the object's table and key.
+    mutating func mixedValue(_ v: AnyRealmValue) throws -> StorageValue {
+        if let stored = v.storageValue { return stored }
+        guard case .object(let o) = v else { preconditionFailure("only .object has no stored form of its own") }
+        let key = try add(o)
+        let binding = o._managed?.binding ?? realm.requireBinding(for: type(of: o))
+        return .typedLink(binding.tableKey, key)
+    }
+
+    /// The typed link of an `AnyRealmValue.object` given for a mixed property or element; nil for
+    /// any other value. A frame of its own: `setProperty` and `elementValue` are on the recursion
+    /// of nested input, whose frames must stay small (NestedInputTests' 512 KiB stack).
+    @inline(never)
+    mutating func mixedObjectValue(_ value: Any?) throws -> StorageValue? {
+        guard let v = flattenOptional(value) as? AnyRealmValue, case .object = v else { return nil }
+        return try mixedValue(v)
+    }
+
+    /// The stored form of `value` for scalar property `p` (a mixed `.object` included). A frame
+    /// of its own, so that `setProperty`, on the recursion of nested input, keeps its frame.
+    @inline(never)
+    mutating func scalarValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
+        if let stored = try mixedObjectValue(value) { return stored }
+        return try p.storageValue(from: value, realm: realm)
+    }
+
     /// Adds an unmanaged object (and what it links to). Returns its key.
     /// `existing`: the row of an embedded object that an update with `.modified` writes the
     /// object's values into (RealmSwift updates such embedded objects in place).
@@ -319,7 +346,7 @@ struct ObjectWriter {
         let table = try realm.table(binding)
         switch p.atollType.kind {
         case .scalar:
-            let stored = try p.storageValue(from: value, realm: realm)
+            let stored = try scalarValue(value, property: p)
             if onlyIfChanged, try table.value(key, column) == stored { return }
             try table.set(key, column, stored)
         case .link:
@@ -442,6 +469,8 @@ struct ObjectWriter {
                 return .null
             }
             return try linkValue(item, property: p)
+        } else if let stored = try mixedObjectValue(item) {
+            return stored
         } else if let item = flattenOptional(item) {
             guard let v = ValueConversion.scalar(item, type: elementType) else {
                 throw AtollError(.typeMismatch, "invalid element \(ValueConversion.describe(item)) for \(what) property '\(p.name)'")

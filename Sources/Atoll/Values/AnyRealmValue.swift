@@ -1,8 +1,9 @@
 public import Foundation
 public import AtollStorage
 
-/// A value of any of Realm's scalar types, stored with its type (RealmSwift's `AnyRealmValue`,
-/// realm-js `mixed`): a property that holds an Int in one object and a String in another.
+/// A value of any of Realm's scalar types, or an object of any class, stored with its type
+/// (RealmSwift's `AnyRealmValue`, realm-js `mixed`): a property that holds an Int in one object
+/// and a String in another.
 ///
 /// ```swift
 /// final class Setting: Object {
@@ -16,9 +17,21 @@ public import AtollStorage
 /// ```
 ///
 /// Properties, `List<AnyRealmValue>`, `MutableSet<AnyRealmValue>` and `Map<String, AnyRealmValue>`
-/// hold these cases. Not in Atoll: `.object` (a link to an object of any class, RealmSwift's
-/// `dynamicObject`) and the nested `.list`/`.dictionary` of Realm 10.51.
-public enum AnyRealmValue: Hashable, Sendable {
+/// hold these cases, `.object` included: a link to an object of any class, stored as a typed link
+/// (its class and key). Assigning an unmanaged object adds it to the realm; a deleted object reads
+/// as `.none` (removed from lists and sets, as realm-core does). Not in Atoll: the nested
+/// `.list`/`.dictionary` of Realm 10.51.
+///
+/// ```swift
+/// try realm.write { setting.value = .object(dog) }
+/// setting.value.object(Dog.self)?.name
+/// ```
+//
+// @unchecked Sendable: every case but `.object` holds a value. `.object` holds an Object, which
+// stays confined as every Atoll object is: a managed one checks its realm's thread on each access
+// (`Realm.verifyThread`), and an AnyRealmValue that holds one may cross threads only as the object
+// may (frozen, or through a ThreadSafeReference), the rule RealmSwift states for its AnyRealmValue.
+public enum AnyRealmValue: Hashable, @unchecked Sendable {
     /// No value (nil).
     case none
     /// An integer.
@@ -41,6 +54,8 @@ public enum AnyRealmValue: Hashable, Sendable {
     case decimal128(Decimal128)
     /// A `UUID`.
     case uuid(UUID)
+    /// An object of any class (a link; RealmSwift's `AnyRealmValue.object`).
+    case object(Object)
 
     /// `.none`, the default of an `AnyRealmValue` property.
     public init() { self = .none }
@@ -66,8 +81,23 @@ public enum AnyRealmValue: Hashable, Sendable {
     /// The value when it is `.uuid`, else nil (no conversion between types).
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
 
-    /// The stored form (the tag is the StorageValue case).
-    var storageValue: StorageValue {
+    /// The object when the value is `.object` and the object is a `type`, else nil.
+    public func object<T: Object>(_ type: T.Type) -> T? { if case .object(let o) = self { o as? T } else { nil } }
+
+    /// The object of `.object` as a `DynamicObject` (its properties by name), else nil (RealmSwift's
+    /// `dynamicObject`). Nil as well for an unmanaged object, which has no dynamic form.
+    public var dynamicObject: DynamicObject? {
+        guard case .object(let o) = self, let m = o._managed, !m.isInvalidated else { return nil }
+        do {
+            return try m.realm.dynamicObject(throwingOfType: m.schema.className, key: m.key)
+        } catch {
+            m.realm.readFailed(error, reading: "the '\(m.schema.className)' object of an AnyRealmValue")
+        }
+    }
+
+    /// The stored form (the tag is the StorageValue case); nil for `.object`, whose typed link
+    /// the realm it is written in makes (`ObjectWriter.mixedValue`).
+    var storageValue: StorageValue? {
         switch self {
         case .none: .null
         case .int(let v): .int(Int64(v))
@@ -80,10 +110,20 @@ public enum AnyRealmValue: Hashable, Sendable {
         case .objectId(let v): .objectId(v)
         case .decimal128(let v): .decimal128(v)
         case .uuid(let v): .uuid(v)
+        case .object: nil
         }
     }
 
-    /// The value of a stored one; nil for a value no AnyRealmValue holds (a link).
+    /// The value of a stored one, a typed link made an object of `realm` (`.none` without a realm,
+    /// or when `realm`'s schema does not have the object's class).
+    init?(_ v: StorageValue, realm: Realm?) {
+        guard case .typedLink(let t, let k) = v else { self.init(v); return }
+        guard let realm, let o = realm.makeObject(tableKey: t, key: k) else { self = .none; return }
+        self = .object(o)
+    }
+
+    /// The value of a stored one without a realm to make objects in; nil for a link, and for a
+    /// typed link (`init(_:realm:)` makes it an object).
     init?(_ v: StorageValue) {
         switch v {
         case .null: self = .none
@@ -97,7 +137,7 @@ public enum AnyRealmValue: Hashable, Sendable {
         case .objectId(let o): self = .objectId(o)
         case .decimal128(let d): self = .decimal128(d)
         case .uuid(let u): self = .uuid(u)
-        case .link: return nil
+        case .link, .typedLink: return nil
         }
     }
 }
@@ -119,6 +159,7 @@ extension AnyRealmValue {
         case .objectId(let v): v
         case .decimal128(let v): v
         case .uuid(let v): v
+        case .object(let o): o
         }
     }
 }
@@ -129,9 +170,9 @@ extension AnyRealmValue: RealmCollectionValue {
     public static func _atollDefault() -> AnyRealmValue { .none }
     public static func _atollGet(_ a: _ManagedAccess) -> AnyRealmValue {
         a.read { t, row, c in
-            do { return AnyRealmValue(try t.value(row, c)) ?? .none } catch { a.readFailed(error) }
+            do { return AnyRealmValue(try t.value(row, c), realm: a.realm) ?? .none } catch { a.readFailed(error) }
         }
     }
-    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> AnyRealmValue? { AnyRealmValue(v) }
+    public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> AnyRealmValue? { AnyRealmValue(v, realm: realm) }
     public var _atollStorageValue: StorageValue? { storageValue }
 }

@@ -163,6 +163,9 @@ enum ValueConversion {
         case .link(let k):
             guard let realm, let target = property.atollType.objectType else { return nil }
             return realm.makeObject(target, key: k)
+        case .typedLink(let t, let k):
+            guard let realm else { return nil }
+            return realm.makeObject(tableKey: t, key: k)
         }
     }
 }

@@ -202,7 +202,7 @@ struct ColumnTest {
             }
         case .value(let leaf, let table, let linkTarget):
             let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-            return comparator.holds(QueryValue(try table.value(h, column), linkTarget: linkTarget), constant)
+            return comparator.holds(QueryValue(try table.value(h, column), linkTarget: linkTarget, in: table), constant)
         }
     }
 

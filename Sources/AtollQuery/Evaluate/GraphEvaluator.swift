@@ -81,7 +81,7 @@ struct GraphEvaluator {
                 } else {
                     var j = 0
                     while j < list.count {
-                        if try !body(QueryValue(list.value(at: j), linkTarget: nil)) { return false }
+                        if try !body(QueryValue(list.value(at: j), linkTarget: nil, in: o.table)) { return false }
                         j += 1
                     }
                 }
@@ -100,7 +100,7 @@ struct GraphEvaluator {
                 i += 1
                 continue
             }
-            return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil))
+            return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil, in: o.table))
         }
     }
 
@@ -121,7 +121,7 @@ struct GraphEvaluator {
         let value = found ? try o.table.list(o.row, p.columnIndex).value(at: index) : .null
         guard p.type == .object, let target = p.objectClassName, case .link(let k) = value else {
             if value.isNull && !last { return path.isToMany ? true : try body(.null) }
-            return try body(QueryValue(value, linkTarget: nil))
+            return try body(QueryValue(value, linkTarget: nil, in: o.table))
         }
         if last { return try body(.object(className: target, key: k.rawValue)) }
         guard let r = try object(try table(target), k) else { return true }

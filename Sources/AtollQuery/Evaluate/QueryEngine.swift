@@ -195,6 +195,9 @@ public struct QueryEngine {
                 continue
             }
             guard values.allSatisfy({ ValueComparison.numeric($0) == nil || Self.isExactType($0, property.type) }) else { continue }
+            // An object compared with a mixed value is a typed link, which `storageValue` (a
+            // bare link) does not express: scan.
+            if property.type == .mixed, values.contains(where: { if case .object = $0 { true } else { false } }) { continue }
             var keys: [ObjectKey]
             do {
                 if values.count == 1 {

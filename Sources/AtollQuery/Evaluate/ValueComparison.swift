@@ -31,7 +31,9 @@ enum ValueComparison {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
         case (.int(let x), .int(let y)): return x == y
-        case (.object(_, let x), .object(_, let y)): return x == y
+        // Keys are per class: a mixed value's object (a typed link) and an object argument are
+        // the same object only in the same class (an empty name is a link column's unnamed target).
+        case (.object(let xc, let x), .object(let yc, let y)): return x == y && (xc == yc || xc.isEmpty || yc.isEmpty)
         case (.timestamp, .timestamp): return a.normalizedTimestamp == b.normalizedTimestamp
         case (.decimal128(let x), _): if let order = compareDecimal(x, b) { return order == 0 }; return false
         case (_, .decimal128(let y)): if let order = compareDecimal(y, a) { return order == 0 }; return false

@@ -14,6 +14,8 @@ import struct Foundation.UUID
 //     decimal128  0x08, 18 bytes of Decimal128.orderedKey (canonical: 1.0 and 1 share a key)
 //     binary      0x09, as a string (escaped, then 0x00 0x00; 0x0A and a prefix key past 384
 //                 bytes); mixed columns only (typed binary columns are not indexable)
+//     typed link  0x0B, 4 bytes big-endian table key, 8 bytes big-endian object key; mixed
+//                 columns only
 //
 // In a mixed column (`encode(_:mixed:)`) every number, int, float, double or decimal128, is keyed
 // as decimal128 (exactly: distinct doubles stay distinct, and NaNs key as the decimal NaN), so
@@ -37,6 +39,10 @@ package enum IndexKey {
             var w = ByteWriter(capacity: bytes.count + 4)
             let isPrefix = bytes.withUnsafeBytes { appendString($0, to: &w, tag: 0x09, prefixTag: 0x0A) }
             return (w.bytes, isPrefix)
+        case .typedLink(let t, let k):
+            var w = ByteWriter(capacity: 13)
+            w.u8(0x0B); w.u32BigEndian(t.rawValue); w.u64BigEndian(k.rawValue)
+            return (w.bytes, false)
         default: return encode(value)
         }
     }
@@ -57,7 +63,7 @@ package enum IndexKey {
         case .uuid(let u): w.u8(0x06); withUnsafeBytes(of: u.uuid) { w.append($0) }
         case .objectId(let o): w.u8(0x07); w.append(o.bytes)
         case .decimal128(let d): w.u8(0x08); w.append(d.orderedKey)
-        case .float, .double, .binary, .link:
+        case .float, .double, .binary, .link, .typedLink:
             // Not indexable (TableSpec.validate rejects such indexes); encode as null so a
             // programming error cannot corrupt an index.
             w.u8(0x00)

@@ -119,7 +119,8 @@ extension Table {
     /// Recreates in the link targets the backlinks of this table's links.
     func copyBacklinks(from source: Table) throws {
         let linkColumns = spec.columns.indices.filter { spec.columns[$0].type == .link }
-        guard !linkColumns.isEmpty else { return }
+        let mixedColumns = spec.columns.indices.filter { spec.columns[$0].type == .mixed }
+        guard !linkColumns.isEmpty || !mixedColumns.isEmpty else { return }
         try source.forEachLeaf { leaf in
             for r in 0..<leaf.count {
                 let origin = ObjectKey(leaf.key(r))
@@ -130,6 +131,14 @@ extension Table {
                         for v in try source.list(h, c).values { if case .link(let k) = v { try target.adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1) } }
                     } else if let k = source.link(h, c) {
                         try target.adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1)
+                    }
+                }
+                // Typed links in mixed values, whose target table is part of the value.
+                for c in mixedColumns {
+                    for v in spec.columns[c].isList ? try source.list(h, c).values : [try source.value(h, c)] {
+                        if case .typedLink(let t, let k) = v {
+                            try transaction.table(t).adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1)
+                        }
                     }
                 }
             }

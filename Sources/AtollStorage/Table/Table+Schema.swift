@@ -32,7 +32,7 @@ extension Table {
 
         // Backlinks of link columns whose index changes or which disappear.
         var linkMoves: [(old: Int, new: Int?)] = []
-        for (oc, col) in oldSpec.columns.enumerated() where col.type == .link {
+        for (oc, col) in oldSpec.columns.enumerated() where col.type == .link || col.type == .mixed {
             let nc = sources.firstIndex(of: oc)
             if nc != oc { linkMoves.append((oc, nc)) }
         }
@@ -70,21 +70,39 @@ extension Table {
         }
 
         // Move or drop the backlinks of link columns that changed position.
+        // A mixed column's typed links name their target table in the value.
         for move in linkMoves {
             let col = oldSpec.columns[move.old]
-            guard let targetName = col.linkTarget, let target = try transaction.table(named: targetName) else { continue }
+            let linkTarget: Table?
+            if col.type == .mixed {
+                linkTarget = nil
+            } else {
+                guard let targetName = col.linkTarget, let target = try transaction.table(named: targetName) else { continue }
+                linkTarget = target
+            }
             try old.view.forEachLeaf { leaf in
                 for r in 0..<leaf.count {
                     let origin = ObjectKey(leaf.key(r))
                     let h = RowHandle(leaf: leaf, row: r, key: origin)
-                    var targets: [ObjectKey] = []
+                    var values: [StorageValue] = []
                     if col.isList {
                         let bytes = try leaf.bytesColumn(oldLayout.firstBlock[move.old]).value(r, space: transaction.space)
-                        for v in try ListView(bytes, column: col).values { if case .link(let k) = v { targets.append(k) } }
+                        values = try ListView(bytes, column: col).values
+                    } else if col.type == .mixed {
+                        let bytes = try leaf.bytesColumn(oldLayout.firstBlock[move.old]).value(r, space: transaction.space)
+                        values = [try StorageValue.mixed(from: bytes)]
                     } else if let k = self.link(h, move.old) {
-                        targets.append(k)
+                        values = [.link(k)]
                     }
-                    for t in targets {
+                    for v in values {
+                        let target: Table, t: ObjectKey
+                        switch v {
+                        case .link(let k):
+                            guard let linkTarget else { continue }
+                            target = linkTarget; t = k
+                        case .typedLink(let table, let k): target = try transaction.table(table); t = k
+                        default: continue
+                        }
                         try target.adjustBacklink(to: t, from: self.key, column: move.old, origin: origin, delta: -1)
                         if let nc = move.new { try target.adjustBacklink(to: t, from: self.key, column: nc, origin: origin, delta: 1) }
                         else { target.noteLinkRemoved(to: t) }
@@ -171,7 +189,9 @@ extension Table {
     /// removed first so their backlinks stay exact.
     func freeEverything() throws {
         guard let allocator = transaction.allocator, let cluster else { return }
-        if spec.columns.contains(where: { $0.type == .link }) {
+        // Objects with links or mixed values (typed links), or that mixed values link to (their
+        // backlinks: those values become nil), are erased one by one.
+        if roots.backlinkRoot != 0 || spec.columns.contains(where: { $0.type == .link || $0.type == .mixed }) {
             for k in try objectKeys() { try erase(k) }
         }
         try cluster.freeAll { leaf in

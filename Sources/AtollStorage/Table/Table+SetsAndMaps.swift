@@ -187,12 +187,13 @@ extension Table {
         }
     }
 
-    /// Makes every value of the map that links to `target` nil (its target was deleted).
-    func mapNullifyLinks(_ key: ObjectKey, _ c: Int, to target: ObjectKey) throws {
+    /// Makes every value of the map that is `link` (a link or a mixed value's typed link) nil:
+    /// its target was deleted.
+    func mapNullifyLinks(_ key: ObjectKey, _ c: Int, to link: StorageValue) throws {
         let col = try mapColumn(c)
         let (keys, current) = try mutableMap(key, c)
         var values = current
-        for i in values.indices where values[i] == .link(target) {
+        for i in values.indices where values[i] == link {
             try linkElementChanged(col, c, key, old: values[i], new: nil)
             values[i] = .null
             try commitMapChange(key, c, keys, values, .listSet(self.key, key, column: c, index: i, value: .null))

@@ -64,6 +64,17 @@ extension Table {
             guard try targetTable.contains(target) else {
                 throw AtollError(.objectNotFound, "\(label) cannot link to object \(target.rawValue): it does not exist in '\(targetTable.name)'")
             }
+        case .typedLink(let t, let target):
+            guard transaction.schema.specs[t] != nil else {
+                throw AtollError(.objectNotFound, "\(label) cannot link to an object of table \(t.rawValue): there is no such table")
+            }
+            let targetTable = try transaction.table(t)
+            guard !targetTable.spec.isEmbedded else {
+                throw AtollError(.typeMismatch, "\(label) cannot hold an embedded object of '\(targetTable.name)' (as in Realm, a mixed value links only top-level objects)")
+            }
+            guard try targetTable.contains(target) else {
+                throw AtollError(.objectNotFound, "\(label) cannot link to object \(target.rawValue): it does not exist in '\(targetTable.name)'")
+            }
         default: break
         }
     }
@@ -297,6 +308,12 @@ extension Table {
                 if let new { try target.adjustBacklink(to: new, from: self.key, column: c, origin: key, delta: 1) }
             }
         }
+        if info.type == .mixed {
+            let old = try self.value(h, c)
+            if old != value {
+                try typedLinkChanged(c, key, old: old, new: value)
+            }
+        }
         let block = m.blocks[b]
         block.setNull(r, value.isNull)
         if info.type == .mixed, !value.isNull {
@@ -314,6 +331,7 @@ extension Table {
         case .float, .double, .uuid, .objectId, .decimal128: Self.storeFixed(value, at: block.values.pointer + r * block.stride)
         case .string(var s): try s.withUTF8 { try placeBytes(UnsafeRawBufferPointer($0), block: b, leaf: m, row: r) }
         case .binary(let d): try d.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
+        case .typedLink: preconditionFailure("a typed link reached a column that is not mixed (validate refuses it)")
         }
     }
 
@@ -372,16 +390,19 @@ extension Table {
         txn.isErasingOrphans = true
         defer { if erasesOrphans { txn.isErasingOrphans = false } }
         // 1. Links into this object.
+        // A mixed column links with a typed link; realm-core treats it like a link column:
+        // removed from lists and sets, nil in maps and properties.
         for entry in try Backlinks.all(root: roots.backlinkRoot, target: key, space: transaction.space) {
             let origin = try transaction.table(entry.originTable)
             let originColumn = origin.spec.columns[entry.originColumn]
+            let link: StorageValue = originColumn.type == .mixed ? .typedLink(self.key, key) : .link(key)
             if originColumn.isMap {
-                try origin.mapNullifyLinks(entry.originKey, entry.originColumn, to: key)
+                try origin.mapNullifyLinks(entry.originKey, entry.originColumn, to: link)
             } else if originColumn.isSet {
-                _ = try origin.setRemove(entry.originKey, entry.originColumn, .link(key), implicit: true)
+                _ = try origin.setRemove(entry.originKey, entry.originColumn, link, implicit: true)
             } else if originColumn.isList {
                 let values = try origin.listValues(entry.originKey, entry.originColumn)
-                for i in values.indices.reversed() where values[i] == .link(key) {
+                for i in values.indices.reversed() where values[i] == link {
                     try origin.listRemove(entry.originKey, entry.originColumn, at: i, implicit: true)
                 }
             } else if origin.key != self.key || entry.originKey != key {
@@ -403,6 +424,10 @@ extension Table {
                 } else if let k = link(h2, c) {
                     try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
                     target.noteLinkRemoved(to: k)
+                }
+            } else if col.type == .mixed {
+                for v in col.isList ? try list(h2, c).values : [try value(h2, c)] {
+                    try typedLinkChanged(c, key, old: v, new: nil)
                 }
             }
             if needsIndex(c) && !isKeyAlias(c) && !col.isList, indexTouched[c]?[key.rawValue] == nil {
@@ -430,7 +455,7 @@ extension Table {
     public func clear() throws {
         let (txn, cluster) = try writer()
         guard roots.objectCount > 0 else { return }
-        let hasLinks = spec.columns.contains { $0.type == .link }
+        let hasLinks = spec.columns.contains { $0.type == .link || $0.type == .mixed }
         if roots.backlinkRoot != 0 || hasLinks || txn.logsEveryErase {
             // Links in or out, or sync needing per-object erases: delete one by one.
             for k in try objectKeys() { try erase(k) }
@@ -503,6 +528,7 @@ extension Table {
     }
 
     func linkElementChanged(_ col: ColumnSpec, _ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
+        if col.type == .mixed { return try typedLinkChanged(c, key, old: old, new: new) }
         guard col.type == .link else { return }
         let target = try linkTargetTable(col)
         if case .link(let k)? = new, old != new { try requireNoOwner(k, linkedFrom: c) }
@@ -511,6 +537,17 @@ extension Table {
             target.noteLinkRemoved(to: k)
         }
         if case .link(let k)? = new { try target.adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: 1) }
+    }
+
+    /// Keeps the backlinks of a mixed value's typed link exact: the target of the `old` value
+    /// (if it is a typed link) loses one from this object's column `c`, that of `new` gains one.
+    func typedLinkChanged(_ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
+        if case .typedLink(let t, let k)? = old {
+            try transaction.table(t).adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
+        }
+        if case .typedLink(let t, let k)? = new {
+            try transaction.table(t).adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: 1)
+        }
     }
 
     public func listInsert(_ key: ObjectKey, _ c: Int, at index: Int, _ value: StorageValue) throws {

@@ -342,6 +342,10 @@ public final class Table {
         return try findAll(indexed: pk, equalTo: value).first
     }
 
+    /// The name of the table `key` of this table's transaction (the class a typed link in a
+    /// mixed value points into), or nil when there is no such table.
+    package func tableName(_ key: TableKey) -> String? { transaction.schema.specs[key]?.name }
+
     // MARK: backlinks
 
     /// Objects of `origin` whose column `originColumn` links to `key` (with multiplicity for lists).

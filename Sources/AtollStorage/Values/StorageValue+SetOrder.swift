@@ -30,6 +30,8 @@ extension StorageValue {
             return withUnsafeBytes(of: x.uuid) { xb in withUnsafeBytes(of: y.uuid) { yb in bytewise(Array(xb), Array(yb)) } }
         case (.objectId(let x), .objectId(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         case (.link(let x), .link(let y)): return three(x.rawValue, y.rawValue)
+        case (.typedLink(let xt, let xk), .typedLink(let yt, let yk)):
+            return xt == yt ? three(xk.rawValue, yk.rawValue) : three(xt.rawValue, yt.rawValue)
         // Numerically, NaN first: 1.5 and 1.50 are one element (as realm-core compares them).
         case (.decimal128(let x), .decimal128(let y)): return x.compare(y)
         default:
@@ -60,7 +62,7 @@ extension StorageValue {
         case .timestamp: 4
         case .objectId: 5
         case .uuid: 6
-        case .link: 8
+        case .link, .typedLink: 8
         }
     }
 

@@ -44,6 +44,9 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     /// A link: the target object's key (the target table comes from the schema).
     case link(ObjectKey)
     case decimal128(Decimal128)
+    /// A link to an object of any table, as a mixed value holds it (realm-core's `TypedLink`,
+    /// RealmSwift's `AnyRealmValue.object`): the target's table and key.
+    case typedLink(TableKey, ObjectKey)
 
     public var isNull: Bool { if case .null = self { true } else { false } }
 
@@ -61,6 +64,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .objectId(let v): "oid(\(v))"
         case .link(let k): "->\(k.rawValue)"
         case .decimal128(let v): "decimal128(\(v))"
+        case .typedLink(let t, let k): "->\(t.rawValue):\(k.rawValue)"
         }
     }
 
@@ -70,6 +74,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case (.null, _): true
         case (.link, .mixed): false
         case (_, .mixed): true
+        case (.typedLink, _): false
         case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
              (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link),
              (.decimal128, .decimal128):
@@ -92,6 +97,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .objectId: "objectId"
         case .link: "link"
         case .decimal128: "decimal128"
+        case .typedLink: "object"
         }
     }
 }
@@ -112,7 +118,8 @@ extension StorageValue {
         var r = ByteReader(bytes, context: "mixed value")
         let value = try decode(from: &r)
         guard r.isAtEnd else { throw AtollError.corrupted("a mixed value has \(r.remaining) bytes after its value") }
-        if case .link = value { throw AtollError.corrupted("a mixed value holds a link") }
+        // A mixed value links with a typed link (the table is part of the value), never a bare key.
+        if case .link = value { throw AtollError.corrupted("a mixed value holds a link without its table") }
         return value
     }
 }
@@ -124,7 +131,9 @@ extension StorageValue {
         case null = 0, boolFalse = 1, boolTrue = 2, int = 3, float = 4, double = 5, string = 6, binary = 7,
              timestamp = 8, uuid = 9, objectId = 10, link = 11,
              // 12 is taken: sync changesets mark a link's primary key with it (ChangesetContent.linkTag).
-             decimal128 = 13
+             decimal128 = 13,
+             // A typed link: varint table key, varint object key (only in mixed values).
+             typedLink = 14
     }
 
     package func encode(into w: inout ByteWriter) {
@@ -143,6 +152,7 @@ extension StorageValue {
         case .objectId(let o): w.u8(Tag.objectId.rawValue); w.append(o.bytes)
         case .link(let k): w.u8(Tag.link.rawValue); w.varint(k.rawValue)
         case .decimal128(let d): w.u8(Tag.decimal128.rawValue); d.write(to: &w)
+        case .typedLink(let t, let k): w.u8(Tag.typedLink.rawValue); w.varint(UInt64(t.rawValue)); w.varint(k.rawValue)
         }
     }
 
@@ -169,6 +179,10 @@ extension StorageValue {
         case .objectId: return .objectId(ObjectId(twelveBytes: Array(try r.bytes(12))))
         case .link: return .link(ObjectKey(try r.varint()))
         case .decimal128: return .decimal128(Decimal128(littleEndianBytes: try r.bytes(16)))
+        case .typedLink:
+            let t = try r.varint()
+            guard t <= UInt64(UInt32.max) else { throw AtollError.corrupted("a typed link names table \(t)") }
+            return .typedLink(TableKey(UInt32(t)), ObjectKey(try r.varint()))
         }
     }
 }

@@ -342,6 +342,7 @@ struct ChangesetBodyDecoder {
         reader.offset = save
         let v = try StorageValue.decode(from: &reader)
         if case .link = v { throw AtollError(.protocolViolation, "a changeset carries a local object key") }
+        if case .typedLink = v { throw AtollError(.protocolViolation, "a changeset carries a local typed link (table and object key)") }
         return .value(v)
     }
 

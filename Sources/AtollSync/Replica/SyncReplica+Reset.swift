@@ -298,6 +298,7 @@ struct RecoveryPlan: Equatable {
         }
         // Collections last, with their local value now (nothing when the object is gone locally).
         func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+            try SyncValue.refuseTypedLink(v, c, column)
             guard case .link(let target) = v else { return .value(v) }
             guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
             return .link(primaryKey: try txn.table(tc.key).primaryKeyValue(target))

@@ -95,6 +95,7 @@ extension SyncWriter {
     }
 
     private func bootstrapValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+        try SyncValue.refuseTypedLink(v, c, column)
         guard case .link(let target) = v else { return .value(v) }
         guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
         return .link(primaryKey: try table(tc).primaryKeyValue(target))

@@ -257,6 +257,7 @@ extension SyncWriter {
         let ok = SyncTrees.objectKey(c.key, pk)
         let ck = SyncTrees.listKey(ok, column: column)
         func travelling(_ v: StorageValue) throws -> SyncValue {
+            try SyncValue.refuseTypedLink(v, c, column)
             guard case .link(let target) = v else { return .value(v) }
             guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
             return .link(primaryKey: try table(tc).primaryKeyValue(target))
@@ -356,6 +357,7 @@ extension SyncWriter {
         let name = "'\(c.name)' \(pk).\(c.spec.columns[column].name)"
         let bytes = try r.internalValue(SyncTrees.collections, key: SyncTrees.listKey(ok, column: column))
         func travelling(_ v: StorageValue) throws -> SyncValue {
+            try SyncValue.refuseTypedLink(v, c, column)
             guard case .link(let target) = v, let tc = c.linkTargets[column] else { return .value(v) }
             return .link(primaryKey: try r.table(tc.key).primaryKeyValue(target))
         }

@@ -164,6 +164,7 @@ extension SyncWriter {
         }
         func property(_ c: SyncedClass, _ column: Int) -> Int { encoder.propertyIndex(c.spec.columns[column].name) }
         func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
+            try SyncValue.refuseTypedLink(v, c, column)
             guard case .link(let target) = v else { return .value(v) }
             guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
             return .link(primaryKey: try primaryKey(tc, target))
