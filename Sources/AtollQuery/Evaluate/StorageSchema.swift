@@ -99,8 +99,9 @@ extension QueryValueType {
 
 extension QueryValue {
     /// The query value of a stored value (`linkTarget`: the class of a link's target; `table`:
-    /// the table it was read from, which names the class of a mixed value's typed link).
-    init(_ v: StorageValue, linkTarget: String?, in table: Table) {
+    /// the table it was read from, which names the class of a mixed value's typed link; without
+    /// it a typed link's class reads as "").
+    init(_ v: StorageValue, linkTarget: String?, in table: Table? = nil) {
         switch v {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -114,7 +115,7 @@ extension QueryValue {
         case .objectId(let o): self = .objectId(o)
         case .link(let k): self = .object(className: linkTarget ?? "", key: k.rawValue)
         case .decimal128(let d): self = .decimal128(d)
-        case .typedLink(let t, let k): self = .object(className: table.tableName(t) ?? "", key: k.rawValue)
+        case .typedLink(let t, let k): self = .object(className: table?.tableName(t) ?? "", key: k.rawValue)
         }
     }
 
