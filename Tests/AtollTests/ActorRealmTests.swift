@@ -248,9 +248,10 @@ extension DogStore {
         #expect(realm.isPerformingAsynchronousWriteOperations)
         try realm.cancelAsyncWrite(second)
         // Not a timing test: the blocks and completions run on the actor through ActorDelivery
-        // (dispatch threads), so they do not wait for the cooperative pool, which synchronous
-        // tests of other suites can hold for a minute; this task itself may resume late.
-        let deadline = ContinuousClock.now + .seconds(45)
+        // (dispatch threads), but this task's own resumption, queued on the same actor, needs
+        // the cooperative pool, which synchronous tests of other suites can hold for minutes on
+        // 2 cores (a CI run stalled 2 minutes here); the deadline only bounds a real hang.
+        let deadline = ContinuousClock.now + .seconds(600)
         while realm.isPerformingAsynchronousWriteOperations, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
