@@ -89,59 +89,6 @@ enum PostgresRelaySchema {
         """,
         "CREATE TABLE atoll_relay_base_objects (key bytea PRIMARY KEY, value bytea NOT NULL)",
         "CREATE TABLE atoll_relay_base_parts (key bytea PRIMARY KEY, value bytea NOT NULL)",
-        // One origin's changesets, in sequence order, appended in one transaction under the
-        // realm's row lock: those already stored are skipped (a retry, here or at another relay),
-        // one that skips a number ends the append (gap). Returns the head and operations before,
-        // the origin's stored sequence number before and after, and whether a gap was met.
-        """
-        CREATE FUNCTION atoll_relay_append(p_realm integer, p_origin bytea, p_seqs bigint[], p_hlcs bigint[], p_flags smallint[],
-                                           p_operations bigint[], p_bodies bytea[], p_arrival bigint)
-        RETURNS TABLE (head_before bigint, operations_before bigint, stored_before bigint, stored_after bigint, gap boolean)
-        LANGUAGE plpgsql AS $$
-        DECLARE
-            v_head bigint;
-            v_operations bigint;
-            v_stored bigint;
-            v_next bigint;
-            v_first integer;
-            v_count integer := 0;
-            v_gap boolean := false;
-        BEGIN
-            SELECT r.head, r.operations INTO v_head, v_operations FROM atoll_relay_realms r WHERE r.id = p_realm FOR UPDATE;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION 'atoll relay: realm % does not exist', p_realm;
-            END IF;
-            SELECT o.stored INTO v_stored FROM atoll_relay_origins o WHERE o.realm = p_realm AND o.origin = p_origin;
-            v_stored := coalesce(v_stored, 0);
-            v_next := v_stored;
-            FOR i IN 1 .. coalesce(array_length(p_seqs, 1), 0) LOOP
-                CONTINUE WHEN p_seqs[i] <= v_next;
-                IF p_seqs[i] <> v_next + 1 THEN
-                    v_gap := true;
-                    EXIT;
-                END IF;
-                IF v_first IS NULL THEN
-                    v_first := i;
-                END IF;
-                v_next := p_seqs[i];
-                v_count := v_count + 1;
-            END LOOP;
-            IF v_count > 0 THEN
-                INSERT INTO atoll_relay_log (realm, position, arrival, operations, origin, origin_seq, hlc, flags, body)
-                SELECT p_realm, v_head + t.k, p_arrival, v_operations + sum(t.ops) OVER (ORDER BY t.k), p_origin, t.seq, t.hlc, t.flags, t.body
-                FROM unnest(p_seqs[v_first : v_first + v_count - 1], p_hlcs[v_first : v_first + v_count - 1],
-                            p_flags[v_first : v_first + v_count - 1], p_operations[v_first : v_first + v_count - 1],
-                            p_bodies[v_first : v_first + v_count - 1]) WITH ORDINALITY AS t(seq, hlc, flags, ops, body, k);
-                UPDATE atoll_relay_realms SET head = v_head + v_count,
-                    operations = v_operations + (SELECT sum(x) FROM unnest(p_operations[v_first : v_first + v_count - 1]) x)
-                WHERE id = p_realm;
-                INSERT INTO atoll_relay_origins (realm, origin, stored) VALUES (p_realm, p_origin, v_next)
-                ON CONFLICT (realm, origin) DO UPDATE SET stored = EXCLUDED.stored;
-            END IF;
-            RETURN QUERY SELECT v_head, v_operations, v_stored, v_next, v_gap;
-        END;
-        $$
-        """,
     ]
 
     /// From version 1: realms keep their schema history.
@@ -150,10 +97,15 @@ enum PostgresRelaySchema {
     ]
 
     /// From version 2: each origin keeps `Changeset.digest` of its newest stored changeset (sent
-    /// in `welcome`, protocol 4), which the append (now taking the digests) records.
+    /// in `welcome`, protocol 4), which the append (now taking the digests) records. A new
+    /// database gets its append function here too (versions 1 and 2 had one without digests).
     static let versionThree: [String] = [
         "ALTER TABLE atoll_relay_origins ADD COLUMN IF NOT EXISTS last_digest bigint NOT NULL DEFAULT 0",
         "DROP FUNCTION IF EXISTS atoll_relay_append(integer, bytea, bigint[], bigint[], smallint[], bigint[], bytea[], bigint)",
+        // One origin's changesets, in sequence order, appended in one transaction under the
+        // realm's row lock: those already stored are skipped (a retry, here or at another relay),
+        // one that skips a number ends the append (gap). Returns the head and operations before,
+        // the origin's stored sequence number before and after, and whether a gap was met.
         """
         CREATE OR REPLACE FUNCTION atoll_relay_append(p_realm integer, p_origin bytea, p_seqs bigint[], p_hlcs bigint[], p_flags smallint[],
                                            p_operations bigint[], p_bodies bytea[], p_arrival bigint, p_digests bigint[])
