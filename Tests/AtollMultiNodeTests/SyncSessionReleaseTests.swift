@@ -47,4 +47,39 @@ import AtollTestSupport
         for await state in states { after.append(state) }
         #expect(after == [.offline])
     }
+
+    /// The one-session-per-file lock is the process's, not a descriptor's: a child process that
+    /// inherited the lock file's descriptor (as every child does between `fork` and `exec`, and
+    /// this one until it exits) does not keep the file locked once the session has closed.
+    @Test func aChildHoldingTheLockFilesDescriptorDoesNotKeepTheFileLocked() async throws {
+        let cluster = try Cluster(nodes: ["a"])
+        try cluster.startRelay()
+        let configuration = SyncConfiguration(
+            relay: RelayAddress(host: "127.0.0.1", port: cluster.relayPort),
+            tls: .mutualTLS(certificatePath: "\(cluster.certs)/a.pem", keyPath: "\(cluster.certs)/a-key.pem", caPath: "\(cluster.certs)/ca.pem"),
+            realmID: cluster.realm)
+        let path = cluster.database("a")
+        let database = try Database.open(DatabaseConfiguration(path: path))
+        let session = try SyncSession.start(database: database, configuration: configuration)
+        // This process's descriptor of the lock file, found by its name.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { entry -> Int32? in
+            guard let fd = Int32(entry), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)") else { return nil }
+            return target.hasSuffix(".sync-lock") && target.contains(cluster.directory.path) ? fd : nil
+        }
+        let lockDescriptor = try #require(descriptors.first, "no descriptor of the lock file among \(descriptors)")
+        let child = try SpawnedProcess(executable: "/bin/sleep", arguments: ["60"], environment: [:],
+                                       stdout: .null, stderr: .null, descriptors: [lockDescriptor])
+        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+
+        // Still refused while the session runs, in this process and in another database handle.
+        #expect(throws: AtollError.self) { try SyncSession.start(database: database, configuration: configuration) }
+        #expect(throws: AtollError.self) {
+            try SyncSession.start(database: try Database.open(DatabaseConfiguration(path: path)), configuration: configuration)
+        }
+        await session.close()
+        // The child still holds the descriptor; the file is free all the same.
+        #expect(child.isRunning)
+        let again = try SyncSession.start(database: database, configuration: configuration)
+        await again.close()
+    }
 }
