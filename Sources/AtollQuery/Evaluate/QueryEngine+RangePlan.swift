@@ -2,15 +2,21 @@ import AtollStorage
 
 // Range terms on an indexed int, date or decimal128 property (`price BETWEEN {a, b}`,
 // `age > 40`): the index's order is the value order (IndexKey), so the objects in the range are
-// one run of the index. The run is a superset of the matches (a decimal NaN keys after every
-// number, and bounds are inclusive), so the whole predicate is checked again on each candidate.
+// one run of the index. Null has a key tag of its own, outside every run.
+//
+// The run is exactly the matches for BETWEEN, `>=` and `<=`, and for `>` and `<` on ints (whose
+// bound moves by one): then no candidate is checked again, and a count is the run's length. It
+// is a superset otherwise, when the whole predicate is checked again on each candidate: a
+// strict bound on a date or decimal includes the objects equal to it, and a decimal NaN keys
+// after every number, so `>=` alone on a decimal reaches the NaNs, which no range matches.
 // A range holding more than a quarter of the objects is left to the scan, which tests packed
 // columns faster than candidates are located one by one.
 
 extension QueryEngine {
-    /// Candidates for the range comparison `c` from `table`'s index of its property, or nil when
-    /// it is not a range on an index ordered by value, or the range is too large to pay.
-    func rangeCandidates(_ c: BoundComparison, property: QueryProperty, column: Int, table: Table) throws -> [ObjectKey]? {
+    /// Candidates for the range comparison `c` from `table`'s index of its property, and whether
+    /// they are exactly its matches; nil when it is not a range on an index ordered by value, or
+    /// the range is too large to pay.
+    func rangeCandidates(_ c: BoundComparison, property: QueryProperty, column: Int, table: Table) throws -> (keys: [ObjectKey], exact: Bool)? {
         guard case .constant(let constant) = c.right, table.hasIndex(column) else { return nil }
         let type = property.type
         guard type == .int || type == .date || type == .decimal128 else { return nil }
@@ -22,22 +28,34 @@ extension QueryEngine {
             default: return nil
             }
         }
-        let low: StorageValue?, high: StorageValue?
+        var low: StorageValue?, high: StorageValue?
+        var exact: Bool
         switch (c.operator, constant) {
         case (.between, .list(let pair)) where pair.count == 2:
             guard let l = bound(pair[0]), let h = bound(pair[1]) else { return nil }
-            low = l; high = h
+            low = l; high = h; exact = true
         case (.greater, _), (.greaterOrEqual, _):
             guard let l = bound(constant) else { return nil }
             low = l; high = nil
+            exact = c.operator == .greaterOrEqual && type != .decimal128
+            if c.operator == .greater, case .int(let v) = l {
+                guard v < .max else { return ([], true) }
+                low = .int(v + 1); exact = true
+            }
         case (.less, _), (.lessOrEqual, _):
             guard let h = bound(constant) else { return nil }
             low = nil; high = h
+            exact = c.operator == .lessOrEqual
+            if c.operator == .less, case .int(let v) = h {
+                guard v > .min else { return ([], true) }
+                high = .int(v - 1); exact = true
+            }
         default:
             return nil
         }
         do {
-            return try table.findAll(indexed: column, from: low, through: high, keysMax: max(64, table.count / 4))
+            guard let keys = try table.findAll(indexed: column, from: low, through: high, keysMax: max(64, table.count / 4)) else { return nil }
+            return (keys, exact)
         } catch let e as AtollError where e.kind == .invalidArgument {
             // No usable index after all: scan. (A failed read of the index is not caught.)
             return nil

@@ -53,33 +53,38 @@ public struct QueryEngine {
         if query.clauses.isEmpty, candidates == nil {
             let table = try table(of: query.className)
             if case .constant(true) = query.predicate { return table.count }
-            let node = try Compiler(engine: self).compile(query.predicate, className: query.className)
-            if try indexPlan(query.predicate, table: table) == nil {
-                var total = 0
-                let scratch = RowScratch()
-                let rangeTests = Self.rangeTests(node)
-                try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.leafWordsMax) { words in
-                    guard let bits = words.baseAddress else { return }
-                    try table.forEachLeaf { leaf in
-                        if let rangeTests, try count(rangeTests, leaf: leaf, table: table, bits: bits, into: &total) { return true }
-                        total += try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count),
-                                            output: scratch.output(leaf.count), scratch: scratch, depth: 0)
-                        return true
-                    }
-                }
-                return total
+            if let plan = try indexPlan(query.predicate, table: table) {
+                // The index answered the whole predicate: count its run (a range run is not
+                // checked again when it is exact, QueryEngine+RangePlan.swift).
+                if case .constant(true) = plan.remaining { return plan.keys.count }
+                return try filter(table: table, predicate: query.predicate, candidates: nil, plan: plan).count
             }
+            let node = try Compiler(engine: self).compile(query.predicate, className: query.className)
+            var total = 0
+            let scratch = RowScratch()
+            let rangeTests = Self.rangeTests(node)
+            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.leafWordsMax) { words in
+                guard let bits = words.baseAddress else { return }
+                try table.forEachLeaf { leaf in
+                    if let rangeTests, try count(rangeTests, leaf: leaf, table: table, bits: bits, into: &total) { return true }
+                    total += try select(node, leaf: leaf, table: table, input: scratch.allRows(leaf.count),
+                                        output: scratch.output(leaf.count), scratch: scratch, depth: 0)
+                    return true
+                }
+            }
+            return total
         }
         return try run(query, candidates: candidates).count
     }
 
     // MARK: filtering
 
-    func filter(table: Table, predicate: BoundPredicate, candidates: [ObjectKey]?) throws -> [ObjectKey] {
+    /// `plan`: the index plan of `predicate`, when the caller has made it already.
+    func filter(table: Table, predicate: BoundPredicate, candidates: [ObjectKey]?, plan: IndexPlan? = nil) throws -> [ObjectKey] {
         if case .constant(true) = predicate, candidates == nil { return try table.objectKeys() }
         var selected = candidates
         var remaining = predicate
-        if selected == nil, let plan = try indexPlan(predicate, table: table) {
+        if selected == nil, let plan = try plan ?? indexPlan(predicate, table: table) {
             // The index answered its term exactly: only the other terms are left to check.
             if case .constant(true) = plan.remaining { return plan.keys }
             selected = plan.keys
@@ -114,8 +119,9 @@ public struct QueryEngine {
 
     /// Objects selected through an index, and what the index did not check.
     struct IndexPlan {
-        /// Exactly the objects matching the term the index answered (for a range, candidates
-        /// that `remaining`, then the whole predicate, checks), ascending.
+        /// Exactly the objects matching the term the index answered (for a range that the
+        /// index cannot answer exactly, candidates that `remaining`, then the whole predicate,
+        /// checks), ascending.
         var keys: [ObjectKey]
         /// The other terms of the predicate (`.constant(true)` when none).
         var remaining: BoundPredicate
@@ -175,7 +181,7 @@ public struct QueryEngine {
         case .comparison: terms = [predicate]
         default: return nil
         }
-        var range: (comparison: BoundComparison, property: QueryProperty, column: Int)?
+        var range: (comparison: BoundComparison, property: QueryProperty, column: Int, termIndex: Int)?
         for (termIndex, term) in terms.enumerated() {
             guard case .comparison(let c) = term, c.quantifier == .any, c.options.isEmpty,
                   case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil,
@@ -191,7 +197,7 @@ public struct QueryEngine {
             case (.in, .list(let list)): values = list
             default:
                 // A range: tried when no term is an equality (QueryEngine+RangePlan.swift).
-                if range == nil { range = (c, property, column) }
+                if range == nil { range = (c, property, column, termIndex) }
                 continue
             }
             guard values.allSatisfy({ ValueComparison.numeric($0) == nil || Self.isExactType($0, property.type) }) else { continue }
@@ -221,8 +227,11 @@ public struct QueryEngine {
             let remaining: BoundPredicate = others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others)
             return IndexPlan(keys: keys, remaining: remaining)
         }
-        if let range, let keys = try rangeCandidates(range.comparison, property: range.property, column: range.column, table: table) {
-            return IndexPlan(keys: keys, remaining: predicate)
+        if let range, let (keys, exact) = try rangeCandidates(range.comparison, property: range.property, column: range.column, table: table) {
+            guard exact else { return IndexPlan(keys: keys, remaining: predicate) }
+            var others = terms
+            others.remove(at: range.termIndex)
+            return IndexPlan(keys: keys, remaining: others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others))
         }
         return nil
     }

@@ -222,9 +222,10 @@ import AtollTestSupport
         #expect(try plan("name == 'Rex'", on: "Dog")?.count == 1)                  // string primary key
         #expect(try plan("age == 3", on: "Dog")?.count == 2)
         #expect(try plan("age == 3.0", on: "Dog")?.count == 2)
-        // A range on an indexed int: the index's run from 7 up (bounds inclusive; the predicate
-        // is checked again on each candidate, see RangePlanTests).
-        #expect(try plan("code > 7", on: "Person") == p([1, 3, 4, 8]))
+        // A range on an indexed int: the index's run above 7, exactly the matches (an int's
+        // strict bound moves by one; see RangePlanTests).
+        #expect(try plan("code > 7", on: "Person") == p([4]))
+        #expect(try plan("code >= 7", on: "Person") == p([1, 3, 4, 8]))
         // Not from the index: other operators, modifiers, OR, NOT, paths, unindexed properties.
         for query in ["name ==[c] 'bob'", "name BEGINSWITH 'B'", "name != 'Bob'", "code > 7.5", "name == 'Bob' OR age > 3",
                       "NOT name == 'Bob'", "bestFriend.name == 'Bob'", "age == 30", "age == 3.5"] {

@@ -55,6 +55,48 @@ import Testing
         }
     }
 
+    /// BETWEEN, `>=` and `<=`, and `>`/`<` on ints, are answered by the index alone (nothing is
+    /// checked again); a strict bound on a date or decimal, and `>=` alone on a decimal (which
+    /// reaches the NaNs), leave candidates that the predicate checks.
+    @Test func theIndexAloneAnswersTheRangesItCoversExactly() throws {
+        let r = try db.beginRead()
+        defer { r.close() }
+        let engine = QueryEngine(transaction: r)
+        let table = try #require(try r.table(named: "Item"))
+        let exact: [(String, [Any])] = [
+            ("n > 190", []), ("n >= 190", []), ("n < -195", []), ("n <= -195", []), ("n BETWEEN {-3, 4}", []),
+            ("n BETWEEN {4, -3}", []), ("n > $0", [Int64.max]), ("n < $0", [Int64.min]), ("n > $0", [Int64.max - 1]),
+            ("d BETWEEN {$0, $1}", [Decimal128(100), Decimal128(110)]), ("d <= $0", [Decimal128(5)]),
+            ("t BETWEEN {$0, $1}", [Date(timeIntervalSince1970: -60), Date(timeIntervalSince1970: 240)]),
+            ("t >= $0", [Date(timeIntervalSince1970: 27_000)]), ("t <= $0", [Date(timeIntervalSince1970: -2900)]),
+            ("n > 150 AND nCopy < 155", []),
+        ]
+        for (query, arguments) in exact {
+            let bound = try engine.bind(query, on: "Item", arguments: arguments)
+            let plan = try #require(try engine.indexPlan(bound.predicate, table: table), "\(query) should use the index")
+            let remaining = try engine.run(try engine.bind(query.contains("AND") ? "nCopy < 155" : "TRUEPREDICATE", on: "Item"),
+                                           candidates: plan.keys)
+            #expect(remaining == plan.keys.filter { Set(remaining).contains($0) })
+            let copy = query.replacingOccurrences(of: "n ", with: "nCopy ").replacingOccurrences(of: "d ", with: "dCopy ")
+                .replacingOccurrences(of: "t ", with: "tCopy ")
+            let scanned = try engine.run(try engine.bind(copy, on: "Item", arguments: arguments))
+            if query.contains("AND") {
+                #expect(remaining == scanned, "\(query)")
+            } else {
+                if case .constant(true) = plan.remaining {} else { Issue.record("\(query): the range should be answered exactly") }
+                #expect(plan.keys == scanned, "\(query): the run is exactly the matches")
+            }
+            #expect(try engine.count(bound) == scanned.count, "\(query) counted")
+        }
+        for (query, arguments) in [("d > $0", [try Decimal128(string: "990.5")] as [Any]), ("d < $0", [try Decimal128(string: "0.5")]),
+                                   ("d >= $0", [try Decimal128(string: "990.5")]), ("t > $0", [Date(timeIntervalSince1970: 27_000)]),
+                                   ("t < $0", [Date(timeIntervalSince1970: -2900)])] {
+            let bound = try engine.bind(query, on: "Item", arguments: arguments)
+            let plan = try #require(try engine.indexPlan(bound.predicate, table: table), "\(query) should use the index")
+            if case .constant(true) = plan.remaining { Issue.record("\(query): the run is only a superset and must be checked") }
+        }
+    }
+
     @Test func wideRangesAndOtherTypesAreScanned() throws {
         let r = try db.beginRead()
         defer { r.close() }
