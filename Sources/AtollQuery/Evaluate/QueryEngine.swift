@@ -53,6 +53,7 @@ public struct QueryEngine {
         if query.clauses.isEmpty, candidates == nil {
             let table = try table(of: query.className)
             if case .constant(true) = query.predicate { return table.count }
+            if let n = try exactRangeCount(query.predicate, table: table) { return n }
             if let plan = try indexPlan(query.predicate, table: table) {
                 // The index answered the whole predicate: count its run (a range run is not
                 // checked again when it is exact, QueryEngine+RangePlan.swift).
@@ -183,13 +184,8 @@ public struct QueryEngine {
         }
         var range: (comparison: BoundComparison, property: QueryProperty, column: Int, termIndex: Int)?
         for (termIndex, term) in terms.enumerated() {
-            guard case .comparison(let c) = term, c.quantifier == .any, c.options.isEmpty,
-                  case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil,
-                  case .constant(let constant) = c.right else { continue }
-            let property = path.steps[0].property
-            let column = property.columnIndex
-            guard column >= 0, column < table.spec.columns.count, property.isIndexed || table.spec.primaryKey == property.name,
-                  table.hasIndex(column) || table.isKeyAlias(column) || table.spec.primaryKey == property.name else { continue }
+            guard case .comparison(let c) = term, case .constant(let constant) = c.right,
+                  let (property, column) = indexedProperty(c, table: table) else { continue }
             var values: [QueryValue]
             switch (c.operator, constant) {
             case (.equal, .list): continue
@@ -234,6 +230,18 @@ public struct QueryEngine {
             return IndexPlan(keys: keys, remaining: others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others))
         }
         return nil
+    }
+
+    /// The property of the object itself that `c` compares, without modifiers, with a constant,
+    /// and its column, when the column has an index (or is the primary key).
+    func indexedProperty(_ c: BoundComparison, table: Table) -> (QueryProperty, Int)? {
+        guard c.quantifier == .any, c.options.isEmpty, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany,
+              path.steps[0].mapAccess == nil, case .constant = c.right else { return nil }
+        let property = path.steps[0].property
+        let column = property.columnIndex
+        guard column >= 0, column < table.spec.columns.count, property.isIndexed || table.spec.primaryKey == property.name,
+              table.hasIndex(column) || table.isKeyAlias(column) || table.spec.primaryKey == property.name else { return nil }
+        return (property, column)
     }
 
     private static func isExactType(_ v: QueryValue, _ t: QueryValueType) -> Bool {

@@ -7,8 +7,30 @@ extension PostingsIndex {
     /// both inclusive): ascending within a value, not overall. Nil as soon as there are more
     /// than `keysMax`.
     static func lookup(root: PageNumber, from low: [UInt8], through high: [UInt8], keysMax: Int, space: PageSpace) throws -> [UInt64]? {
-        guard root != 0 else { return [] }
         var result: [UInt64] = []
+        let complete = try forEachChunk(root: root, from: low, through: high, space: space) { first, chunk in
+            try PostingsChunk.decode(chunk, firstKey: first, into: &result)
+            return result.count <= keysMax
+        }
+        return complete ? result : nil
+    }
+
+    /// The number of object keys stored under every value whose encoding is in `low ... high`,
+    /// read from the chunks' headers; nil as soon as there are more than `countMax`.
+    static func count(root: PageNumber, from low: [UInt8], through high: [UInt8], countMax: Int, space: PageSpace) throws -> Int? {
+        var total = 0
+        let complete = try forEachChunk(root: root, from: low, through: high, space: space) { _, chunk in
+            total += try PostingsChunk.count(chunk)
+            return total <= countMax
+        }
+        return complete ? total : nil
+    }
+
+    /// Visits the chunks of every value in `low ... high` in key order, with each chunk's first
+    /// object key, while `body` returns true; false when `body` stopped it.
+    private static func forEachChunk(root: PageNumber, from low: [UInt8], through high: [UInt8], space: PageSpace,
+                                     _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        guard root != 0 else { return true }
         var cursor = BTreeCursor(root: root, space: space)
         var more = try low.withUnsafeBytes { try cursor.seek($0) }
         while more {
@@ -18,11 +40,10 @@ extension PostingsIndex {
             // Past `high`: the run is over.
             if high.lexicographicallyPrecedes(value) { break }
             let first = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self))
-            result += try PostingsChunk.decode(try cursor.value(), firstKey: first)
-            if result.count > keysMax { return nil }
+            guard try body(first, try cursor.value()) else { return false }
             more = try cursor.next()
         }
-        return result
+        return true
     }
 }
 
@@ -33,6 +54,20 @@ extension Table {
     /// is their value order; the bounds must be of the column's type. A decimal NaN keys after
     /// every number: callers that need numeric comparison check the candidates.
     public func findAll(indexed column: Int, from low: StorageValue?, through high: StorageValue?, keysMax: Int = .max) throws -> [ObjectKey]? {
+        let (lowKey, highKey, root) = try indexRun(column, from: low, through: high)
+        guard let keys = try PostingsIndex.lookup(root: root, from: lowKey, through: highKey, keysMax: keysMax, space: transaction.space) else { return nil }
+        return keys.sorted().map(ObjectKey.init)
+    }
+
+    /// How many objects `findAll(indexed:from:through:)` finds, counted from the index without
+    /// listing them; nil when there are more than `countMax`.
+    public func countAll(indexed column: Int, from low: StorageValue?, through high: StorageValue?, countMax: Int = .max) throws -> Int? {
+        let (lowKey, highKey, root) = try indexRun(column, from: low, through: high)
+        return try PostingsIndex.count(root: root, from: lowKey, through: highKey, countMax: countMax, space: transaction.space)
+    }
+
+    /// The index keys bounding a range of `column`'s values, and the index's root.
+    private func indexRun(_ column: Int, from low: StorageValue?, through high: StorageValue?) throws -> (low: [UInt8], high: [UInt8], root: PageNumber) {
         let type = spec.columns[column].type
         guard needsIndex(column), !isKeyAlias(column), [.int, .timestamp, .decimal128].contains(type) else {
             throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index ordered by value")
@@ -53,7 +88,6 @@ extension Table {
         let lowKey = low.map { IndexKey.encode($0).bytes } ?? [tag]
         let highKey = high.map { IndexKey.encode($0).bytes } ?? [tag &+ 1]
         let root = column < roots.indexRoots.count ? roots.indexRoots[column] : 0
-        guard let keys = try PostingsIndex.lookup(root: root, from: lowKey, through: highKey, keysMax: keysMax, space: transaction.space) else { return nil }
-        return keys.sorted().map(ObjectKey.init)
+        return (lowKey, highKey, root)
     }
 }

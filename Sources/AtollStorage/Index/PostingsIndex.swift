@@ -17,11 +17,18 @@ enum PostingsChunk {
     static let bytesMax = 900
 
     static func decode(_ bytes: UnsafeRawBufferPointer, firstKey: UInt64) throws -> [UInt64] {
+        var keys: [UInt64] = []
+        try decode(bytes, firstKey: firstKey, into: &keys)
+        return keys
+    }
+
+    /// Appends the chunk's keys to `keys`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, firstKey: UInt64, into keys: inout [UInt64]) throws {
         var r = ByteReader(bytes, context: "index chunk")
         let n = try r.length(max: keysMax * 4)
         guard n >= 1 else { throw AtollError.corrupted("empty index chunk") }
-        var keys = [firstKey]
-        keys.reserveCapacity(n)
+        keys.reserveCapacity(keys.count + n)
+        keys.append(firstKey)
         var k = firstKey
         for _ in 1..<n {
             let gap = try r.varint()
@@ -29,7 +36,14 @@ enum PostingsChunk {
             k &+= gap
             keys.append(k)
         }
-        return keys
+    }
+
+    /// The number of keys in a chunk, from its header: as `decode` finds it, without the gaps.
+    static func count(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        var r = ByteReader(bytes, context: "index chunk")
+        let n = try r.length(max: keysMax * 4)
+        guard n >= 1 else { throw AtollError.corrupted("empty index chunk") }
+        return n
     }
 
     static func encode(_ keys: ArraySlice<UInt64>) -> [UInt8] {

@@ -87,6 +87,9 @@ import Testing
                 #expect(plan.keys == scanned, "\(query): the run is exactly the matches")
             }
             #expect(try engine.count(bound) == scanned.count, "\(query) counted")
+            if !query.contains("AND") {
+                #expect(try engine.exactRangeCount(bound.predicate, table: table) == scanned.count, "\(query) counted in the index")
+            }
         }
         for (query, arguments) in [("d > $0", [try Decimal128(string: "990.5")] as [Any]), ("d < $0", [try Decimal128(string: "0.5")]),
                                    ("d >= $0", [try Decimal128(string: "990.5")]), ("t > $0", [Date(timeIntervalSince1970: 27_000)]),
@@ -95,6 +98,28 @@ import Testing
             let plan = try #require(try engine.indexPlan(bound.predicate, table: table), "\(query) should use the index")
             if case .constant(true) = plan.remaining { Issue.record("\(query): the run is only a superset and must be checked") }
         }
+    }
+
+    /// A value held by a thousand objects spans several postings chunks; counting in the index
+    /// adds up their headers. A count over more than a quarter of the objects scans.
+    @Test func countingInTheIndexAddsUpEveryChunkOfAValue() throws {
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "range-chunks-\(UUID())"))
+        let w = try db.beginWrite()
+        let t = try w.table(w.createTable(TableSpec(name: "Item", columns: [ColumnSpec(name: "v", type: .int, isIndexed: true)])))
+        for i in 0..<5000 { try t.set(try t.create(), 0, .int(i < 1000 ? 7 : Int64(i))) }
+        try w.commit()
+        let r = try db.beginRead()
+        defer { r.close() }
+        let engine = QueryEngine(transaction: r)
+        let table = try #require(try r.table(named: "Item"))
+        for (query, expected) in [("v BETWEEN {7, 7}", 1000), ("v <= 1005", 1006), ("v < 7", 0), ("v > 4990", 9)] {
+            let bound = try engine.bind(query, on: "Item")
+            #expect(try engine.exactRangeCount(bound.predicate, table: table) == expected, "\(query)")
+            #expect(try engine.count(bound) == expected, "\(query)")
+        }
+        let wide = try engine.bind("v >= 7", on: "Item")
+        #expect(try engine.exactRangeCount(wide.predicate, table: table) == nil)
+        #expect(try engine.count(wide) == 5000)
     }
 
     @Test func wideRangesAndOtherTypesAreScanned() throws {
