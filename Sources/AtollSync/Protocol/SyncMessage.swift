@@ -14,7 +14,10 @@ import AtollStorage
 /// Version 4 adds the digest of the node's newest stored changeset to `welcome`
 /// (`Welcome.uploadedThroughDigest`, flag bit 2), so that a copy of a node's file that made as
 /// many changesets as the relay holds of that node is told apart from the node itself.
-public let syncProtocolVersion: UInt32 = 4
+///
+/// Version 5 adds the realm's schema history to `welcome` (`Welcome.schemaHistory`, flag bit 4),
+/// which the node records so that `atoll schema FILE --sync` can show it.
+public let syncProtocolVersion: UInt32 = 5
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
 
@@ -148,13 +151,18 @@ public enum SyncMessage: Equatable, Sendable {
         /// it (version 4; 0: unknown, or the node speaks an older version). A node whose own
         /// changeset of that number has another digest is a copy of another node's file.
         public var uploadedThroughDigest: UInt64
+        /// The realm's schema history as the relay holds it after admitting the node: the union
+        /// of every synced schema nodes brought (version 5; nil: the relay has none yet, or the
+        /// node speaks an older version).
+        public var schemaHistory: SyncSchemaDescription?
 
         /// An acceptance with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
                     start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil,
-                    uploadedThroughDigest: UInt64 = 0)
+                    uploadedThroughDigest: UInt64 = 0, schemaHistory: SyncSchemaDescription? = nil)
         {
             self.uploadedThroughDigest = uploadedThroughDigest
+            self.schemaHistory = schemaHistory
             self.protocolVersion = protocolVersion
             self.relayID = relayID
             self.uploadedThrough = uploadedThrough
@@ -235,9 +243,11 @@ extension SyncMessage {
             w.varint(wl.start)
             // Flags: bit 0 snapshot follows, bit 1 permission follows (version 2): u8 bits
             // (0 read, 1 write, 2 writeClasses given), then with bit 2 a count and the class names;
-            // bit 2 the digest of changeset `uploadedThrough` follows (version 4): a varint.
+            // bit 2 the digest of changeset `uploadedThrough` follows (version 4): a varint;
+            // bit 4 the realm's schema history follows (version 5): a blob, after the digest.
             let digest = wl.protocolVersion >= 4 && wl.uploadedThroughDigest != 0
-            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0) | (digest ? 4 : 0))
+            let history = wl.protocolVersion >= 5 ? wl.schemaHistory : nil
+            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0) | (digest ? 4 : 0) | (history != nil ? 16 : 0))
             if let p = wl.permission {
                 w.u8((p.read ? 1 : 0) | (p.write ? 2 : 0) | (p.writeClasses != nil ? 4 : 0))
                 if let classes = p.writeClasses {
@@ -246,6 +256,7 @@ extension SyncMessage {
                 }
             }
             if digest { w.varint(wl.uploadedThroughDigest) }
+            if let history { w.blob(history.encode()) }
         case .error(let code, let message):
             w.varint(UInt64(code.rawValue))
             w.string(truncated(message, bytes: SyncLimits.errorMessageBytesMax))
@@ -347,7 +358,9 @@ extension SyncMessage {
             let relay = try node(&r)
             let uploaded = try r.varint(), head = try r.varint(), start = try r.varint()
             let flags = try r.u8()
-            guard flags <= 7, start <= head, flags & 4 == 0 || version >= 4 else { throw AtollError(.protocolViolation, "a malformed welcome") }
+            guard flags & ~UInt8(1 | 2 | 4 | 16) == 0, start <= head, flags & 4 == 0 || version >= 4, flags & 16 == 0 || version >= 5 else {
+                throw AtollError(.protocolViolation, "a malformed welcome")
+            }
             var permission: RealmPermission?
             if flags & 2 != 0 {
                 let bits = try r.u8()
@@ -360,9 +373,10 @@ extension SyncMessage {
                 permission = RealmPermission(read: bits & 1 != 0, write: bits & 2 != 0, writeClasses: classes)
             }
             let digest = flags & 4 != 0 ? try r.varint() : 0
+            let history = flags & 16 != 0 ? try SyncSchemaDescription.decode(try r.blob(max: SyncLimits.schemaDescriptionBytesMax), fromPeer: true) : nil
             return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: relay,
                                     uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags & 1 != 0,
-                                    permission: permission, uploadedThroughDigest: digest))
+                                    permission: permission, uploadedThroughDigest: digest, schemaHistory: history))
         case .error:
             let raw = try r.varint()
             let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed

@@ -327,7 +327,7 @@ public final class RelayCore {
                                           uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head, start: start,
                                           snapshotFollows: snapshot != nil,
                                           permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil,
-                                          uploadedThroughDigest: realm.originDigests[h.nodeID] ?? 0)
+                                          uploadedThroughDigest: realm.originDigests[h.nodeID] ?? 0, schemaHistory: realm.schema)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
         return actions + pump(conn, now: now)
     }

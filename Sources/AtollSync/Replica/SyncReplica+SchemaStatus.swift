@@ -15,6 +15,17 @@ public struct SyncSchemaStatus: Sendable, Equatable {
     /// Instructions from other nodes kept aside, by what they name that this node's schema lacks:
     /// "Class" for a class, "Class.property" for a property; applied when the schema gains it.
     public let kept: [String: Int]
+    /// The node's synced schema now, described as the relay's history describes schemas.
+    public let schema: SyncSchemaDescription
+    /// The realm's schema history as the relay sent it when the node last connected (sync
+    /// protocol 5), with the relay's id; nil before such a connection.
+    public let relaySchemaHistory: (relayID: NodeID, history: SyncSchemaDescription)?
+
+    /// Equal when every field is.
+    public static func == (a: SyncSchemaStatus, b: SyncSchemaStatus) -> Bool {
+        a.realmID == b.realmID && a.nodeID == b.nodeID && a.isAdopted == b.isAdopted && a.kept == b.kept && a.schema == b.schema
+            && a.relaySchemaHistory?.relayID == b.relaySchemaHistory?.relayID && a.relaySchemaHistory?.history == b.relaySchemaHistory?.history
+    }
 }
 
 extension SyncReplica {
@@ -32,10 +43,12 @@ extension SyncReplica {
             guard let i = try decoder.next() else { throw AtollError.corrupted("sync.unknown holds an empty instruction") }
             // A class the schema lacks, or a property of a class it has.
             var name = decoder.classes[i.object.classIndex]
-            if schema.byName[name] != nil, let p = i.property { name += "." + decoder.properties[p] }
+            if schema.byName[name] != nil || schema.embedded[name] != nil, let p = i.property { name += "." + decoder.properties[p] }
             kept[name, default: 0] += 1
             return true
         }
-        return SyncSchemaStatus(realmID: state.realmID, nodeID: state.nodeID, isAdopted: state.fingerprint == schema.fingerprint, kept: kept)
+        return SyncSchemaStatus(realmID: state.realmID, nodeID: state.nodeID, isAdopted: state.fingerprint == schema.fingerprint, kept: kept,
+                                schema: SyncSchema.describe(schema.classes.values, embedded: Array(schema.embedded.values)),
+                                relaySchemaHistory: try relaySchemaHistory(r))
     }
 }

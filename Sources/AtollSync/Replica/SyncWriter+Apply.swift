@@ -148,6 +148,7 @@ extension SyncWriter {
             try applyCreate(c, o.primaryKey, stamp)
         case .erase:
             try applyErase(c, o.primaryKey, stamp)
+            try dropKeptBefore(erase: c.name, o.primaryKey, stamp)
         case .set(_, let p, let v):
             try applySet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
         case .addInteger(_, let p, let d):

@@ -178,7 +178,12 @@ extension SyncWriter {
             throw AtollError(.protocolViolation, "a changeset names an object of embedded class '\(ec.name)' by a primary key")
         }
         let path = try EmbeddedPath(parsing: s)
-        guard let c = schema.byName[path.parentClass], c.accepts(primaryKey: path.parentPrimaryKey) else {
+        guard let c = schema.byName[path.parentClass] else {
+            // Of a class this node's schema does not have: kept aside (SyncWriter+Unknown.swift).
+            try keepUnknown(instruction, names, stamp: stamp, elementNode: stamp.node, erased: false)
+            return
+        }
+        guard c.accepts(primaryKey: path.parentPrimaryKey) else {
             throw AtollError(.protocolViolation, "a changeset names an embedded object of '\(path.parentClass)' \(path.parentPrimaryKey), which is not a synced class or key")
         }
         // The path's columns, each a to-one embedded property of the class before it.
@@ -186,7 +191,18 @@ extension SyncWriter {
         var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass]) = (c.columnsByName, c.embeddedColumns)
         var target: SyncedEmbeddedClass?
         for name in path.properties {
-            guard let column = owner.columnsByName[name], let next = owner.embedded[column] else {
+            guard let column = owner.columnsByName[name] else {
+                // A property this node's schema does not have (a newer node's, or one a migration
+                // removed here): kept aside (SyncWriter+Unknown.swift); the write keeps the parent
+                // as it does on the nodes that have the property.
+                try keepUnknown(instruction, names, stamp: stamp, elementNode: stamp.node, erased: false)
+                if instruction.touchesObject(erased: false) {
+                    embeddedParents[RecordKey(SyncTrees.objectKey(c.key, path.parentPrimaryKey))] = (c, path.parentPrimaryKey)
+                    try applyCreate(c, path.parentPrimaryKey, stamp)
+                }
+                return
+            }
+            guard let next = owner.embedded[column] else {
                 throw AtollError(.protocolViolation, "embedded path '\(s)' names '\(name)', which holds no embedded object")
             }
             steps.append(column)
@@ -218,8 +234,15 @@ extension SyncWriter {
             r.noteDelete(stamp)
             r.fields.removeAll { $0.stamp <= stamp }
             try putEmbeddedRecord(key, r)
+            try dropKeptBefore(erase: ec.name, instruction.object.primaryKey, stamp)
         case .set(_, let p, let v):
             let name = names.properties[p]
+            guard ec.columnsByName[name] != nil else {
+                // A field this node's schema does not have: kept aside, a write of the object.
+                try keepUnknown(instruction, names, stamp: stamp, elementNode: stamp.node, erased: false)
+                try wrote()
+                return
+            }
             guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil else {
                 throw AtollError(.protocolViolation, "a changeset writes '\(name)' of embedded class '\(ec.name)', which it does not have as a value")
             }

@@ -309,6 +309,7 @@ extension SyncWriter {
                 guard let c = synced(t) else { continue }
                 let seen = try object(target).latest
                 try deleteMetadata(c, objectKey: target, stamp: stamp)
+                try dropKeptBefore(erase: c.name, pk, stamp)
                 encoder.append(.erase(address(c, pk)), seen: seen)
 
             case .set(let t, let k, let column, let value, let implicit):

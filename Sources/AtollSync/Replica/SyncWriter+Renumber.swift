@@ -4,8 +4,8 @@ import AtollStorage
 // syncing for this node; other nodes keep it, and the relay's schema history keeps it.
 //
 // Sync metadata names a property by its column's position in the class (ObjectRecord fields,
-// and the keys of `sync.lists`, `sync.counters`, `sync.dangling` and `sync.conflicts`,
-// SyncKeys.swift), and removing a column moves every later column down by one. Positions change
+// the keys of `sync.lists`, `sync.counters`, `sync.dangling` and `sync.conflicts`, SyncKeys.swift,
+// and the path steps and fields of `sync.embedded`, SyncWriter+RenumberEmbedded.swift), and removing a column moves every later column down by one. Positions change
 // only there, in a migration, and sync sees a migration in exactly one place: the commit that
 // adopts the new schema (SyncReplica.adoptChangedSchema), which extracts the local commits made
 // since the last sync, the migration's among them. That commit renumbers the metadata of the
@@ -47,6 +47,10 @@ struct ColumnRenumbering {
         enum Op { case add(Int), remove(Int) }
         var ops: [TableKey: [(version: UInt64, entry: Int, op: Op)]] = [:]
         var removals = Set<TableKey>()
+        // Embedded classes too: their records' fields and the steps of paths through them
+        // (SyncWriter+RenumberEmbedded.swift).
+        let embedded = Dictionary(writer.schema.embedded.values.map { ($0.key, $0.spec) }, uniquingKeysWith: { a, _ in a })
+        func synced(_ t: TableKey) -> Bool { writer.schema.classes[t] != nil || embedded[t] != nil }
         for v in versions {
             guard let bytes = try writer.txn.log(of: v) else { continue }
             var reader = TransactionLogReader(bytes)
@@ -54,9 +58,9 @@ struct ColumnRenumbering {
             while let i = reader.next() {
                 defer { entry += 1 }
                 switch i {
-                case .addColumn(let t, let column, _) where writer.schema.classes[t] != nil:
+                case .addColumn(let t, let column, _) where synced(t):
                     ops[t, default: []].append((v, entry, .add(column)))
-                case .removeColumn(let t, let column, _) where writer.schema.classes[t] != nil:
+                case .removeColumn(let t, let column, _) where synced(t):
                     ops[t, default: []].append((v, entry, .remove(column)))
                     removals.insert(t)
                 default:
@@ -66,7 +70,8 @@ struct ColumnRenumbering {
             if let e = reader.error { throw e }
         }
         for t in removals {
-            guard let c = writer.schema.classes[t], let tableOps = ops[t] else { continue }
+            guard let spec = writer.schema.classes[t]?.spec ?? embedded[t], let tableOps = ops[t] else { continue }
+            let c = (name: spec.name, spec: spec)
             // Backwards from the current schema: before an addition its column was not there;
             // before a removal there was one more column, which has no place now.
             var slots: [Int?] = (0..<c.spec.columns.count).map { Optional($0) }
@@ -85,6 +90,10 @@ struct ColumnRenumbering {
             changes[t] = result.reversed()
         }
     }
+
+    /// Where the columns of class `t` before the pending commits are now (nil: no column of it
+    /// was removed): `result[i]` is the current column of column i (nil: removed).
+    func slotsBeforePendingCommits(_ t: TableKey) -> [Int?]? { changes[t]?.first?.slotsBefore }
 
     /// The current column of column `column` of class `t` at log entry `entry` of commit
     /// `version` (nil: removed since).
@@ -191,6 +200,7 @@ extension SyncWriter {
                 try txn.putInternal(SyncTrees.dangling, key: key, value: d.value)
             }
         }
+        try renumberEmbeddedRecords(renumbering)
     }
 
     /// Moves every entry of `tree` under `prefix` whose key ends in u16 column ++ `suffixBytes`

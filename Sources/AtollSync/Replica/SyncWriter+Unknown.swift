@@ -22,6 +22,15 @@ import AtollStorage
 extension SyncWriter {
     /// Keeps an instruction naming a class or property the schema does not have.
     func keepUnknown(_ i: SyncInstruction, _ names: Names, stamp: Stamp, elementNode: NodeID, erased: Bool) throws {
+        let className = names.classNames[i.object.classIndex]
+        let kind = KeptKind(i)
+        // Void: stamped before the delete of an object of a class the node has.
+        if kind != .list, let c = schema.byName[className], let d = try object(SyncTrees.objectKey(c.key, i.object.primaryKey)).deleted, stamp < d {
+            return
+        }
+        // Void: a newer write or delete is kept (SyncWriter+UnknownCompaction.swift).
+        guard try compactKept(className, i.object.primaryKey, i.property.map { names.properties[$0] } ?? "", kind, stamp) else { return }
+        try txn.putInternal(SyncTrees.unknownObjects, key: Self.keptIndexKey(i, names, stamp), value: [1])
         var encoder = ChangesetBodyEncoder(origin: .zero, explicitStamps: true)
         let classIndex = encoder.classIndex(names.classNames[i.object.classIndex])
         let property = i.property.map { encoder.propertyIndex(names.properties[$0]) }
@@ -40,21 +49,44 @@ extension SyncWriter {
         }
         var applied = 0
         for (key, body) in kept {
-            let known = try body.withUnsafeBytes { buffer throws -> Bool in
+            let indexKey = try body.withUnsafeBytes { buffer throws -> [UInt8]? in
                 var decoder = try ChangesetBodyDecoder(buffer, origin: .zero, snapshot: true)
                 var names = Names(decoder, schema)
                 guard let i = try decoder.next() else { throw AtollError.corrupted("sync.unknown holds an empty instruction") }
-                guard let c = names.classes[i.object.classIndex] else { return false }
-                if let p = i.property, !names.knows(c, classIndex: i.object.classIndex, property: p) { return false }
+                if let ec = schema.embedded[names.classNames[i.object.classIndex]] {
+                    guard try knowsEmbedded(i, ec, names) else { return nil }
+                } else {
+                    guard let c = names.classes[i.object.classIndex] else { return nil }
+                    if let p = i.property, !names.knows(c, classIndex: i.object.classIndex, property: p) { return nil }
+                }
                 try apply(i, stamp: decoder.stamp, elementNode: decoder.elementNode ?? decoder.stamp.node, erased: decoder.elementErased, &names)
-                return true
+                return Self.keptIndexKey(i, names, decoder.stamp)
             }
-            if known {
+            if let indexKey {
                 try txn.deleteInternal(SyncTrees.unknown, key: key)
+                try txn.deleteInternal(SyncTrees.unknownObjects, key: indexKey)
                 applied += 1
             }
         }
+        if applied > 0 { try projectTouchedEmbedded() }
         return applied
+    }
+
+    /// Whether the schema has every property of an instruction on an embedded object: those of
+    /// its path and the one it writes.
+    private func knowsEmbedded(_ i: SyncInstruction, _ ec: SyncedEmbeddedClass, _ names: Names) throws -> Bool {
+        guard case .string(let s) = i.object.primaryKey else { return true }
+        let path = try EmbeddedPath(parsing: s)
+        guard let c = schema.byName[path.parentClass] else { return false }
+        var owner = (columnsByName: c.columnsByName, embedded: c.embeddedColumns)
+        for name in path.properties {
+            guard let column = owner.columnsByName[name] else { return false }
+            // Not an embedded object here: apply says why.
+            guard let next = owner.embedded[column] else { return true }
+            owner = (next.columnsByName, next.embeddedColumns)
+        }
+        if let p = i.property, ec.columnsByName[names.properties[p]] == nil { return false }
+        return true
     }
 
     /// After a schema change (and the upload of classes joining with objects,

@@ -374,6 +374,13 @@ public final class NodeSession {
                 "the relay holds \(w.uploadedThrough) changesets of this node but had acknowledged \(replica.uploadAcknowledged): the relay's store was restored from a backup or replaced, and this node's changes since then are lost to the other nodes"),
                         code: nil)
         }
+        if let history = w.schemaHistory {
+            do {
+                try replica.recordRelaySchemaHistory(history, relay: w.relayID)
+            } catch {
+                return fail(error as? AtollError ?? AtollError(.ioError, "recording the realm's schema history failed: \(error)"), code: nil, fatal: true)
+            }
+        }
         relayID = w.relayID
         permission = w.permission
         relayHead = w.head
