@@ -155,6 +155,28 @@ final class Person: Object {
         #expect(!changes.contains { $0.hasPrefix("error") })
     }
 
+    @Test func aDismissCommittedByAnotherProcessIsANotification() throws {
+        let s = try Setup(ids: [1, 2])
+        try s.conflict([1, 2], column: title, a: .string("mine"), b: .string("theirs"))
+        let realm = try s.realm()
+        let all = realm.conflicts
+        var updates: [String] = []
+        let token = all.observe { change in
+            if case .update(let c, let d, let i, let m) = change { updates.append("\(c.count) -\(d) +\(i) ~\(m)") }
+        }
+        defer { token.invalidate() }
+        #expect(all.count == 2)
+        // The test helper, another process, removes every entry of the file's ledger.
+        let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("AtollTestHelper")
+        let output = try SpawnedProcess.run(helper.path, ["dismiss-conflicts", s.directory + "/a.atoll"])
+        #expect(output.status == 0 && output.stdoutText == "ok 2\n", "\(output.stdoutText)")
+        #expect(all.count == 2, "the realm reads its version until it refreshes")
+        realm.refresh()
+        #expect(updates == ["0 -[0, 1] +[] ~[]"])
+        #expect(all.isEmpty)
+    }
+
     @Test func retentionPruningShowsAsDeletions() throws {
         let s = try Setup(ids: [1, 2, 3], retention: ConflictRetention(countMax: 2))
         try s.conflict([1, 2], column: title, a: .string("a"), b: .string("b"))
