@@ -177,6 +177,46 @@ final class Person: Object {
         #expect(all.isEmpty)
     }
 
+    @Test func observingOnAQueueDeliversThereAfterEveryCommit() throws {
+        let s = try Setup(ids: [1])
+        let realm = try s.realm()
+        let queue = DispatchQueue(label: "conflicts")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        final class Log: @unchecked Sendable {
+            // Written on the delivery queue, read by the test under the lock.
+            private let lock = NSLock()
+            private var entries: [String] = []
+            func add(_ e: String) { lock.lock(); entries.append(e); lock.unlock() }
+            var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
+            func wait(for count: Int) -> Bool {
+                for _ in 0..<1_000 where all.count < count { usleep(10_000) }
+                return all.count >= count
+            }
+        }
+        let log = Log()
+        let token = realm.conflicts.filter("property == 'title'").observe(on: queue) { change in
+            let here = DispatchQueue.getSpecific(key: key) == true ? "" : " (off the queue)"
+            switch change {
+            case .initial(let c): log.add("initial \(c.count)" + here)
+            case .update(let c, let d, let i, let m): log.add("update \(c.count) -\(d) +\(i) ~\(m)" + here)
+            case .error(let e): log.add("error \(e)")
+            }
+        }
+        #expect(log.wait(for: 1))
+        // A merge committed by the replica (not through a realm): the queue's realm refreshes.
+        try s.conflict([1], column: title, a: .string("mine"), b: .string("theirs"))
+        #expect(log.wait(for: 2))
+        #expect(log.all == ["initial 0", "update 1 -[] +[0] ~[]"])
+        token.invalidate()
+        queue.sync {}
+        realm.refresh()
+        try realm.dismiss(try #require(realm.conflicts.first))
+        usleep(50_000)
+        queue.sync {}
+        #expect(log.all.count == 2)
+    }
+
     @Test func retentionPruningShowsAsDeletions() throws {
         let s = try Setup(ids: [1, 2, 3], retention: ConflictRetention(countMax: 2))
         try s.conflict([1, 2], column: title, a: .string("a"), b: .string("b"))

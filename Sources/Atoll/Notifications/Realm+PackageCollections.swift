@@ -1,4 +1,5 @@
 import AtollStorage
+package import Dispatch
 
 // Live collections whose rows are not objects of a class: entries of an internal tree read at
 // the realm's version, such as AtollSync's conflict ledger (`ConflictResults`). They read through
@@ -38,7 +39,10 @@ extension Realm {
     /// the change touched a class, by name), compares `keys()` with the keys of the last call and
     /// calls `onChange` with the deleted (old), inserted and modified (new) positions, when there
     /// are any. `isModified` is asked for kept keys after `keys()` ran.
+    /// `flag`: the registration's flag, given by `observePackageRows(on:onError:register:)`
+    /// (nil: a new one).
     package func observePackageRows<Key: Hashable>(
+        flag packageFlag: PackageObservationFlag? = nil,
         mayHaveChanged: @escaping (_ touchesClass: (String) -> Bool) throws -> Bool,
         keys: @escaping () throws -> [Key],
         isModified: @escaping (Key) throws -> Bool,
@@ -49,7 +53,7 @@ extension Realm {
         verifyThread()
         if isFrozen { atollProgrammerError("a frozen collection cannot be observed: it never changes") }
         requireNoWriteForObserving()
-        let flag = ObservationFlag()
+        let flag = packageFlag?.flag ?? ObservationFlag()
         var previous: [Key]
         do { previous = try keys() } catch {
             flag.cancel()
@@ -71,6 +75,32 @@ extension Realm {
         onInitial()
         return NotificationToken(flag: flag)
     }
+}
+
+extension Realm {
+    /// Observes on `queue`: a realm confined to the queue is opened there (as for
+    /// `Results.observe(on:)`), and `register` observes with it, passing `flag` on to
+    /// `observePackageRows(flag:...)` so that invalidating the returned token stops delivery.
+    package func observePackageRows(on queue: DispatchQueue, onError: @escaping (any Swift.Error) -> Void,
+                                    register: @escaping (_ realm: Realm, _ flag: PackageObservationFlag) -> NotificationToken) -> NotificationToken
+    {
+        verifyThread()
+        return observeOnQueue(queue, source: PackageRealmSlot(nil), { realm, _ in PackageRealmSlot(realm) }, onError: onError) { slot, flag in
+            guard let realm = slot.realm else { return NotificationToken(flag: flag) }
+            return register(realm, PackageObservationFlag(flag: flag))
+        }
+    }
+}
+
+/// The cancellation flag of a registration, passed through package code.
+package struct PackageObservationFlag {
+    let flag: ObservationFlag
+}
+
+/// The queue's realm, handed from the rebase to the registration of a queue observer.
+final class PackageRealmSlot {
+    let realm: Realm?
+    init(_ realm: Realm?) { self.realm = realm }
 }
 
 /// What a realm reads, as a value that changes when it may show something else.

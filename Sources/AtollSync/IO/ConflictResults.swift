@@ -1,4 +1,5 @@
 public import Atoll
+public import Dispatch
 import AtollQuery
 import AtollStorage
 import Foundation
@@ -151,8 +152,10 @@ public final class ConflictResults: RandomAccessCollection, CustomStringConverti
     /// realm that changes the collection: positions of removed entries (in the old collection),
     /// of recorded ones and of entries whose current winner changed (in the new one). A merge
     /// that records a conflict, a dismiss, "keep mine" and retention pruning all show, also
-    /// when another process committed them. Delivered on the realm's thread when it refreshes.
-    /// Observing a frozen collection, or one of an unmanaged object, is a programming error.
+    /// when another process committed them. Delivered on the realm's thread when it refreshes,
+    /// or with `queue` on that queue (the collection is read in a realm confined to it, refreshed
+    /// after every commit, as for `Results.observe(on:)`). Observing a frozen collection, or one
+    /// of an unmanaged object, is a programming error.
     ///
     /// ```swift
     /// let token = realm.conflicts.observe { change in
@@ -163,13 +166,23 @@ public final class ConflictResults: RandomAccessCollection, CustomStringConverti
     ///     }
     /// }
     /// ```
-    public func observe(_ block: @escaping (RealmCollectionChange<ConflictResults>) -> Void) -> NotificationToken {
+    public func observe(on queue: DispatchQueue? = nil, _ block: @escaping (RealmCollectionChange<ConflictResults>) -> Void) -> NotificationToken {
         guard let realm else { Realm.packageProgrammerError("the conflicts of an unmanaged object cannot be observed") }
+        guard let queue else { return observe(in: realm, flag: nil, block) }
+        if realm.isFrozen { Realm.packageProgrammerError("a frozen collection cannot be observed: it never changes") }
+        let object = self.object, query = self.query
+        return realm.observePackageRows(on: queue, onError: { block(.error($0)) }) { queueRealm, flag in
+            ConflictResults(realm: queueRealm, object: object, query: query).observe(in: queueRealm, flag: flag, block)
+        }
+    }
+
+    private func observe(in realm: Realm, flag: PackageObservationFlag?, _ block: @escaping (RealmCollectionChange<ConflictResults>) -> Void) -> NotificationToken {
         var byID: [Conflict.ID: Conflict] = [:]
         var previousByID: [Conflict.ID: Conflict] = [:]
         var ledgerRoot: PageNumber?
         var classes: Set<String> = []
         return realm.observePackageRows(
+            flag: flag,
             mayHaveChanged: { touchesClass in
                 // The entries change with the ledger's tree; their winners with the data of
                 // their classes (Conflict+Access.swift reads them with the entry).
