@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "AtollSync",
             dependencies: [
-                "Atoll", "AtollStorage", "CZstd",
+                "Atoll", "AtollQuery", "AtollStorage", "CZstd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -1,19 +1,20 @@
 import AtollStorage
 
-/// The index changes between two orderings of object keys, for collection notifications.
+/// The index changes between two orderings of object keys (or of other identities, such as the
+/// entries of the conflict ledger), for collection notifications.
 ///
 /// Deletions are old indices of keys no longer present; insertions are new indices of new keys.
 /// Keys present in both that changed relative order are reported as deleted and inserted: the
 /// longest increasing subsequence of their new positions stays, the rest moved.
 /// Modifications are new indices of kept keys that `isModified` says changed.
 enum CollectionDiff {
-    static func compute(old: [ObjectKey], new: [ObjectKey], isModified: (ObjectKey) throws -> Bool) rethrows
+    static func compute<Key: Hashable>(old: [Key], new: [Key], isModified: (Key) throws -> Bool) rethrows
         -> (deletions: [Int], insertions: [Int], modifications: [Int])
     {
         // Positions of each key in the new ordering (lists may hold duplicates: match in order).
-        var newPositions: [ObjectKey: [Int]] = [:]
+        var newPositions: [Key: [Int]] = [:]
         for (i, k) in new.enumerated() { newPositions[k, default: []].append(i) }
-        var used: [ObjectKey: Int] = [:]
+        var used: [Key: Int] = [:]
         var deletions: [Int] = []
         var matched: [(old: Int, new: Int)] = []
         for (i, k) in old.enumerated() {

@@ -3,6 +3,22 @@ import AtollStorage
 import Foundation
 
 extension Realm {
+    /// The conflict ledger of this realm's file as a live collection: writes that lost a merge to
+    /// a concurrent write or delete (docs/SYNC.md, "Conflicts"), ordered by the losing write's
+    /// stamp. Filter, sort and observe it like `Results`:
+    ///
+    /// ```swift
+    /// let titles = realm.conflicts.filter("className == 'Task' AND property == 'title'")
+    /// let token = titles.observe { change in
+    ///     if case .update(let conflicts, _, let insertions, _) = change {
+    ///         for i in insertions { print(conflicts[i].losingValue ?? "(delete)", "lost") }
+    ///     }
+    /// }
+    /// ```
+    public var conflicts: ConflictResults {
+        ConflictResults(realm: self, object: nil, query: nil)
+    }
+
     /// The conflicts sync recorded in this realm's file: writes that lost a merge to a concurrent
     /// write or delete (docs/SYNC.md, "Conflicts"), ordered by the losing write's stamp.
     ///
@@ -12,7 +28,8 @@ extension Realm {
     ///     try realm.keepLosingValue(c)       // or: try realm.dismiss(c)
     /// }
     /// ```
-    /// The list is a snapshot read from the file, not a live collection. O(n) in the ledger's
+    /// The list is a snapshot read from the newest version of the file, not a live collection
+    /// (`conflicts` is the live one). O(n) in the ledger's
     /// entries (at most `SyncConfiguration.conflictRetention.countMax`).
     public func conflicts(className: String? = nil) throws -> [Conflict] {
         try Conflict.all(in: conflictDatabase(), className: className)
@@ -49,26 +66,28 @@ extension Realm {
 }
 
 extension Object {
-    /// The conflicts sync recorded for this object (see `Realm.conflicts(className:)`); empty for
-    /// an unmanaged object.
-    public var conflicts: [Conflict] {
-        get throws {
-            guard let realm, let pk = objectSchema.primaryKeyProperty else { return [] }
-            let key: StorageValue
-            switch value(forKey: pk.name) {
-            case nil: key = .null
-            case let v as Int: key = .int(Int64(v))
-            case let v as Int64: key = .int(v)
-            case let v as Int32: key = .int(Int64(v))
-            case let v as Int16: key = .int(Int64(v))
-            case let v as Int8: key = .int(Int64(v))
-            case let v as String: key = .string(v)
-            case let v as UUID: key = .uuid(v)
-            case let v as ObjectId: key = .objectId(v)
-            default: return []
-            }
-            let database = try Database.open(try Realm.storageConfiguration(realm.configuration))
-            return try Conflict.all(in: database, className: objectSchema.className, primaryKey: key)
+    /// The conflicts sync recorded for this object, as a live collection (see `Realm.conflicts`);
+    /// always empty for an unmanaged object or one whose primary key is not an int, string,
+    /// UUID or ObjectId.
+    ///
+    /// ```swift
+    /// for c in task.conflicts where c.property == "title" { print(c.losingValue ?? "(delete)") }
+    /// ```
+    public var conflicts: ConflictResults {
+        guard let realm, let pk = objectSchema.primaryKeyProperty else { return ConflictResults(realm: nil, object: nil, query: nil) }
+        let key: StorageValue
+        switch value(forKey: pk.name) {
+        case nil: key = .null
+        case let v as Int: key = .int(Int64(v))
+        case let v as Int64: key = .int(v)
+        case let v as Int32: key = .int(Int64(v))
+        case let v as Int16: key = .int(Int64(v))
+        case let v as Int8: key = .int(Int64(v))
+        case let v as String: key = .string(v)
+        case let v as UUID: key = .uuid(v)
+        case let v as ObjectId: key = .objectId(v)
+        default: return ConflictResults(realm: nil, object: nil, query: nil)
         }
+        return ConflictResults(realm: realm, object: (objectSchema.className, key), query: nil)
     }
 }

@@ -17,6 +17,11 @@ extension Conflict {
     public static func all(in database: Database, className: String? = nil, primaryKey: StorageValue? = nil) throws -> [Conflict] {
         let r = try database.beginRead()
         defer { r.close() }
+        return try all(in: r, className: className, primaryKey: primaryKey)
+    }
+
+    /// `all(in:className:primaryKey:)` at the version `r` reads.
+    static func all(in r: Transaction, className: String?, primaryKey: StorageValue?) throws -> [Conflict] {
         var prefix: [UInt8] = []
         if let className, let primaryKey {
             guard let t = try r.table(named: className) else { return [] }
