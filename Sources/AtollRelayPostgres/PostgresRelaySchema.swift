@@ -37,6 +37,10 @@ import PostgresNIO
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
     static let version = 3
+    /// How long one statement of a migration may take, waiting for the locks it needs included
+    /// (another relay's migration, or tables that relays of an older version are using).
+    static let migrationMilliseconds: Int64 = 300_000
+
     /// Serializes concurrent migrations (`pg_advisory_xact_lock`): 'atoll' in ASCII.
     static let migrationLock: Int64 = 0x61_74_6F_6C_6C
 
@@ -166,7 +170,10 @@ enum PostgresRelaySchema {
     ///   knows; `.connectionFailed` when PostgreSQL cannot be reached.
     @discardableResult
     static func migrate(_ session: PostgresSession, newRelayID: NodeID? = nil) throws -> (relayID: NodeID, created: Bool) {
-        try session.transaction {
+        // A relay starting while another migrates waits for it, and a migration of a large
+        // database runs to its end, up to `migrationMilliseconds` a statement, rather than failing
+        // after the session's short timeouts.
+        try session.transaction { try session.allowingLongStatements(milliseconds: migrationMilliseconds) {
             try session.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
             try session.query("CREATE TABLE IF NOT EXISTS atoll_relay_meta (key text PRIMARY KEY, value text NOT NULL)")
             let found = try session.query("SELECT value FROM atoll_relay_meta WHERE key = 'schema_version'").first
@@ -197,7 +204,7 @@ enum PostgresRelaySchema {
                 throw AtollError(.fileCorrupted, "the PostgreSQL database \(session.location) has no valid relay id in atoll_relay_meta")
             }
             return (relayID, created)
-        }
+        } }
     }
 }
 

@@ -116,7 +116,7 @@ final class PostgresSession {
     func query(_ query: PostgresQuery) throws -> [PostgresRow] {
         let c = try open()
         // The server's statement timeout should answer first; this covers a server that cannot.
-        let deadline = c.eventLoop.scheduleTask(in: .milliseconds(timeouts.statementMilliseconds + 1000)) {
+        let deadline = c.eventLoop.scheduleTask(in: .milliseconds((longStatementMilliseconds ?? timeouts.statementMilliseconds) + 1000)) {
             Self.closeLater(c)
         }
         defer { deadline.cancel() }
@@ -127,6 +127,21 @@ final class PostgresSession {
             throw AtollError(Self.isConnectionLoss(error) || c.isClosed ? .connectionFailed : .ioError,
                              "PostgreSQL (\(location)): \(Self.describe(error))")
         }
+    }
+
+    /// Set while `allowingLongStatements` runs: the statement and lock timeout of its statements.
+    private var longStatementMilliseconds: Int64?
+
+    /// Inside a transaction: lets the statements of `body` run, and wait for locks, up to
+    /// `milliseconds` each instead of the session's short timeouts (which are there for the
+    /// statements of normal traffic). The server's settings return at the transaction's end.
+    func allowingLongStatements<R>(milliseconds: Int64, _ body: () throws -> R) throws -> R {
+        try query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"))
+        try query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"))
+        let saved = longStatementMilliseconds
+        longStatementMilliseconds = milliseconds
+        defer { longStatementMilliseconds = saved }
+        return try body()
     }
 
     /// Runs `body` in a transaction (committed when it returns, rolled back when it throws).

@@ -229,6 +229,33 @@ import Testing
         }
     }
 
+    /// A relay that starts while another holds the migration lock longer than the session's
+    /// lock and statement timeouts (3 s and 5 s) waits for it and then starts, instead of failing.
+    @Test func aRelayStartingDuringALongMigrationWaitsForIt() async throws {
+        try await offPool {
+            let cluster = try PostgresTestCluster.shared()
+            let url = try cluster.makeDatabase()
+            let database = PostgresTestCluster.databaseName(url)
+            // 'atoll' in ASCII: the advisory lock every migration takes first.
+            let holder = Thread {
+                _ = try? cluster.psql(database: database, "BEGIN; SELECT pg_advisory_xact_lock(\(0x61_74_6F_6C_6C)); SELECT pg_sleep(7); COMMIT;")
+            }
+            holder.start()
+            // The holder has the lock once its backend shows up waiting in pg_sleep.
+            var held = false
+            for _ in 0..<200 where !held {
+                held = try cluster.psql(database: database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+                    .contains("1")
+                if !held { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            #expect(held, "the advisory lock was never taken")
+            let started = ContinuousClock.now
+            let store = try Self.store(url)
+            #expect(ContinuousClock.now - started > .seconds(5), "the store should have waited for the lock")
+            _ = store.relayID
+        }
+    }
+
     @Test func relaysOfOneDatabaseShareOneRelayIDAndMigrationIsIdempotent() async throws {
         try await offPool {
             let url = try PostgresTestCluster.shared().makeDatabase()
