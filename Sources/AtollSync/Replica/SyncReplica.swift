@@ -258,7 +258,7 @@ public final class SyncReplica {
 
     /// Runs `body` in a write transaction with the file's current sync state; commits when it
     /// returns, rolls everything back when it throws.
-    private func write<R>(_ body: (SyncWriter) throws -> R) throws -> (R, UInt64) {
+    func write<R>(_ body: (SyncWriter) throws -> R) throws -> (R, UInt64) {
         let w = try database.beginWrite()
         w.bypassesWriteGuard = true
         do {
