@@ -41,7 +41,7 @@ extension SyncWriter {
     /// `point` (see the top of this file). (The clock needs no moving: this node's floor, which
     /// the point is at most, is at most its clock + 1.) Returns nil,
     /// changing nothing, while received parts or chunks wait in `sync.staged`.
-    func collectGarbage(below point: UInt64) throws -> GarbageCollection? {
+    func collectGarbage(below point: UInt64, deletedObjects: Bool) throws -> GarbageCollection? {
         var staged = false
         try txn.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in
             staged = true
@@ -54,7 +54,7 @@ extension SyncWriter {
         let nodes = state.nodes
         try txn.forEachInternalEntry(SyncTrees.objects, from: []) { k, v in
             let o = try ObjectRecord.decode(v, nodes)
-            if let d = o.deleted, d.hlc < point, !o.exists { dead.append(Array(k)) }
+            if deletedObjects, let d = o.deleted, d.hlc < point, !o.exists { dead.append(Array(k)) }
             return true
         }
         for ok in dead {
@@ -136,7 +136,7 @@ extension SyncReplica {
     public func collectGarbage(below point: UInt64) throws -> GarbageCollection? {
         try write { w in
             _ = try w.extractPendingLocalCommits()
-            return try w.collectGarbage(below: point)
+            return try w.collectGarbage(below: point, deletedObjects: configuration.collectsDeletedObjects)
         }.0
     }
 }
