@@ -655,10 +655,15 @@ public final class RelayCore {
         }
         if now >= lastTrim + configuration.trimIntervalMilliseconds {
             lastTrim = now
-            maintain { try trim() }
+            var trimmed = false
+            maintain {
+                try trim()
+                trimmed = true
+            }
             // After the trim, which forgets expired peers: they no longer hold the point back.
+            // Not after a failed one (and so never clearing its error).
             var moved: [String] = []
-            if configuration.computesStabilityPoints { maintain { moved = try updateStabilityPoints() } }
+            if trimmed, configuration.computesStabilityPoints { maintain { moved = try updateStabilityPoints() } }
             for realmID in moved {
                 for conn in orderedConnections where conn.realm == realmID { actions += sendPoint(conn) }
             }
