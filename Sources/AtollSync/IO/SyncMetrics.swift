@@ -136,6 +136,7 @@ extension SyncErrorCode {
         case .unavailable: "unavailable"
         case .unexpectedMessage: "unexpected_message"
         case .permissionDenied: "permission_denied"
+        case .belowStabilityPoint: "below_stability_point"
         }
     }
 }

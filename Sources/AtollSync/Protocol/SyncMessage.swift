@@ -16,7 +16,10 @@ import AtollStorage
 /// many changesets as the relay holds of that node is told apart from the node itself.
 ///
 /// Version 5 adds the realm's schema history to `welcome` (`Welcome.schemaHistory`, flag bit 4),
-/// which the node records so that `atoll schema FILE --sync` can show it.
+/// which the node records so that `atoll schema FILE --sync` can show it, and garbage collection
+/// by acknowledgement (docs/SYNC.md, "The stability point"): the node reports its clock floor
+/// (`clockFloor`), the relay sends the realm's stability point (`stabilityPoint`), and `welcome`
+/// says when the relay had forgotten the node (`Welcome.expired`, flag bit 3).
 public let syncProtocolVersion: UInt32 = 5
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
@@ -47,6 +50,10 @@ public enum SyncErrorCode: UInt16, Sendable, Equatable {
     /// The identity may not read the realm (at `hello`), or an upload changes what it may not
     /// write (the whole upload is refused; the message names the changeset and why).
     case permissionDenied = 10
+    /// A changeset is stamped below the realm's stability point (protocol 5): the node's clock
+    /// is behind the realm's, or it was away while the point moved on. A node of protocol 5
+    /// resets to the relay's state and makes its unsynced changes again, as new writes.
+    case belowStabilityPoint = 11
 
     /// Whether the session must end (every code but `.clockAhead`).
     public var isFatal: Bool { self != .clockAhead }
@@ -55,7 +62,7 @@ public enum SyncErrorCode: UInt16, Sendable, Equatable {
         switch self {
         case .schemaMismatch: .schemaMismatch
         case .unavailable: .connectionFailed
-        case .clockAhead: .clockSkew
+        case .clockAhead, .belowStabilityPoint: .clockSkew
         case .permissionDenied: .permissionDenied
         default: .protocolViolation
         }
@@ -97,6 +104,15 @@ public enum SyncMessage: Equatable, Sendable {
     case snapshot(index: UInt64, final: Bool, through: UInt64, versionVector: VersionVector, body: [UInt8])
     /// The node applied snapshot chunks before `next`; `resend`: it wants them again from `next`.
     case snapshotAck(next: UInt64, resend: Bool)
+    /// Node to relay (version 5): every changeset of this node that the relay has not
+    /// acknowledged, and every one it will make, is stamped at or above `floor` (a clock
+    /// reading). Sent when it grows.
+    case clockFloor(UInt64)
+    /// Relay to node (version 5): the realm's stability point. Every changeset stamped below
+    /// `point` (a clock reading) that any peer the relay counts will ever upload is in the log at
+    /// or before position `through`; a node that has applied the log through `through` may drop
+    /// the metadata that only such changesets could need.
+    case stabilityPoint(point: UInt64, through: UInt64)
 
     /// The node's handshake: its identity, realm, synced schema and what it already has.
     public struct Hello: Equatable, Sendable {
@@ -155,12 +171,18 @@ public enum SyncMessage: Equatable, Sendable {
         /// of every synced schema nodes brought (version 5; nil: the relay has none yet, or the
         /// node speaks an older version).
         public var schemaHistory: SyncSchemaDescription?
+        /// The relay had forgotten this node (not seen for longer than its
+        /// `peerExpiryMilliseconds`), so the realm's metadata may have been collected without
+        /// it: the node replaces its synced data with the relay's state and makes its
+        /// unacknowledged changes again as new writes (version 5, flag bit 3).
+        public var expired: Bool = false
 
         /// An acceptance with these fields.
         public init(protocolVersion: UInt32 = syncProtocolVersion, relayID: NodeID, uploadedThrough: UInt64, head: UInt64,
                     start: UInt64 = 0, snapshotFollows: Bool = false, permission: RealmPermission? = nil,
-                    uploadedThroughDigest: UInt64 = 0, schemaHistory: SyncSchemaDescription? = nil)
+                    uploadedThroughDigest: UInt64 = 0, schemaHistory: SyncSchemaDescription? = nil, expired: Bool = false)
         {
+            self.expired = expired
             self.uploadedThroughDigest = uploadedThroughDigest
             self.schemaHistory = schemaHistory
             self.protocolVersion = protocolVersion
@@ -197,6 +219,10 @@ public enum SyncMessage: Equatable, Sendable {
         case snapshot
         /// `SyncMessage.snapshotAck`.
         case snapshotAck
+        /// `SyncMessage.clockFloor`.
+        case clockFloor
+        /// `SyncMessage.stabilityPoint`.
+        case stabilityPoint
     }
 
     /// The frame kind the message travels as.
@@ -213,6 +239,8 @@ public enum SyncMessage: Equatable, Sendable {
         case .markReply: .markReply
         case .snapshot: .snapshot
         case .snapshotAck: .snapshotAck
+        case .clockFloor: .clockFloor
+        case .stabilityPoint: .stabilityPoint
         }
     }
 }
@@ -244,10 +272,12 @@ extension SyncMessage {
             // Flags: bit 0 snapshot follows, bit 1 permission follows (version 2): u8 bits
             // (0 read, 1 write, 2 writeClasses given), then with bit 2 a count and the class names;
             // bit 2 the digest of changeset `uploadedThrough` follows (version 4): a varint;
+            // bit 3 the relay had forgotten the node (version 5);
             // bit 4 the realm's schema history follows (version 5): a blob, after the digest.
             let digest = wl.protocolVersion >= 4 && wl.uploadedThroughDigest != 0
+            let expired = wl.protocolVersion >= 5 && wl.expired
             let history = wl.protocolVersion >= 5 ? wl.schemaHistory : nil
-            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0) | (digest ? 4 : 0) | (history != nil ? 16 : 0))
+            w.u8((wl.snapshotFollows ? 1 : 0) | (wl.permission != nil ? 2 : 0) | (digest ? 4 : 0) | (expired ? 8 : 0) | (history != nil ? 16 : 0))
             if let p = wl.permission {
                 w.u8((p.read ? 1 : 0) | (p.write ? 2 : 0) | (p.writeClasses != nil ? 4 : 0))
                 if let classes = p.writeClasses {
@@ -287,6 +317,11 @@ extension SyncMessage {
         case .snapshotAck(let next, let resend):
             w.varint(next)
             w.u8(resend ? 1 : 0)
+        case .clockFloor(let floor):
+            w.varint(floor)
+        case .stabilityPoint(let point, let through):
+            w.varint(point)
+            w.varint(through)
         }
         return w.bytes
     }
@@ -358,7 +393,8 @@ extension SyncMessage {
             let relay = try node(&r)
             let uploaded = try r.varint(), head = try r.varint(), start = try r.varint()
             let flags = try r.u8()
-            guard flags & ~UInt8(1 | 2 | 4 | 16) == 0, start <= head, flags & 4 == 0 || version >= 4, flags & 16 == 0 || version >= 5 else {
+            guard flags & ~UInt8(1 | 2 | 4 | 8 | 16) == 0, start <= head, flags & 4 == 0 || version >= 4,
+                  flags & (8 | 16) == 0 || version >= 5 else {
                 throw AtollError(.protocolViolation, "a malformed welcome")
             }
             var permission: RealmPermission?
@@ -376,7 +412,7 @@ extension SyncMessage {
             let history = flags & 16 != 0 ? try SyncSchemaDescription.decode(try r.blob(max: SyncLimits.schemaDescriptionBytesMax), fromPeer: true) : nil
             return .welcome(Welcome(protocolVersion: UInt32(truncatingIfNeeded: min(version, UInt64(UInt32.max))), relayID: relay,
                                     uploadedThrough: uploaded, head: head, start: start, snapshotFollows: flags & 1 != 0,
-                                    permission: permission, uploadedThroughDigest: digest, schemaHistory: history))
+                                    permission: permission, uploadedThroughDigest: digest, schemaHistory: history, expired: flags & 8 != 0))
         case .error:
             let raw = try r.varint()
             let code = raw <= UInt64(UInt16.max) ? SyncErrorCode(rawValue: UInt16(raw)) ?? .malformed : .malformed
@@ -414,6 +450,10 @@ extension SyncMessage {
             let flags = try r.u8()
             guard flags <= 1 else { throw AtollError(.protocolViolation, "unknown acknowledgement flags \(flags)") }
             return .snapshotAck(next: next, resend: flags == 1)
+        case .clockFloor:
+            return .clockFloor(try r.varint())
+        case .stabilityPoint:
+            return .stabilityPoint(point: try r.varint(), through: try r.varint())
         }
     }
 }

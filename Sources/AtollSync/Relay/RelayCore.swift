@@ -16,8 +16,12 @@ public struct RelayConfiguration: Sendable {
     public var trimIntervalMilliseconds: UInt64
     /// Most log entries one trim commit deletes.
     public var trimEntriesMax: Int
-    /// A peer not seen for this long stops counting as known (its unacknowledged history may
-    /// then be trimmed; if it comes back it gets a snapshot of the compacted history). nil: never.
+    /// A peer not seen for this long stops counting as known: its unacknowledged history may
+    /// then be trimmed, and it no longer holds the realm's stability point back. If it comes
+    /// back, a node of protocol 5 is told so in `welcome` and replaces its synced data with the
+    /// relay's state, making its unacknowledged changes again as new writes; an older node is
+    /// refused. nil (the default): never (a node that never returns then holds trimming and
+    /// garbage collection back for good; docs/SYNC.md, "The stability point").
     public var peerExpiryMilliseconds: UInt64?
     /// The id a new relay file gets (nil: random). Ignored for a file that has one.
     public var newRelayID: NodeID?
@@ -30,6 +34,8 @@ public struct RelayConfiguration: Sendable {
     /// Test hook: a download batch closes once its bodies reach this many bytes (the simulator
     /// spreads transactions over many batches with a small value).
     var downloadBatchBytesMax = SyncLimits.batchBytesMax
+    /// Test hook: false, the relay computes no stability points (nodes collect nothing).
+    var computesStabilityPoints = true
 
     /// A configuration: clock drift believed, the clock, retransmission, acknowledgement flush
     /// and trimming intervals, peer expiry, and how a new relay id is made.
@@ -119,6 +125,13 @@ public final class RelayCore {
     private var lastFlush: UInt64 = 0
     private var lastTrim: UInt64 = 0
     private var lastRefresh: UInt64 = 0
+    /// Per realm and node, the clock floor the node reported (`clockFloor`, protocol 5): every
+    /// changeset of it not yet stored, and every later one, is stamped at or above it. Kept in
+    /// memory only: after a restart a realm has no stability point until every known peer has
+    /// reported again.
+    private var floors: [String: [NodeID: UInt64]] = [:]
+    /// Per realm, the stability point computed last and the log position it holds through.
+    private var points: [String: (point: UInt64, through: UInt64)] = [:]
     /// The failure of the last flush of acknowledgements or trim (`tick`), nil once one
     /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
     /// of a failed commit was written, and the log is never trimmed past a failed read).
@@ -140,6 +153,10 @@ public final class RelayCore {
         let identity: PeerIdentity?
         var realm: String?
         var node = NodeID.zero
+        /// The protocol version of the session.
+        var version: UInt32 = 0
+        /// The stability point last sent on this connection.
+        var pointSent: UInt64 = 0
         var known = VersionVector()
         var sent: UInt64 = 0
         /// The furthest log position ever sent on this connection: `sent` moves back when a
@@ -246,6 +263,11 @@ public final class RelayCore {
             }
             store.notePeer(realm, conn.node, acknowledged: conn.acknowledged, now: configuration.physicalClock())
             return pump(conn, now: now)
+        case (let realm?, .clockFloor(let floor)) where conn.version >= 5:
+            // Only ever raised: a smaller report (a reordered or stale one) changes nothing.
+            let known = floors[realm]?[conn.node] ?? 0
+            if floor > known { floors[realm, default: [:]][conn.node] = floor }
+            return []
         case (let realm?, .markRequest(let id)):
             // The head as stored now: with a shared store, what other relays stored counts too.
             let head: UInt64
@@ -284,6 +306,31 @@ public final class RelayCore {
         } catch {
             return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
         }
+        // A node the relay had forgotten (unseen for longer than peerExpiryMilliseconds): the
+        // realm's stability point moved on without it, so metadata its unacknowledged changes
+        // would need may be gone. It is not registered again under this id.
+        if configuration.peerExpiryMilliseconds != nil,
+           realm.origins[h.nodeID] != nil || (h.cursor.relayID == relayID && h.cursor.seq > 0)
+        {
+            let forgotten: Bool
+            do {
+                forgotten = try store.peers(h.realmID)[h.nodeID] == nil
+            } catch {
+                return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
+            }
+            if forgotten {
+                guard h.protocolVersion >= 5 else {
+                    return refuse(c, .protocolVersion, "this node was not seen for longer than the relay's peer expiry, and realm '\(RealmID.printable(h.realmID))' may have collected metadata its changes need; a node of sync protocol \(h.protocolVersion) cannot recover from that: upgrade Atoll on the node (protocol 5 resets to the relay's state and makes its unsynced changes again)")
+                }
+                // What the relay stored of it: the node counts those as acknowledged before it
+                // resets, so that only changes the relay never had are made again.
+                let welcome = SyncMessage.Welcome(protocolVersion: h.protocolVersion, relayID: relayID,
+                                                  uploadedThrough: realm.origins[h.nodeID]?.stored ?? 0, head: realm.head, start: 0,
+                                                  uploadedThroughDigest: realm.originDigests[h.nodeID] ?? 0, expired: true)
+                connections[c] = nil
+                return [.send(c, SyncMessage.welcome(welcome).frame), .close(c)]
+            }
+        }
         var start = h.cursor.relayID == relayID ? h.cursor.seq : 0
         if start > realm.head {
             // The node has positions the log no longer holds: the store lost its newest commits
@@ -308,6 +355,7 @@ public final class RelayCore {
         }
         conn.realm = h.realmID
         conn.node = h.nodeID
+        conn.version = h.protocolVersion
         conn.known = h.versionVector
         conn.sent = start
         conn.acknowledged = start
@@ -329,7 +377,7 @@ public final class RelayCore {
                                           permission: accessRules != nil && h.protocolVersion >= 2 ? permission : nil,
                                           uploadedThroughDigest: realm.originDigests[h.nodeID] ?? 0, schemaHistory: realm.schema)
         actions.append(.send(c, SyncMessage.welcome(welcome).frame))
-        return actions + pump(conn, now: now)
+        return actions + sendPoint(conn) + pump(conn, now: now)
     }
 
     /// Checks the node's schema against the realm's schema history and records what it adds.
@@ -390,8 +438,18 @@ public final class RelayCore {
         var gap = false
         var clockAhead: Changeset?
         let physicalNow = configuration.physicalClock()
+        let floor = floors[realmID]?[conn.node] ?? 0
         for cs in changesets where cs.seq > known {
             guard accepted.last.map({ cs.seq == $0.seq + 1 }) ?? true else { gap = true; break }
+            // Nodes may have collected what a changeset stamped below the point would need.
+            if let point = points[realmID]?.point, cs.hlc < point {
+                return refuse(c, .belowStabilityPoint, "changeset \(cs.seq) is stamped \(cs.hlc), below realm '\(RealmID.printable(realmID))'s stability point \(point) (this node's clock is behind the realm's): the node resets to the relay's state and makes its unsynced changes again")
+            }
+            // The node promised nothing more below its floor: the realm's stability point, and
+            // what nodes collected under it, may rest on that promise.
+            guard cs.hlc >= floor else {
+                return refuse(c, .malformed, "changeset \(cs.seq) is stamped \(cs.hlc), below the clock floor \(floor) this node reported")
+            }
             guard HybridLogicalClock.physicalMilliseconds(of: cs.hlc) <= physicalNow &+ configuration.maxForwardDriftMilliseconds else {
                 clockAhead = cs
                 break
@@ -597,7 +655,18 @@ public final class RelayCore {
         }
         if now >= lastTrim + configuration.trimIntervalMilliseconds {
             lastTrim = now
-            maintain { try trim() }
+            var trimmed = false
+            maintain {
+                try trim()
+                trimmed = true
+            }
+            // After the trim, which forgets expired peers: they no longer hold the point back.
+            // Not after a failed one (and so never clearing its error).
+            var moved: [String] = []
+            if trimmed, configuration.computesStabilityPoints { maintain { moved = try updateStabilityPoints() } }
+            for realmID in moved {
+                for conn in orderedConnections where conn.realm == realmID { actions += sendPoint(conn) }
+            }
         }
         return actions
     }
@@ -623,6 +692,44 @@ public final class RelayCore {
                            limit: configuration.trimEntriesMax, now: physicalNow)
         }
     }
+
+    // MARK: stability points (docs/SYNC.md, "The stability point")
+
+    /// Recomputes the stability point of every realm this relay has connections of: the
+    /// smallest clock floor among the realm's known peers (every peer the store lists, which no
+    /// longer has those forgotten after `peerExpiryMilliseconds`), valid through the log head
+    /// read after those floors arrived. A realm with a known peer that has not reported a floor
+    /// to this relay (an older node, one connected only to another relay of a shared store, or
+    /// any peer after this relay restarted) has none. Returns the realms whose point rose.
+    @discardableResult
+    func updateStabilityPoints() throws -> [String] {
+        var moved: [String] = []
+        for realmID in Set(connections.values.compactMap(\.realm)).sorted() {
+            let peers = try store.peers(realmID)
+            guard !peers.isEmpty, let reported = floors[realmID] else { continue }
+            var point = UInt64.max
+            for node in peers.keys {
+                guard let f = reported[node] else { point = 0; break }
+                point = min(point, f)
+            }
+            // Floors of nodes the store no longer lists are dropped with them.
+            floors[realmID] = reported.filter { peers[$0.key] != nil }
+            guard point > 0, point > points[realmID]?.point ?? 0 else { continue }
+            points[realmID] = (point, try store.currentHead(realmID))
+            moved.append(realmID)
+        }
+        return moved
+    }
+
+    /// The realm's stability point for `conn`, when it speaks protocol 5 and has not had it.
+    private func sendPoint(_ conn: Connection) -> [RelayAction] {
+        guard conn.version >= 5, let realmID = conn.realm, let p = points[realmID], p.point > conn.pointSent else { return [] }
+        conn.pointSent = p.point
+        return [.send(conn.id, SyncMessage.stabilityPoint(point: p.point, through: p.through).frame)]
+    }
+
+    /// The stability point of `realmID` as last computed (for tests and status).
+    func stabilityPoint(_ realmID: String) -> (point: UInt64, through: UInt64)? { points[realmID] }
 
     // MARK: status
 
@@ -659,6 +766,11 @@ public final class RelayCore {
 
     /// Per origin, the last sequence number a realm's compacted history holds (for tests).
     func trimmedVersionVector(_ realmID: String) -> VersionVector { store.trimmedVersionVector(realmID) }
+
+    /// Per origin, the last sequence number the relay has stored of a realm (for tests).
+    func storedVersionVector(_ realmID: String) -> VersionVector {
+        VersionVector((store.realms[realmID]?.origins ?? [:]).mapValues(\.stored))
+    }
 }
 
 private func hex(_ bytes: [UInt8]) -> String {

@@ -102,6 +102,14 @@ public final class NodeSession {
     public private(set) var pendingClientReset: AtollError?
     /// Client resets completed by this session.
     public private(set) var clientResetsCompleted = 0
+    /// The stability point this session last collected garbage under (0: none yet;
+    /// docs/SYNC.md, "The stability point").
+    public private(set) var collectedPoint: UInt64 = 0
+    /// What the garbage collections of this session dropped, in total.
+    public private(set) var collected = GarbageCollection()
+    /// Times the relay said it had forgotten this node (`Welcome.expired`) and the session
+    /// recovered by resetting to the relay's state.
+    public private(set) var expiryRecoveries = 0
     /// Whether the session is downloading the relay's state for a client reset.
     public var isResetting: Bool { reset != nil }
     /// The client reset in progress: the relay's state as downloaded so far under the node id
@@ -134,6 +142,11 @@ public final class NodeSession {
     private var snapshotNext: UInt64?
     /// The cursor a resend was last asked for (asked once per position; the timer asks again).
     private var resendRequestedAt: UInt64?
+    /// The clock floor last reported on this connection.
+    private var floorSent: UInt64 = 0
+    /// A stability point received on this connection and not collected under yet, with the log
+    /// position the node must have applied first.
+    private var pendingPoint: (point: UInt64, through: UInt64)?
     /// Test hook: an upload batch closes once its bodies reach this many bytes (the simulator
     /// spreads transactions over many batches with a small value).
     var uploadBatchBytesMax = SyncLimits.batchBytesMax
@@ -185,6 +198,8 @@ public final class NodeSession {
         relayID = nil
         uploadInFlight.removeAll()
         snapshotNext = nil
+        floorSent = 0
+        pendingPoint = nil
     }
 
     /// An apply of downloaded data that threw (its batch was rolled back): a malformed payload
@@ -324,6 +339,8 @@ public final class NodeSession {
             // An upload refused for want of permission (a refused hello comes before the
             // welcome): the relay will never take these changes.
             if code == .permissionDenied, state == .connected, reset == nil { return clientResetNeeded(e, code: nil) }
+            // Changes stamped below the realm's stability point: made again, as new writes.
+            if code == .belowStabilityPoint, state == .connected, reset == nil { return recoverFromExpiry(e) }
             return fail(e, code: nil, fatal: code != .unavailable)
         case (.connecting, .welcome(let w)):
             return welcome(w, now: now)
@@ -333,6 +350,9 @@ public final class NodeSession {
             return download(from: from, to: to, head: head, changesets, now: now)
         case (.connected, .snapshot(let index, let final, let through, let vv, let body)):
             return snapshot(index: index, final: final, through: through, vv, body, now: now)
+        case (.connected, .stabilityPoint(let point, let through)):
+            if point > max(collectedPoint, pendingPoint?.point ?? 0) { pendingPoint = (point, through) }
+            return collectIfStable()
         case (.connected, .markReply(let id, let head)):
             relayHead = max(relayHead, head)
             if marks[id] != nil { marks[id] = .some(head) }
@@ -381,6 +401,13 @@ public final class NodeSession {
                 return fail(error as? AtollError ?? AtollError(.ioError, "recording the realm's schema history failed: \(error)"), code: nil, fatal: true)
             }
         }
+        if w.expired {
+            // What the relay stored of this node (checked above to be this file's) is in its
+            // state: acknowledged, so that the reset makes again only what it never had.
+            replica.acknowledgeUpload(through: w.uploadedThrough)
+            return recoverFromExpiry(AtollError(.connectionFailed,
+                "the relay had forgotten this node (not seen for longer than its peer expiry): resetting to the relay's state and making this node's unsynced changes again"))
+        }
         relayID = w.relayID
         permission = w.permission
         relayHead = w.head
@@ -400,7 +427,7 @@ public final class NodeSession {
         lastDownloadProgress = now
         var actions = transition(.connected)
         for (id, head) in marks.sorted(by: { $0.key < $1.key }) where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
-        return actions + pumpUploads(now: now)
+        return actions + pumpUploads(now: now) + reportFloor()
     }
 
     private func uploadAck(_ through: UInt64, resend: Bool, now: UInt64) -> [SessionAction] {
@@ -414,7 +441,7 @@ public final class NodeSession {
             uploadSent = through
             uploadInFlight.removeAll()
         }
-        return pumpUploads(now: now)
+        return pumpUploads(now: now) + reportFloor()
     }
 
     private func pumpUploads(now: UInt64) -> [SessionAction] {
@@ -472,6 +499,7 @@ public final class NodeSession {
         lastDownloadProgress = now
         // Local changesets made by the apply's extraction go out too.
         return [.send(SyncMessage.downloadAck(cursor: to, resend: false).frame)] + oversizeWarnings() + pumpUploads(now: now)
+            + reportFloor() + collectIfStable()
     }
 
     private func snapshot(index: UInt64, final: Bool, through: UInt64, _ vv: VersionVector, _ body: [UInt8], now: UInt64) -> [SessionAction] {
@@ -548,6 +576,52 @@ public final class NodeSession {
     /// Forgets a mark (its waiter went away or is satisfied).
     public func removeMark(_ id: UInt64) { marks[id] = nil }
 
+    // MARK: garbage collection (SyncWriter+Collect.swift, docs/SYNC.md "The stability point")
+
+    /// Tells the relay the node's clock floor when it rose (protocol 5; not while resetting).
+    private func reportFloor() -> [SessionAction] {
+        guard state == .connected, reset == nil else { return [] }
+        let floor: UInt64
+        do {
+            floor = try replica.clockFloor()
+        } catch {
+            // Not reported: the relay's point waits (it never moves on a floor it did not get).
+            return [.error(error as? AtollError ?? AtollError(.ioError, "reading the outgoing log failed: \(error)"))]
+        }
+        guard floor > floorSent else { return [] }
+        floorSent = floor
+        return [.send(SyncMessage.clockFloor(floor).frame)]
+    }
+
+    /// Collects garbage under the pending stability point once the node has applied the log
+    /// through the position that came with it.
+    private func collectIfStable() -> [SessionAction] {
+        guard state == .connected, reset == nil, snapshotNext == nil, let p = pendingPoint, cursor >= p.through else { return [] }
+        do {
+            // nil: parts of a transaction wait unapplied; the point waits for the next download.
+            guard let dropped = try replica.collectGarbage(below: p.point) else { return [] }
+            collected.objects += dropped.objects
+            collected.increments += dropped.increments
+            collected.entries += dropped.entries
+        } catch {
+            return applyFailed(error)
+        }
+        collectedPoint = p.point
+        pendingPoint = nil
+        return reportFloor()
+    }
+
+    /// The relay had forgotten this node, or refused its changes as stamped below the realm's
+    /// stability point: the synced data becomes the relay's state and the unsynced changes are
+    /// made again as new writes (a client reset in a recover mode, whatever `clientResetMode`
+    /// says: nothing is lost, so nothing is left to the application).
+    private func recoverFromExpiry(_ error: AtollError) -> [SessionAction] {
+        let mode: ClientResetMode = clientResetMode.recovers ? clientResetMode : .recoverUnsyncedChanges()
+        reset = ResetPhase(error: error, mode: mode, nodeID: NodeID.random())
+        expiryRecoveries += 1
+        return fail(error, code: nil, fatal: false)
+    }
+
     // MARK: client reset (ClientReset.swift, SyncReplica+Reset.swift)
 
     /// Resets the file to the relay's state after `.manual` stopped the session with a client
@@ -617,6 +691,9 @@ public final class NodeSession {
             let outcome = try replica.resetToRelayState(nodeID: r.nodeID, relay: relayID, snapshot: r.snapshot, versionVector: r.versionVector,
                                                         changesets: r.changesets, cursor: DownloadCursor(relayID: relayID, seq: cursor),
                                                         recoverable: recoverable, fault: resetFault)
+            // The changes made again must be stamped at or above the realm's stability point:
+            // nodes may have collected what an older stamp would need.
+            if let p = pendingPoint { try replica.advanceClock(to: p.point) }
             reset = nil
             pendingClientReset = nil
             clientResetsCompleted += 1

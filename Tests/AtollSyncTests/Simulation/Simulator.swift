@@ -155,6 +155,11 @@ final class Simulator {
     private var observedVersions: [Int: UInt64] = [:]
     /// Group transactions written so far (each one's number is unique in the schedule).
     private var groupsWritten = 0
+    /// What nodes' garbage collections dropped and how often a node recovered from expiry, over
+    /// every session of the schedule (sessions end with crashes).
+    private(set) var collected = GarbageCollection()
+    private(set) var expiryRecoveries = 0
+    private(set) var collections = 0
     /// Messages after the chaos (the last ones, for diagnosing schedules that never go quiet).
     var messageTrace: [String] = [] {
         didSet { if messageTrace.count > 300 { messageTrace.removeFirst(100) } }
@@ -218,6 +223,8 @@ final class Simulator {
         // and a transaction whole is exercised.
         c.snapshotChunkBytesMax = 400
         c.downloadBatchBytesMax = Self.batchBytesMax
+        // ATOLL_SIM_NO_GC=1: no stability points (to tell a failure of garbage collection apart).
+        c.computesStabilityPoints = ProcessInfo.processInfo.environment["ATOLL_SIM_NO_GC"] == nil
         return c
     }
 
@@ -303,6 +310,29 @@ final class Simulator {
     static let changesetSplitBytes = 120
     /// Where upload and download batches close.
     static let batchBytesMax = 300
+
+    /// Adds what a session collected to the schedule's totals.
+    private func tally(_ s: NodeSession) {
+        collected.objects += s.collected.objects
+        collected.increments += s.collected.increments
+        collected.entries += s.collected.entries
+        expiryRecoveries += s.expiryRecoveries
+        if s.collectedPoint > 0 { collections += 1 }
+    }
+
+    /// The schedule's totals with the sessions still running.
+    var garbageTotals: (collected: GarbageCollection, expiryRecoveries: Int, sessionsThatCollected: Int) {
+        var c = collected, e = expiryRecoveries, n = collections
+        for node in nodes {
+            guard let s = node.session else { continue }
+            c.objects += s.collected.objects
+            c.increments += s.collected.increments
+            c.entries += s.collected.entries
+            e += s.expiryRecoveries
+            if s.collectedPoint > 0 { n += 1 }
+        }
+        return (c, e, n)
+    }
 
     private func start(_ node: Node) throws {
         var configuration = ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id)
@@ -533,6 +563,7 @@ final class Simulator {
             let node = nodes[i]
             guard chaos, node.alive else { return }
             note("n\(i) crashes")
+            if let s = node.session { tally(s) }
             if let cid = node.connection { drop(cid, notifyNode: false) }
             node.connection = nil
             node.session = nil
@@ -618,7 +649,11 @@ final class Simulator {
         for (i, d) in dumps.enumerated() where d != dumps[0] {
             problems.append("node \(i) differs from node 0:\n--- n0\n\(dumps[0])--- n\(i)\n\(d)")
         }
-        let all = uploaded.values.flatMap(\.values)
+        // Every changeset the relay stored (and only those: a node that recovered from expiry,
+        // or from a changeset stamped below the stability point, abandoned what the relay never
+        // stored and made it again under its new id).
+        let stored = relay?.storedVersionVector(realm) ?? VersionVector()
+        let all = uploaded.flatMap { origin, changesets in changesets.values.filter { $0.seq <= stored[origin] } }
         // Every changeset every node made was uploaded (and, being quiet, acknowledged).
         for n in nodes {
             guard let r = n.replica else { continue }
@@ -673,6 +708,8 @@ extension SyncMessage {
         case .markReply(let id, let h): "markReply \(id) \(h)"
         case .snapshot(let i, let f, let t, _, let b): "snapshot #\(i) final=\(f) through=\(t) bytes=\(b.count)"
         case .snapshotAck(let n, let r): "snapshotAck \(n) \(r)"
+        case .clockFloor(let f): "clockFloor \(f)"
+        case .stabilityPoint(let p, let t): "stabilityPoint \(p) through=\(t)"
         }
     }
 }

@@ -1,0 +1,142 @@
+import AtollStorage
+
+// Garbage collection by acknowledgement (docs/SYNC.md, "The stability point"). The relay sends
+// a realm's stability point P, a clock reading: every changeset stamped below P that any peer it
+// counts will ever upload is in its log at or before a position this node has applied. So no
+// changeset stamped below P can still arrive here, and every later one is stamped at or above P.
+// Metadata kept only to decide against such changesets goes:
+//
+// - An object deleted below P and not written since (its tombstone is the newest thing it has):
+//   its record, its lists' element structure, its sets' and maps' records, its counters and its
+//   embedded objects' records, and the instructions for it kept for properties this node's
+//   schema lacks (`sync.unknown`: a write of such a property notes the object written, so every
+//   one kept for a dead object is stamped before its tombstone and void; applied after an
+//   upgrade without the tombstone, it would bring the object back). A write that could be voided
+//   by the tombstone would be stamped below it, so below P: none can come. A later write brings
+//   the object back with only what it writes, which is what the tombstone would have left too.
+// - An increment stamped below P: it is kept only while a write of the field stamped before it
+//   may still arrive (to add it back on top), and every write still to come is stamped after it.
+//
+// Nothing is collected while the node holds received parts of a transaction (or chunks of a
+// snapshot) it has not applied yet (`sync.staged`): the download position passes them when they
+// are staged, but their instructions, which may be stamped below P, are merged only with the
+// last part. The point waits for the next collection.
+//
+// Removed list elements of live objects stay: an element is the parent of those inserted after
+// it, and the order of a list is decided through that structure.
+
+/// What one garbage collection dropped.
+public struct GarbageCollection: Equatable, Sendable {
+    /// Records of deleted objects dropped (with their lists, sets, maps, counters and embedded
+    /// objects).
+    public var objects = 0
+    /// Increments folded into their field's value.
+    public var increments = 0
+    /// Other metadata entries dropped with those objects (lists, sets and maps, embedded objects).
+    public var entries = 0
+}
+
+extension SyncWriter {
+    /// Drops the metadata that no changeset still to come can need, given the stability point
+    /// `point` (see the top of this file). (The clock needs no moving: this node's floor, which
+    /// the point is at most, is at most its clock + 1.) Returns nil,
+    /// changing nothing, while received parts or chunks wait in `sync.staged`.
+    func collectGarbage(below point: UInt64, deletedObjects: Bool) throws -> GarbageCollection? {
+        var staged = false
+        try txn.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in
+            staged = true
+            return false
+        }
+        guard !staged else { return nil }
+        try flushRecords()
+        var result = GarbageCollection()
+        var dead: [[UInt8]] = []
+        let nodes = state.nodes
+        try txn.forEachInternalEntry(SyncTrees.objects, from: []) { k, v in
+            let o = try ObjectRecord.decode(v, nodes)
+            if deletedObjects, let d = o.deleted, d.hlc < point, !o.exists { dead.append(Array(k)) }
+            return true
+        }
+        for ok in dead {
+            try txn.deleteInternal(SyncTrees.objects, key: ok)
+            result.objects += 1
+            for tree in [SyncTrees.lists, SyncTrees.collections, SyncTrees.counters] {
+                result.entries += try deleteEntries(tree, prefix: ok)
+            }
+            result.entries += try deleteEntries(SyncTrees.embedded, prefix: [UInt8(truncatingIfNeeded: ok.count)] + ok)
+        }
+        if !dead.isEmpty {
+            let doomed = Set(dead.map(RecordKey.init))
+            var void: [[UInt8]] = []
+            let schema = self.schema
+            try txn.forEachInternalEntry(SyncTrees.unknown, from: []) { k, v in
+                var decoder = try ChangesetBodyDecoder(v, origin: .zero, snapshot: true)
+                let names = Names(decoder, schema)
+                guard let i = try decoder.next() else { throw AtollError.corrupted("sync.unknown holds an empty instruction") }
+                if let c = names.classes[i.object.classIndex], doomed.contains(RecordKey(SyncTrees.objectKey(c.key, i.object.primaryKey))) {
+                    void.append(Array(k))
+                }
+                return true
+            }
+            for k in void { try txn.deleteInternal(SyncTrees.unknown, key: k) }
+            result.entries += void.count
+        }
+        // Increments: the key ends with u64 BE hlc ++ 16-byte node ++ u32 BE index.
+        var folded: [[UInt8]] = []
+        try txn.forEachInternalEntry(SyncTrees.counters, from: []) { k, _ in
+            guard k.count >= 28 + 6 else { throw AtollError.corrupted("sync counter key of \(k.count) bytes") }
+            if UInt64(bigEndian: k.loadUnaligned(fromByteOffset: k.count - 28, as: UInt64.self)) < point { folded.append(Array(k)) }
+            return true
+        }
+        for k in folded { try txn.deleteInternal(SyncTrees.counters, key: k) }
+        result.increments = folded.count
+        return result
+    }
+
+    /// Deletes every entry of `tree` whose key starts with `prefix`; returns how many.
+    private func deleteEntries(_ tree: String, prefix: [UInt8]) throws -> Int {
+        var doomed: [[UInt8]] = []
+        try txn.forEachInternalEntry(tree, from: prefix, prefix: prefix) { k, _ in
+            doomed.append(Array(k))
+            return true
+        }
+        for k in doomed { try txn.deleteInternal(tree, key: k) }
+        return doomed.count
+    }
+}
+
+extension SyncReplica {
+    /// A clock reading at or below the stamp of every changeset of this node that the relay has
+    /// not acknowledged, and of every changeset it will make (its clock only moves forward, and
+    /// is stored with every commit that moves it). Reported to the relay as `clockFloor`.
+    public func clockFloor() throws -> UInt64 {
+        var floor = state.clock == .max ? state.clock : state.clock + 1
+        if let oldest = try outgoingChangesets(after: uploadAcknowledged, maxCount: 1, maxBytes: 1).first {
+            floor = min(floor, oldest.hlc)
+        }
+        return floor
+    }
+
+    /// Moves the clock to at least `reading`, in a commit of its own when it moves (pending local
+    /// commits are extracted first, stamped as before): every later change is stamped above it.
+    public func advanceClock(to reading: UInt64) throws {
+        guard state.clock < reading else { return }
+        _ = try write { w in
+            _ = try w.extractPendingLocalCommits()
+            w.clock.advance(to: reading)
+        }
+    }
+
+    /// Drops, in one commit, the sync metadata that can no longer decide any merge once every
+    /// changeset stamped below `point` has been applied here (the relay's stability point;
+    /// `SyncWriter+Collect.swift`). Pending local commits are extracted first. Returns nil,
+    /// having collected nothing, while parts of a remote transaction (or chunks of a snapshot)
+    /// wait in the file unapplied: call again once they are applied.
+    @discardableResult
+    public func collectGarbage(below point: UInt64) throws -> GarbageCollection? {
+        try write { w in
+            _ = try w.extractPendingLocalCommits()
+            return try w.collectGarbage(below: point, deletedObjects: configuration.collectsDeletedObjects)
+        }.0
+    }
+}
