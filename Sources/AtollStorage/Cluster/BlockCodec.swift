@@ -140,8 +140,11 @@ enum BlockCodec {
     }
 
     /// Encodes `b` (n rows) at `p + at`; the caller guarantees `encodedBytes` bytes of room.
-    /// Returns the offset after the block.
-    static func encode(_ b: MutableBlock, rows n: Int, into p: UnsafeMutableRawPointer, at start: Int) -> Int {
+    /// Returns the offset after the block. `settling`: also leave `b` as decoding the block
+    /// would make it (exact statistics, null ints at the block's base), for a leaf kept decoded
+    /// after its commit (CommittedLeafCache.swift); it costs no extra pass over the rows, except
+    /// one over the null flags of an int block that has nulls.
+    static func encode(_ b: MutableBlock, rows n: Int, into p: UnsafeMutableRawPointer, at start: Int, settling: Bool = false) -> Int {
         var at = start
         let nulls = b.nulls
         let hasNulls = hasAnyNull(b, rows: n)
@@ -164,12 +167,22 @@ enum BlockCodec {
             }
             writeNulls(at: at + 10 + dataBytes)
             at += 10 + dataBytes + nullBytes
+            if settling {
+                // A decode sets every row, null ones to the base, starting from (0, 0).
+                b.minValue = min(0, lo)
+                b.maxValue = max(0, hi)
+                b.mayHaveNulls = hasNulls
+                if hasNulls, let nulls {
+                    for r in 0..<n where nulls.pointer.u8(r) != 0 { vp.setI64(r << 3, lo) }
+                }
+            }
         case .float32, .float64, .fixed:
             let dataBytes = b.stride * n
             p.setU8(at, UInt8(b.stride)); p.setU8(at + 1, hasNulls ? 1 : 0)
             if dataBytes > 0 { (p + at + 2).copyMemory(from: b.values.pointer, byteCount: dataBytes) }
             writeNulls(at: at + 2 + dataBytes)
             at += 2 + dataBytes + nullBytes
+            if settling { b.mayHaveNulls = hasNulls }
         case .bytes:
             let (live, hasExternal) = bytesStats(b, rows: n)
             let w = PackedInts.width(min: 0, max: Int64(live))
@@ -200,6 +213,11 @@ enum BlockCodec {
                 }
             }
             at = heapAt
+            if settling {
+                b.mayHaveNulls = hasNulls
+                b.mayHaveExternal = hasExternal
+                b.heapLiveBytes = live
+            }
         }
         return at
     }

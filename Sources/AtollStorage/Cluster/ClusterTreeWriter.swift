@@ -19,10 +19,20 @@ final class ClusterTreeWriter {
     private var resultLeaf: MutableLeaf?
     private var resultRow = 0
 
-    init(root: PageNumber, layout: LeafLayout, allocator: PageAllocator) {
+    /// Where leaves of the last commit stay decoded (CommittedLeafCache.swift), and this tree's
+    /// table there; nil for trees that neither use nor feed it (rebuilds).
+    private let committedLeaves: AtollLock<CommittedLeafCache>?
+    private let table: TableKey
+    /// The leaves `finish` encoded that the commit leaves in `committedLeaves` once it returns.
+    private(set) var leavesToKeep: [CommittedLeaf] = []
+
+    init(root: PageNumber, layout: LeafLayout, allocator: PageAllocator,
+         committedLeaves: AtollLock<CommittedLeafCache>? = nil, table: TableKey = TableKey(0)) {
         self.root = root
         self.layout = layout
         self.allocator = allocator
+        self.committedLeaves = committedLeaves
+        self.table = table
     }
 
     var view: ClusterTreeView {
@@ -281,8 +291,16 @@ final class ClusterTreeWriter {
     private func ownedLeaf(_ page: PageNumber) throws -> (MutableLeaf, PageNumber) {
         if let m = dirty[page] { return (m, page) }
         patched.remove(page)
-        let source = try ClusterLeafPage(try allocator.space.page(page), page: page, layout: layout)
-        let leaf = source.decode(layout: layout)
+        let bytes = try allocator.space.page(page)
+        let leaf: MutableLeaf
+        if let committedLeaves, let kept = committedLeaves.withLock({ [table, layout] in
+            $0.take(table: table, page: page, layout: layout, bytes: bytes)
+        }) {
+            // The page holds what the last commit encoded from this leaf: no decode.
+            leaf = kept.leaf
+        } else {
+            leaf = try ClusterLeafPage(bytes, page: page, layout: layout).decode(layout: layout)
+        }
         let fresh = try allocator.allocate()
         allocator.free(page)
         dirty[fresh] = leaf
@@ -457,11 +475,32 @@ final class ClusterTreeWriter {
     func finish() throws {
         structureGeneration &+= 1
         lastLeaf = nil
+        appendLeaf = nil
+        resultLeaf = nil
+        // Kept for the next commit: every leaf when there are few, else the rightmost one (the
+        // one appends go to). Each with its page image as encoded, before anything else this
+        // commit does can touch the page (a later change to it then makes the image differ).
+        let keepsAll = dirty.count <= CommittedLeafCache.entriesMax
+        var rightmost: (page: PageNumber, leaf: MutableLeaf)?
+        leavesToKeep = []
         for (page, leaf) in dirty {
-            try ClusterLeafPage.encode(leaf, into: allocator.space.writablePage(page))
+            let p = allocator.space.writablePage(page)
+            try ClusterLeafPage.encode(leaf, into: p, settling: committedLeaves != nil)
+            guard committedLeaves != nil, leaf.count > 0 else { continue }
+            if keepsAll {
+                keep(leaf, page: page, image: p)
+            } else if rightmost.map({ leaf.key(0) > $0.leaf.key(0) }) ?? true {
+                rightmost = (page, leaf)
+            }
         }
+        if let rightmost { keep(rightmost.leaf, page: rightmost.page, image: allocator.space.writablePage(rightmost.page)) }
         dirty.removeAll()
         patched = PageBitmap()
+    }
+
+    private func keep(_ leaf: MutableLeaf, page: PageNumber, image: UnsafeMutableRawPointer) {
+        leavesToKeep.append(CommittedLeaf(table: table, page: page, layout: layout, leaf: leaf,
+                                          image: Array(UnsafeRawBufferPointer(start: image, count: FileFormat.pageSize))))
     }
 
     /// Frees every page of the tree (and external values). Used by clear and table removal.

@@ -47,6 +47,9 @@ public final class Database: Sendable {
     /// Whether a one-sync commit through this instance returned, so that closing it seals the
     /// newest commit (Database+Roots.swift, "Sealing").
     let sealOnClose = Atomic<Bool>(false)
+    /// Leaves of this process's last commit, kept decoded for the next write transaction
+    /// (CommittedLeafCache.swift).
+    let committedLeaves = AtollLock(CommittedLeafCache())
     /// Asked by every write transaction of this process just before it commits (`setWriteGuard`).
     private let writeGuard = AtollLock<WriteGuard?>(nil)
     public let displayName: String

@@ -84,7 +84,8 @@ public class Transaction {
         }
         let t = Table(key: key, spec: spec, layout: layout, roots: roots, transaction: self)
         if let allocator {
-            t.cluster = ClusterTreeWriter(root: roots.clusterRoot, layout: layout, allocator: allocator)
+            t.cluster = ClusterTreeWriter(root: roots.clusterRoot, layout: layout, allocator: allocator,
+                                          committedLeaves: database.committedLeaves, table: key)
         }
         openTables[key] = t
         return t

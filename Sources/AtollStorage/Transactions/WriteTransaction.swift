@@ -486,6 +486,11 @@ public final class WriteTransaction: Transaction {
         root = next
         database.lock.setPublished(version: newVersion)
         database.lock.notifyCommit()
+        // The leaves this commit encoded stay decoded for the next one (CommittedLeafCache.swift).
+        var kept: [CommittedLeaf] = []
+        for table in openTables.values { if let c = table.cluster { kept += c.leavesToKeep } }
+        if kept.count > CommittedLeafCache.entriesMax { kept.removeFirst(kept.count - CommittedLeafCache.entriesMax) }
+        database.committedLeaves.withLock { $0.replace(with: kept) }
         if trimmed > 0 {
             // Only pages no version can see were trimmed; a failure to shrink loses nothing.
             try? database.store.trim(to: next.pageCount)
