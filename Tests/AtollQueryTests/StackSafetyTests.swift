@@ -34,8 +34,16 @@ import Darwin
         ]
     }
 
-    /// Runs `body` on a new thread with a 512 KiB stack and waits for it (a stack overflow there
-    /// crashes the test process).
+    /// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`), whose
+    /// instrumentation makes every frame several times larger than in a normal debug build.
+    static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
+    /// The stack the limits are checked on: 512 KiB, or 4 MiB under Thread Sanitizer (its
+    /// frames are larger, not the recursion deeper: the same limits, scaled like the frames).
+    static var smallStackBytes: Int { underThreadSanitizer ? 4 << 20 : 512 << 10 }
+
+    /// Runs `body` on a new thread with a 512 KiB stack (`smallStackBytes`) and waits for it (a
+    /// stack overflow there crashes the test process).
     static func onSmallStack(_ body: @escaping () -> Void) {
         final class Work: @unchecked Sendable {
             // Sendable: handed to the new thread, which alone calls it while this one waits.
@@ -44,7 +52,7 @@ import Darwin
         }
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, 512 * 1024)
+        pthread_attr_setstacksize(&attributes, smallStackBytes)
         #if canImport(Glibc)
         var thread = pthread_t()
         #else
