@@ -14,12 +14,16 @@ enum SchemaSetup {
     }
 
     /// Without objectTypes: the valid classes used so far, except names several classes
-    /// share (versions of one model kept side by side). Those, and invalid classes, are
-    /// checked where they are used instead of at every open.
+    /// share (versions of one model kept side by side) and classes that link to such a name
+    /// (directly or through other classes: their closure would bring in whichever class of
+    /// that name it reaches, so two opens could check one file against two different classes).
+    /// Those, and invalid classes, are checked where they are used instead of at every open.
     static func knownTypesToCheck() -> [Object.Type] {
         let valid = ObjectSchema.knownTypes.filter { ObjectSchema.of($0).error == nil }
-        let names = Dictionary(grouping: valid, by: { $0.className() })
-        return valid.filter { names[$0.className()]?.count == 1 }
+        // Names shared among the classes used so far and every class they link to.
+        let ambiguous = Set(Dictionary(grouping: closure(of: valid), by: { $0.className() }).filter { $0.value.count > 1 }.keys)
+        guard !ambiguous.isEmpty else { return valid }
+        return valid.filter { type in closure(of: [type]).allSatisfy { !ambiguous.contains($0.className()) } }
     }
 
     /// `types` plus every class they link to, transitively.
