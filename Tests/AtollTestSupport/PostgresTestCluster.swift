@@ -24,7 +24,7 @@ public final class PostgresTestCluster: Sendable {
     public let binaries: String
     private let databases = Atomic<Int>(0)
 
-    private static let state = Mutex<Result<PostgresTestCluster, PostgresTestClusterError>?>(nil)
+    private static let state = TestLock<Result<PostgresTestCluster, PostgresTestClusterError>?>(nil)
 
     /// The process's cluster, started on first use.
     public static func shared() throws -> PostgresTestCluster {

@@ -18,7 +18,7 @@ import Glibc
 public final class SpawnedProcess: Sendable {
     public let processIdentifier: Int32
     /// The wait status once the child has been reaped.
-    private let reaped = Mutex<Int32?>(nil)
+    private let reaped = TestLock<Int32?>(nil)
 
     /// Where one of the child's standard streams goes.
     public enum Stream: Sendable {
