@@ -1,5 +1,6 @@
 import AtollQuery
 import AtollStorage
+import AtollTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -34,16 +35,8 @@ import Darwin
         ]
     }
 
-    /// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`), whose
-    /// instrumentation makes every frame several times larger than in a normal debug build.
-    static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-
-    /// The stack the limits are checked on: 512 KiB, or 4 MiB under Thread Sanitizer (its
-    /// frames are larger, not the recursion deeper: the same limits, scaled like the frames).
-    static var smallStackBytes: Int { underThreadSanitizer ? 4 << 20 : 512 << 10 }
-
-    /// Runs `body` on a new thread with a 512 KiB stack (`smallStackBytes`) and waits for it (a
-    /// stack overflow there crashes the test process).
+    /// Runs `body` on a new thread with a 512 KiB stack (`SmallStack.bytes`: 4 MiB under Thread
+    /// Sanitizer) and waits for it (a stack overflow there crashes the test process).
     static func onSmallStack(_ body: @escaping () -> Void) {
         final class Work: @unchecked Sendable {
             // Sendable: handed to the new thread, which alone calls it while this one waits.
@@ -52,7 +45,7 @@ import Darwin
         }
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, smallStackBytes)
+        pthread_attr_setstacksize(&attributes, SmallStack.bytes)
         #if canImport(Glibc)
         var thread = pthread_t()
         #else

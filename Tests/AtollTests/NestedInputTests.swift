@@ -1,4 +1,5 @@
 import Atoll
+import AtollTestSupport
 import Foundation
 import Testing
 
@@ -28,7 +29,8 @@ final class ChainLink: Object {
         return json
     }
 
-    /// Runs `body` on a thread with a 512 KiB stack and waits (an overflow crashes the tests).
+    /// Runs `body` on a thread with a 512 KiB stack (`SmallStack.bytes`: 4 MiB under Thread
+    /// Sanitizer) and waits (an overflow crashes the tests).
     static func onSmallStack(_ body: @escaping () -> Void) {
         final class Work: @unchecked Sendable {
             // Sendable: handed to the new thread, which alone calls it while this one waits.
@@ -38,7 +40,7 @@ final class ChainLink: Object {
         let work = Work(body)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread { work.body(); done.signal() }
-        thread.stackSize = 512 * 1024
+        thread.stackSize = SmallStack.bytes
         thread.start()
         done.wait()
     }

@@ -1,0 +1,16 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The stack size for tests that check a nesting limit by running its worst case on a small
+/// thread stack: 512 KiB (Darwin's secondary-thread size, the smallest in common use), or 4 MiB
+/// when the process runs under Thread Sanitizer, whose instrumentation makes every frame several
+/// times larger (the recursion is not deeper: the same limits, on a stack scaled like the frames).
+public enum SmallStack {
+    /// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`).
+    public static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
+    /// 512 KiB, or 4 MiB under Thread Sanitizer.
+    public static var bytes: Int { underThreadSanitizer ? 4 << 20 : 512 << 10 }
+}
