@@ -8,9 +8,11 @@ import Glibc
 /// when the process runs under Thread Sanitizer, whose instrumentation makes every frame several
 /// times larger (the recursion is not deeper: the same limits, on a stack scaled like the frames).
 public enum SmallStack {
-    /// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`).
-    public static let underThreadSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-
     /// 512 KiB, or 4 MiB under Thread Sanitizer.
-    public static var bytes: Int { underThreadSanitizer ? 4 << 20 : 512 << 10 }
+    public static var bytes: Int { ThreadSanitizer.isActive ? 4 << 20 : 512 << 10 }
+}
+
+/// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`).
+public enum ThreadSanitizer {
+    public static let isActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 }
