@@ -123,6 +123,51 @@ final class AnyAggregateObject: Object {
         #expect(o.anyMap.max() == .data(Data([1])))
     }
 
+    // The query language's @min/@max over mixed collections by the same rules as min()/max()
+    // (realm-core's query expressions use the same aggregate operators): every value but a
+    // decimal NaN, in mixed order, not only the numbers.
+    @Test func queryAggregatesOverMixedCollectionsFollowRealmCore() throws {
+        let realm = try Realm(configuration: freshConfiguration([AnyAggregateObject.self]))
+        try realm.write {
+            let a = AnyAggregateObject()
+            a.name = "a"
+            a.anyList.append(objectsIn: [.none, .string("b"), .int(7), .double(2.5), .bool(true), .date(Self.date), .decimal128(Decimal128(number: 1)), .float(-3)])
+            a.anySet.insert(objectsIn: [.int(5), .double(4.5), .decimal128(Decimal128(number: 6)), .float(-1), .none])
+            a.anyMap["a"] = .string("x")
+            a.anyMap["b"] = .decimal128(Decimal128.nan)
+            realm.add(a)
+            let b = AnyAggregateObject()
+            b.name = "b"
+            b.anyList.append(objectsIn: [.int(1), .int(9)])
+            b.anyMap["a"] = .int(3)
+            realm.add(b)
+        }
+        let all = realm.objects(AnyAggregateObject.self)
+        func names(_ predicate: String, _ argument: Any? = nil) -> [String] {
+            let matching = argument.map { all.filter(predicate, $0) } ?? all.filter(predicate)
+            return matching.map(\.name).sorted()
+        }
+        #expect(names("anyList.@min == true") == ["a"])
+        #expect(names("anyList.@max == %@", Self.date) == ["a"])
+        // A string is larger than any number: "a"'s largest is its date, never the 7.
+        #expect(names("anyList.@max == 7").isEmpty)
+        #expect(names("anyList.@max == 9") == ["b"])
+        #expect(names("anyList.@min == 1") == ["b"])
+        #expect(names("anySet.@min == -1") == ["a"])
+        #expect(names("anySet.@max == 6") == ["a"])
+        // The decimal NaN is not a value for @min/@max; "x" is both.
+        #expect(names("anyMap.@max == 'x'") == ["a"])
+        #expect(names("anyMap.@min == 'x'") == ["a"])
+        #expect(names("anyMap.@max == 3") == ["b"])
+        // @sum and @avg still take only the numbers.
+        #expect(names("anyList.@sum == 7.5") == ["a"])
+        #expect(names("anyMap.@sum == 0") == ["a"])
+        // The query agrees with min()/max() of the collections themselves.
+        for o in all {
+            #expect(all.filter("name == %@ AND anyList.@max == %@", o.name, o.anyList.max() ?? .none).count == (o.anyList.max() == nil ? 0 : 1))
+        }
+    }
+
     // Results over an AnyRealmValue property (realm-swift: AnyRealmValue is MinMaxType and
     // AddableType), with and without a query, by the same rules.
     @Test func resultsOverAMixedProperty() throws {

@@ -6,8 +6,8 @@ import AtollStorage
 //   realm-core's `Mixed::compare` orders them (numbers of different types by value, otherwise by
 //   type rank: bool, numbers, string, binary, date, objectId, uuid; the set order of
 //   `StorageValue.setOrder`);
-// - sum and average consider only the numbers (int, float, double, decimal128) and add them up
-//   as decimals, so both return `.decimal128`; the sum of no numbers is decimal 0 and their
+// - sum and average consider only the numbers (int, float, double, decimal128 other than NaN:
+//   `Mixed::accumulate_numeric_to`) and add them up as decimals, so both return `.decimal128`; the sum of no numbers is decimal 0 and their
 //   average is nil.
 
 enum MixedAggregate {
@@ -43,7 +43,7 @@ enum MixedAggregate {
             case .int(let i): sum += Decimal128(i)
             case .float(let f): sum += Decimal128(Double(f))
             case .double(let d): sum += Decimal128(d)
-            case .decimal128(let d): sum += d
+            case .decimal128(let d) where !d.isNaN: sum += d
             default: continue
             }
             count += 1

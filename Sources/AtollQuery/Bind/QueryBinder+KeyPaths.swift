@@ -226,8 +226,8 @@ extension BindingSession {
         case (.sum, .decimal128), (.avg, .decimal128):
             resultType = .decimal128
         case (.min, .mixed), (.max, .mixed):
-            // Mixed values: over the numbers among them (realm-core); the smallest or largest
-            // keeps its type.
+            // Mixed values: over every value but a decimal NaN (and links), in mixed order
+            // (realm-core); the smallest or largest keeps its type.
             resultType = .mixed
         case (.sum, .mixed), (.avg, .mixed):
             resultType = .decimal128

@@ -169,14 +169,34 @@ struct GraphEvaluator {
         let mixed = a.values.valueType == .mixed
         try forEachValue(of: a.values, from: object) { v in
             if v.isNull { return true }
-            // Of mixed values only the numbers count (realm-core), and they add up as decimals.
-            if mixed {
-                guard ValueComparison.numeric(v) != nil else { return true }
+            // A NaN is not a value for any aggregate of a float, double or decimal collection
+            // (realm-core's `valid_for_agg`).
+            if !mixed {
                 switch v {
-                case .int(let i): decimalTotal += Decimal128(i)
-                case .float(let f): decimalTotal += Decimal128(Double(f))
-                case .double(let d): decimalTotal += Decimal128(d)
+                case .float(let f) where f.isNaN: return true
+                case .double(let d) where d.isNaN: return true
+                case .decimal128(let d) where d.isNaN: return true
                 default: break
+                }
+            }
+            // Mixed values, by realm-core's rules (aggregate_ops.hpp, Mixed::accumulate_numeric_to):
+            // no aggregate takes a decimal NaN; @min and @max take every other value, in mixed
+            // order (numbers by value across types, then types by rank: a string is larger than
+            // any number); @sum and @avg take only the numbers, added up as decimals. Links are
+            // left out of @min/@max, as the object API's min()/max() leave them out.
+            if mixed {
+                if case .decimal128(let d) = v, d.isNaN { return true }
+                switch a.function {
+                case .min, .max:
+                    if case .object = v { return true }
+                case .sum, .avg:
+                    guard ValueComparison.numeric(v) != nil else { return true }
+                    switch v {
+                    case .int(let i): decimalTotal += Decimal128(i)
+                    case .float(let f): decimalTotal += Decimal128(Double(f))
+                    case .double(let d): decimalTotal += Decimal128(d)
+                    default: break
+                    }
                 }
             }
             count += 1
