@@ -58,7 +58,9 @@ struct CommittedLeafCache: Sendable {
         guard entry.layout == layout else { return nil }
         let skip = PageHeader.checksumOffset + 4
         let same = entry.image.withUnsafeBytes { image in
-            memcmp(image.baseAddress! + skip, bytes + skip, FileFormat.pageSize - skip) == 0
+            // An image shorter than a page (never made by `replace`) is simply not the page.
+            guard image.count == FileFormat.pageSize, let base = image.baseAddress else { return false }
+            return memcmp(base + skip, bytes + skip, FileFormat.pageSize - skip) == 0
         }
         return same ? entry : nil
     }
