@@ -337,6 +337,7 @@ final class Simulator {
     private func start(_ node: Node) throws {
         var configuration = ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id)
         configuration.changesetSplitBytes = Self.changesetSplitBytes
+        if let v = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] { configuration.collectsDeletedObjects = v == "1" }
         let replica = try SyncReplica.open(node.db, configuration: configuration)
         let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
         // Small upload batches: the parts of a transaction reach the relay, and so the other
