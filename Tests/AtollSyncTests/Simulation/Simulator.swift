@@ -316,6 +316,7 @@ final class Simulator {
         collected.objects += s.collected.objects
         collected.increments += s.collected.increments
         collected.entries += s.collected.entries
+        collected.removedTags += s.collected.removedTags
         expiryRecoveries += s.expiryRecoveries
         if s.collectedPoint > 0 { collections += 1 }
     }
@@ -328,6 +329,7 @@ final class Simulator {
             c.objects += s.collected.objects
             c.increments += s.collected.increments
             c.entries += s.collected.entries
+            c.removedTags += s.collected.removedTags
             e += s.expiryRecoveries
             if s.collectedPoint > 0 { n += 1 }
         }
