@@ -3,16 +3,17 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 3; version 2 added schema_history, version 3
-// last_digest and the append that records it). Every relay sharing the database reads and
+// The relay's tables in PostgreSQL (schema version 4; version 2 added schema_history, version 3
+// last_digest and the append that records it, version 4 stability_point). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
 //                           the log's identity, the same at every relay of the database)
 //   atoll_relay_realms      id (the realm number used in keys), name, fingerprint, head,
 //                           operations through head, schema_history (SyncSchemaDescription's
-//                           encoding; NULL until a node describes its schema). The row is the
-//                           realm's append lock.
+//                           encoding; NULL until a node describes its schema), stability_point
+//                           (the highest stability point a relay sent; docs/SYNC.md). The row is
+//                           the realm's append lock.
 //   atoll_relay_trims       per realm: trimmed_through, operations_at_trim, and
 //                           snapshot_lease_until (ms since 1970; no relay trims the realm before
 //                           it: one is streaming its compacted history). The row is the trim lock,
@@ -36,7 +37,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 3
+    static let version = 4
     /// How long one statement of a migration may take, waiting for the locks it needs included
     /// (another relay's migration, or tables that relays of an older version are using).
     static let migrationMilliseconds: Int64 = 300_000
@@ -162,6 +163,12 @@ enum PostgresRelaySchema {
         """,
     ]
 
+    /// From version 3: the realm's stability point is kept (a relay that restarts, or another
+    /// relay of the database, still refuses changesets stamped below it).
+    static let versionFour: [String] = [
+        "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS stability_point bigint NOT NULL DEFAULT 0",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -190,10 +197,11 @@ enum PostgresRelaySchema {
                 if stored < version {
                     if stored < 2 { for statement in versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 3 { for statement in versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 4 { for statement in versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo + versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                for statement in versionOne + versionTwo + versionThree + versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) }
                 let id = newRelayID ?? NodeID.random()
                 try session.query("INSERT INTO atoll_relay_meta (key, value) VALUES ('schema_version', \(String(version))), ('relay_id', \(id.description))")
                 created = true

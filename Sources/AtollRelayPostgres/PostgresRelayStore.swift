@@ -83,18 +83,19 @@ package final class PostgresRelayStore: RelayStore {
         // One snapshot: head, trimmed position, origins and the peer agree with each other.
         var realm = try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws -> RelayRealm in
             guard let row = try session.query("""
-                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim, r.schema_history
+                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim, r.schema_history, r.stability_point
                 FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.name = \(id)
                 """).first
             else { throw AtollError(.ioError, "realm '\(id)' vanished from PostgreSQL") }
-            let (index, stored, head, operations, trimmed, operationsAtTrim, history) =
-                try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64, ByteBuffer?).self)
+            let (index, stored, head, operations, trimmed, operationsAtTrim, history, point) =
+                try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64, ByteBuffer?, Int64).self)
             var realm = RelayRealm(id: id, index: UInt32(bitPattern: index), fingerprint: Array(stored.readableBytesView))
             if let history { realm.schema = try SyncSchemaDescription.decode(Array(history.readableBytesView), fromPeer: false) }
             realm.head = UInt64(head)
             realm.operations = UInt64(operations)
             realm.trimmedThrough = UInt64(trimmed)
             realm.operationsAtTrim = UInt64(operationsAtTrim)
+            realm.stabilityPoint = UInt64(bitPattern: point)
             for row in try session.query("SELECT origin, stored, trimmed, last_digest FROM atoll_relay_origins WHERE realm = \(index)") {
                 let (origin, s, t, digest) = try row.decode((ByteBuffer, Int64, Int64, Int64).self)
                 guard let o = NodeID(bytes: origin.readableBytesView) else { throw AtollError.corrupted("atoll_relay_origins: an origin of \(origin.readableBytes) bytes") }
@@ -310,6 +311,31 @@ package final class PostgresRelayStore: RelayStore {
         }
         noteHeadValue(realmID, UInt64(try row.decode(Int64.self)))
         return realms[realmID]?.head ?? 0
+    }
+
+    package func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws {
+        let realm = try realm(realmID)
+        // Compared as unsigned (a stamp's bits are kept in a bigint, as the log's hlc): the sign
+        // bit flipped on both sides.
+        let p = Int64(bitPattern: point)
+        guard let row = try session.query("""
+            UPDATE atoll_relay_realms SET stability_point = CASE
+                WHEN (stability_point # (-9223372036854775808)::bigint) < (\(p) # (-9223372036854775808)::bigint)
+                THEN \(p) ELSE stability_point END
+            WHERE id = \(Int32(bitPattern: realm.index)) RETURNING stability_point
+            """).first
+        else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
+        realms[realmID]?.stabilityPoint = UInt64(bitPattern: try row.decode(Int64.self))
+    }
+
+    package func storedStabilityPoint(_ realmID: String) throws -> UInt64 {
+        let realm = try realm(realmID)
+        guard let row = try session.query("SELECT stability_point FROM atoll_relay_realms WHERE id = \(Int32(bitPattern: realm.index))").first else {
+            throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL")
+        }
+        let point = UInt64(bitPattern: try row.decode(Int64.self))
+        realms[realmID]?.stabilityPoint = point
+        return point
     }
 
     package func refreshHeads(_ realmIDs: Set<String>) throws -> [String] {

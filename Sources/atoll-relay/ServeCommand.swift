@@ -90,6 +90,11 @@ struct ServeCommand: AsyncParsableCommand {
     var trimHistory = false
 
     @Option(name: .long, help: ArgumentHelp(
+        "With --trim-history: forget a node unseen for this many seconds, so that it no longer holds trimming and the realm's stability point back; if it returns, it resets to the relay's state and makes its unsynced changes again (docs/SYNC.md, \"The stability point\"). Off by default: an absent node is waited for forever.",
+        valueName: "SECONDS"))
+    var peerExpirySeconds: UInt64?
+
+    @Option(name: .long, help: ArgumentHelp(
         "Connections held at once; more are closed on accept, and logged.", valueName: "N"))
     var connectionsMax = TransportConfiguration.connectionsMaxDefault
 
@@ -121,6 +126,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard memoryBudgetMib >= 1, memoryBudgetMib <= 1 << 20 else {
             throw ValidationError("--memory-budget-mib must be between 1 and 1048576")
         }
+        if let peerExpirySeconds {
+            guard trimHistory else { throw ValidationError("--peer-expiry-seconds goes with --trim-history (peers are forgotten when the log is trimmed)") }
+            guard peerExpirySeconds >= 1, peerExpirySeconds <= Self.peerExpirySecondsMax else {
+                throw ValidationError("--peer-expiry-seconds must be between 1 and \(Self.peerExpirySecondsMax) (a century)")
+            }
+        }
         guard statusTokenFile == nil || status != nil else {
             throw ValidationError("--status-token-file goes with --status")
         }
@@ -128,6 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--status \(status) is not a loopback address: give --status-token-file (the endpoint reveals identities and addresses)")
         }
     }
+
+    /// A century: the largest `--peer-expiry-seconds` (milliseconds of it fit in a UInt64 with room).
+    static let peerExpirySecondsMax: UInt64 = 100 * 365 * 24 * 3600
 
     /// The transport settings the options give.
     var transportConfiguration: TransportConfiguration {
@@ -174,6 +188,7 @@ struct ServeCommand: AsyncParsableCommand {
             // A century: the core compares against its monotonic clock, so no overflow.
             relayConfiguration.trimIntervalMilliseconds = 100 * 365 * 24 * 3600 * 1000
         }
+        relayConfiguration.peerExpiryMilliseconds = peerExpirySeconds.map { $0 * 1000 }
         // Every connection is a socket: the soft limit on open files must leave room for them.
         let openFiles = OpenFileLimit.raise(toAtLeast: connectionsMax + OpenFileLimit.reservedDescriptors)
         if openFiles < connectionsMax + OpenFileLimit.reservedDescriptors {

@@ -149,7 +149,8 @@ import Testing
         #expect(rows == "2", "one changeset per import: \(rows)")
     }
 
-    /// `serve` takes exactly one store; a database with a newer schema is refused with one line;
+    /// `serve` takes exactly one store (and peer expiry only with trimming); a database with a
+    /// newer schema is refused with one line;
     /// `migrate` makes the schema current and says so.
     @Test func configurationMistakesAreOneLineAndMigrateReportsTheSchema() async throws {
         try await offPool {
@@ -159,12 +160,19 @@ import Testing
             let certs = ["--listen", "127.0.0.1:0", "--cert", "\(cluster.certs)/relay.pem", "--key", "\(cluster.certs)/relay-key.pem", "--ca", "\(cluster.certs)/ca.pem"]
             let both = try ChildProcess.run(Executables.relay, ["serve", "--db", cluster.directory.file("r.atoll"), "--postgres", url] + certs, in: cluster.directory)
             #expect(both.status == 64 && both.stderr.contains("exactly one of --db") && both.stderr.split(separator: "\n").count == 1, "\(both)")
+            // Peers are forgotten when the log is trimmed: expiry without trimming is a mistake.
+            let expiry = try ChildProcess.run(Executables.relay, ["serve", "--db", cluster.directory.file("r.atoll"), "--peer-expiry-seconds", "60"] + certs,
+                                              in: cluster.directory)
+            #expect(expiry.status == 64 && expiry.stderr.contains("--peer-expiry-seconds goes with --trim-history"), "\(expiry)")
+            let zero = try ChildProcess.run(Executables.relay, ["serve", "--db", cluster.directory.file("r.atoll"), "--trim-history", "--peer-expiry-seconds", "0"] + certs,
+                                            in: cluster.directory)
+            #expect(zero.status == 64 && zero.stderr.contains("--peer-expiry-seconds must be between 1 and"), "\(zero)")
             let password = try ChildProcess.run(Executables.relay, ["serve", "--postgres", url.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")] + certs,
                                                 in: cluster.directory)
             #expect(password.status == 1 && password.stderr.contains("PGPASSWORD") && !password.stderr.contains("hunter2"), "\(password)")
 
             let migrated = try ChildProcess.run(Executables.relay, ["migrate", "--postgres", url], in: cluster.directory)
-            #expect(migrated.status == 0 && migrated.text.contains("schema version 3 (created)"), "\(migrated)")
+            #expect(migrated.status == 0 && migrated.text.contains("schema version 4 (created)"), "\(migrated)")
             let again = try ChildProcess.run(Executables.relay, ["migrate", "--postgres", url], in: cluster.directory)
             #expect(again.status == 0 && again.text.contains("(already current)"), "\(again)")
 
@@ -172,7 +180,7 @@ import Testing
             let newer = try ChildProcess.run(Executables.relay, ["serve", "--postgres", url] + certs, in: cluster.directory)
             #expect(newer.status == 1, "\(newer)")
             #expect(newer.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1, "\(newer)")
-            #expect(newer.stderr.contains("holds relay schema version 9; this atoll-relay knows up to 3: upgrade atoll-relay"), "\(newer)")
+            #expect(newer.stderr.contains("holds relay schema version 9; this atoll-relay knows up to 4: upgrade atoll-relay"), "\(newer)")
 
             let down = try ChildProcess.run(Executables.relay, ["serve", "--postgres", "postgresql://postgres@127.0.0.1:1/none"] + certs, in: cluster.directory)
             #expect(down.status == 1 && down.stderr.contains("cannot connect to PostgreSQL at postgresql://postgres@127.0.0.1:1/none"), "\(down)")

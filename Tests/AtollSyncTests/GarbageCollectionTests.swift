@@ -243,8 +243,7 @@ import AtollTestSupport
     /// them, forgotten nodes recover; every schedule still converges to the oracle computed from
     /// every stored changeset (so no deleted object came back and no stored write was lost).
     /// This checks that the schedules really collect and expire. (The simulator's nodes keep
-    /// deleted objects' metadata, the default: with `collectsDeletedObjects` on, SimulationTests
-    /// seed 152 diverges.)
+    /// deleted objects' metadata, the default; `ATOLL_SIM_COLLECT_DELETED=1` turns it on.)
     @Test func simulatedSchedulesCollectAndRecoverFromExpiry() throws {
         var objects = 0, increments = 0, recoveries = 0, collecting = 0
         let count = Int(ProcessInfo.processInfo.environment["ATOLL_SIM_GC_SCHEDULES"] ?? "") ?? 48
@@ -262,8 +261,146 @@ import AtollTestSupport
             if t.sessionsThatCollected > 0 { collecting += 1 }
         }
         #expect(collecting > count / 2, "schedules in which a node collected: \(collecting) of \(count)")
-        #expect(objects == 0 && increments > 0, "objects \(objects), increments \(increments)")
+        let collectsDeleted = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] == "1"
+        #expect(collectsDeleted ? objects > 0 : objects == 0, "objects \(objects)")
+        #expect(increments > 0, "increments \(increments)")
         #expect(recoveries > 0, "expiry recoveries: \(recoveries)")
+    }
+
+    /// The relay keeps the point it sent: restarted, it knows no floors and computes no point
+    /// until every known peer reports again, yet nodes have collected under the old one. A node
+    /// it never counted (new, its clock behind) is still refused below it, and recovers with
+    /// its change made again above it. (SimulationTests seed 152 found this: the new node's add
+    /// to a set of an object deleted before the point, collected and re-created on the other
+    /// nodes, came back there and not on a node that had kept the tombstone.)
+    @Test(arguments: RelayStoreKind.allCases) func theStabilityPointOutlivesARelayRestart(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
+        let net = Loopback(relay: try location.makeCore(configuration: configuration))
+        let x = try Self.collecting()
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        try x.db.write { w in
+            try w.items().create(primaryKey: .int(1))
+            try w.items().create(primaryKey: .int(3))
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try x.db.write { w in try w.items().erase(ObjectKey(primaryKey: 3)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        Self.tick(net, at: 1000)
+        let point = try #require(net.relay.stabilityPoint("test")).point
+        #expect(sx.collectedPoint == point && sx.collected.objects == 1)
+
+        // The relay restarts on its store: no floors, no computed point.
+        net.perform(1, sx.transportDisconnected(error: nil, now: 0))
+        let restarted = try location.makeCore(configuration: configuration)
+        #expect(restarted.stabilityPoint("test") == nil)
+        let behind = try TestNode(clock: ManualClock(1_600_000_000_000))
+        try behind.db.write { w in try w.items().create(primaryKey: .int(2)) }
+        #expect(try #require(try behind.outgoing(after: 0).first).hlc < point)
+        let sb = NodeSession(replica: behind.replica)
+        net.connect(sb, as: 2, to: restarted)
+        net.settle()
+        #expect(net.nodeErrors.contains { $0.message.contains("below realm 'test's stability point \(point)") }, "\(net.nodeErrors)")
+        #expect(sb.expiryRecoveries == 1)
+        net.connect(sb, as: 3, to: restarted)
+        net.settle()
+        #expect(sb.clientResetsCompleted == 1)
+        #expect(net.nodeErrors.count == 1, "\(net.nodeErrors)")
+        // Its object was made again above the point (the relay took it: no second refusal).
+        #expect(try behind.replica.clockFloor() > point)
+        net.connect(sx, as: 4, to: restarted)
+        net.settle()
+        #expect(try behind.dump() == x.dump())
+        #expect(try x.db.read { r in try r.items().count } == 2)
+    }
+
+    /// Removed set tags stamped below the point go from every node (of live objects, by
+    /// default); the sets stay equal, and a later add of a removed value still lands.
+    @Test func removedSetTagsGoUnderThePoint() throws {
+        let net = try Loopback(.file, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let x = try TestNode(collections: true), y = try TestNode(collections: true)
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        try x.db.write { w in
+            let k = try w.bags().create(primaryKey: .int(1))
+            for l in ["a", "b", "c"] { try w.bags().setInsert(k, TestSchema.Bag.labels, .string(l)) }
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try y.db.write { w in
+            for l in ["a", "b"] { try w.bags().setRemove(ObjectKey(primaryKey: 1), TestSchema.Bag.labels, .string(l)) }
+        }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        Self.tick(net, at: 1000)
+        #expect(sx.collected.removedTags == 2 && sy.collected.removedTags == 2)
+        #expect(try x.dump() == y.dump())
+        Self.tick(net, at: 2000)
+        #expect(sx.collected.removedTags == 2, "nothing more to drop")
+        try y.db.write { w in try w.bags().setInsert(ObjectKey(primaryKey: 1), TestSchema.Bag.labels, .string("a")) }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        #expect(try x.dump() == y.dump())
+        #expect(try x.db.read { r in try r.bags().listValues(ObjectKey(primaryKey: 1), TestSchema.Bag.labels) }.count == 2)
+        try x.replica.checkInvariants()
+        try y.replica.checkInvariants()
+    }
+
+    /// Why `collectsDeletedObjects` is off by default (docs/SYNC.md, "What a node collects"):
+    /// the point bounds the stamps of changesets still to come, not what their makers had seen.
+    /// Node `a`, its clock ahead, reports a floor above a delete it has not seen (the delete
+    /// was made offline by a node whose clock is behind), then goes offline; the point passes
+    /// the delete and x and y drop the object; `a`, the object still alive there, appends to
+    /// its list after an element x and y no longer have. They cannot apply it.
+    @Test func aNodeThatHadNotSeenTheDeleteInsertsAfterACollectedListElement() throws {
+        let net = try Loopback(.file, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let x = try Self.collecting(), y = try Self.collecting()
+        let a = try TestNode(clock: ManualClock(1_700_000_010_000)) { $0.collectsDeletedObjects = true }
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica), sa = NodeSession(replica: a.replica)
+        for (c, s) in [(1, sx), (2, sy), (3, sa)] { net.connect(s, as: ConnectionID(c)) }
+        net.settle()
+        try x.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            for j in 0..<2 { try w.items().listInsert(k, TestSchema.Item.tags, at: j, .string("g\(j)")) }
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        #expect(try a.db.read { r in try r.items().count } == 1)
+
+        // y deletes the object offline, its stamp behind a's clock.
+        net.perform(2, [.disconnect])
+        net.perform(2, sy.transportDisconnected(error: nil, now: 0))
+        try y.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        net.perform(2, sy.localCommitted(now: 0))
+        // a writes (stamped ahead), is acknowledged, reports its floor, and goes offline.
+        try a.db.write { w in _ = try w.items().create(primaryKey: .int(2)) }
+        net.perform(3, sa.localCommitted(now: 0))
+        net.settle()
+        net.perform(3, [.disconnect])
+        net.perform(3, sa.transportDisconnected(error: nil, now: 0))
+        // y returns with the delete; the point passes it; x and y drop the object.
+        net.connect(sy, as: 4)
+        net.settle()
+        Self.tick(net, at: 1000)
+        #expect(sx.collected.objects == 1 && sy.collected.objects == 1)
+        #expect(try !Self.hasRecord(x, item: 1))
+
+        // a, which never saw the delete, appends to the object's list.
+        try a.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 1), TestSchema.Item.tags, at: 2, .string("late")) }
+        net.perform(3, sa.localCommitted(now: 0))
+        net.connect(sa, as: 5)
+        net.settle()
+        let (xs, ys, as_) = (try x.dump(), try y.dump(), try a.dump())
+        withKnownIssue("a list insert after an element of a collected object cannot be applied") {
+            #expect(net.nodeErrors.isEmpty, "\(net.nodeErrors)")
+            #expect(xs == as_ && ys == as_)
+        }
     }
 
     @Test(arguments: RelayStoreKind.allCases) func changesetsBelowAReportedFloorOrThePointAreRefused(store: RelayStoreKind) throws {

@@ -191,10 +191,10 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '4' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '5' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 4; this atoll-relay knows up to 3: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 5; this atoll-relay knows up to 4: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
         }

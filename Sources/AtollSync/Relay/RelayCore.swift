@@ -130,7 +130,9 @@ public final class RelayCore {
     /// memory only: after a restart a realm has no stability point until every known peer has
     /// reported again.
     private var floors: [String: [NodeID: UInt64]] = [:]
-    /// Per realm, the stability point computed last and the log position it holds through.
+    /// Per realm, the stability point computed last (or, after a restart, the one the store
+    /// kept) and the log position it holds through. Enforced on uploads: nodes may have
+    /// collected under it.
     private var points: [String: (point: UInt64, through: UInt64)] = [:]
     /// The failure of the last flush of acknowledgements or trim (`tick`), nil once one
     /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
@@ -366,6 +368,10 @@ public final class RelayCore {
         do {
             // Recorded before the welcome: with a shared store, another relay trimming counts it.
             try store.registerPeer(h.realmID, h.nodeID, acknowledged: min(acknowledged, start), now: configuration.physicalClock())
+            // Read after the node is registered: a point another relay of a shared store (or
+            // this one before a restart) sent is enforced on this node too, and one computed
+            // later counts this node (docs/SYNC.md, "The stability point").
+            try adoptStoredPoint(h.realmID)
             if let snapshot { try store.beginSnapshot(h.realmID, through: snapshot.through, now: configuration.physicalClock()) }
         } catch {
             connections[c] = nil
@@ -715,10 +721,27 @@ public final class RelayCore {
             // Floors of nodes the store no longer lists are dropped with them.
             floors[realmID] = reported.filter { peers[$0.key] != nil }
             guard point > 0, point > points[realmID]?.point ?? 0 else { continue }
-            points[realmID] = (point, try store.currentHead(realmID))
+            let head = try store.currentHead(realmID)
+            // Kept before it is sent: after a restart (or at another relay of a shared store)
+            // floors are unknown, and a node the point did not count (a new one) must still be
+            // refused below it, since nodes collect under it.
+            try store.raiseStabilityPoint(realmID, to: point)
+            // A shared store: a node that registered at another relay since the peers were read
+            // has reported no floor here; the point is kept (so enforced), not sent.
+            guard try store.peers(realmID).keys.allSatisfy({ floors[realmID]?[$0] != nil }) else { continue }
+            points[realmID] = (point, head)
             moved.append(realmID)
         }
         return moved
+    }
+
+    /// Takes the realm's stored stability point when it is above the one this relay holds (it
+    /// restarted, or another relay of a shared store sent a higher one), valid through the
+    /// head as stored now: every changeset stamped below it was stored before it was.
+    private func adoptStoredPoint(_ realmID: String) throws {
+        let stored = try store.storedStabilityPoint(realmID)
+        guard stored > points[realmID]?.point ?? 0 else { return }
+        points[realmID] = (stored, try store.currentHead(realmID))
     }
 
     /// The realm's stability point for `conn`, when it speaks protocol 5 and has not had it.

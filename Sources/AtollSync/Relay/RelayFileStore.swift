@@ -20,6 +20,7 @@ import AtollStorage
 //                                                   changeset `stored`
 //   relay.peers    u32 BE realm ++ 16-byte node  -> varint acknowledged log position,
 //                                                   varint first seen, varint last seen (ms)
+//   relay.points   UTF-8 realm id                -> varint stability point (the highest sent)
 //
 // The log of a realm is the arrival order of its changesets. Arrival order respects causality
 // (a node's changeset can depend only on changesets the relay had already stored and sent it),
@@ -38,6 +39,7 @@ package final class RelayFileStore: RelayStore {
     static let log = "relay.log"
     static let origins = "relay.origins"
     static let peers = "relay.peers"
+    static let points = "relay.points"
 
     package init(database: Database, newRelayID: NodeID? = nil) throws {
         self.database = database
@@ -94,6 +96,13 @@ package final class RelayFileStore: RelayStore {
             var rd = ByteReader(v, context: "relay peer")
             realms[realm]?.peers[node] = RelayPeer(acknowledged: try rd.varint(), firstSeenMilliseconds: try rd.varint(),
                                                    lastSeenMilliseconds: try rd.varint())
+            return true
+        }
+        try r.forEachInternalEntry(Self.points, from: []) { k, v in
+            let id = String(decoding: k, as: UTF8.self)
+            guard realms[id] != nil else { throw AtollError.corrupted("relay stability point of unknown realm '\(id)'") }
+            var rd = ByteReader(v, context: "relay stability point")
+            realms[id]?.stabilityPoint = try rd.varint()
             return true
         }
     }
@@ -284,6 +293,18 @@ package final class RelayFileStore: RelayStore {
     }
 
     package func peers(_ realmID: String) throws -> [NodeID: RelayPeer] { realms[realmID]?.peers ?? [:] }
+
+    package func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws {
+        guard let realm = realms[realmID] else { throw AtollError(.invalidArgument, "realm '\(realmID)' was not opened on this relay") }
+        guard point > realm.stabilityPoint else { return }
+        var v = ByteWriter(capacity: 10)
+        v.varint(point)
+        try write { w in try w.putInternal(Self.points, key: Array(realmID.utf8), value: v.bytes) }
+        realms[realmID]?.stabilityPoint = point
+    }
+
+    /// The file is this relay's alone: its view is current.
+    package func storedStabilityPoint(_ realmID: String) throws -> UInt64 { realms[realmID]?.stabilityPoint ?? 0 }
 
     private func notePeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64, firstContact: Bool) {
         guard realms[realmID] != nil else { return }

@@ -46,6 +46,11 @@ package struct RelayRealm {
     /// Peers this relay knows (the file store: all of them; a shared store: those noted here and
     /// the one `openRealm` was asked about).
     package var peers: [NodeID: RelayPeer] = [:]
+    /// The highest stability point any relay of the store sent for the realm (0: none), as
+    /// this relay last read it (`storedStabilityPoint` reads it anew). Persisted before it is
+    /// sent, so that a restarted relay, or another relay of a shared store, still refuses
+    /// changesets stamped below it (docs/SYNC.md, "The stability point").
+    package var stabilityPoint: UInt64 = 0
 
     package init(id: String, index: UInt32, fingerprint: [UInt8]) {
         self.id = id
@@ -174,6 +179,13 @@ package protocol RelayStore: AnyObject {
 
     /// The realm's known peers (for status).
     func peers(_ realmID: String) throws -> [NodeID: RelayPeer]
+
+    /// Raises the realm's stored stability point to `point`, durably (never lowers it).
+    func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws
+
+    /// The realm's stability point as stored now (a shared store asks the database: another
+    /// relay may have raised it).
+    func storedStabilityPoint(_ realmID: String) throws -> UInt64
 
     /// The realms trimming should look at.
     func trimCandidates() throws -> [String]

@@ -20,10 +20,9 @@ public struct ReplicaConfiguration: Sendable {
     public var conflictRetention = ConflictRetention()
     /// Whether garbage collection under the relay's stability point also drops the metadata of
     /// deleted objects (tombstones, their lists', sets', maps' and embedded objects' records).
-    /// Off by default in this version: the simulator found a schedule (SimulationTests seed 152)
-    /// where a set element of an object deleted, collected and re-created comes back on the
-    /// nodes that collected, not yet understood (docs/SYNC.md, "The stability point").
-    /// Increments are folded either way.
+    /// Off by default in this version: a node that had not yet seen an object's delete when the
+    /// point passed it may still write into the object's list after an element the collecting
+    /// nodes dropped (docs/SYNC.md, "The stability point"). Increments are folded either way.
     public var collectsDeletedObjects = false
     /// Test hooks (every node of a realm must use the same values): where a local transaction's
     /// changeset is cut (`SyncLimits.changesetSplitBytes`), and the most body bytes of one

@@ -17,6 +17,11 @@ import AtollStorage
 // - An increment stamped below P: it is kept only while a write of the field stamped before it
 //   may still arrive (to add it back on top), and every write still to come is stamped after it.
 //
+// - A removed set tag stamped below P (`SetRecord`): it is remembered only so that its add, if
+//   it arrives after the removal, stays removed and does not bring its object back; an add is
+//   tagged with its own stamp, and none stamped below P can still come. A value left with no
+//   tag goes, and a set left with no value.
+//
 // Nothing is collected while the node holds received parts of a transaction (or chunks of a
 // snapshot) it has not applied yet (`sync.staged`): the download position passes them when they
 // are staged, but their instructions, which may be stamped below P, are merged only with the
@@ -34,6 +39,8 @@ public struct GarbageCollection: Equatable, Sendable {
     public var increments = 0
     /// Other metadata entries dropped with those objects (lists, sets and maps, embedded objects).
     public var entries = 0
+    /// Removed set tags dropped (of any object).
+    public var removedTags = 0
 }
 
 extension SyncWriter {
@@ -90,7 +97,44 @@ extension SyncWriter {
         }
         for k in folded { try txn.deleteInternal(SyncTrees.counters, key: k) }
         result.increments = folded.count
+        result.removedTags = try collectRemovedTags(below: point)
         return result
+    }
+
+    /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.
+    private func collectRemovedTags(below point: UInt64) throws -> Int {
+        var changed: [([UInt8], SetRecord)] = []
+        var dropped = 0
+        let classes = schema.classes, nodes = state.nodes
+        // Key: object key (u32 BE table key first) ++ u16 BE column; the column's type says
+        // whether the record is a set's.
+        try txn.forEachInternalEntry(SyncTrees.collections, from: []) { k, v in
+            guard k.count >= 6 else { throw AtollError.corrupted("sync collection key of \(k.count) bytes") }
+            let table = TableKey(UInt32(bigEndian: k.loadUnaligned(as: UInt32.self)))
+            let column = Int(k[k.count - 2]) << 8 | Int(k[k.count - 1])
+            guard let c = classes[table], column < c.spec.columns.count, c.spec.columns[column].isSet else { return true }
+            var s = try SetRecord.decode(v, nodes)
+            var removed = 0
+            for (value, tags) in s.values {
+                let kept = tags.removed.filter { $0.hlc >= point }
+                guard kept.count < tags.removed.count else { continue }
+                removed += tags.removed.count - kept.count
+                if kept.isEmpty, tags.live.isEmpty { s.values[value] = nil } else { s.values[value]?.removed = kept }
+            }
+            if removed > 0 {
+                dropped += removed
+                changed.append((Array(k), s))
+            }
+            return true
+        }
+        for (k, s) in changed {
+            if s.values.isEmpty {
+                try txn.deleteInternal(SyncTrees.collections, key: k)
+            } else {
+                try txn.putInternal(SyncTrees.collections, key: k, value: s.encode(&state.nodes))
+            }
+        }
+        return dropped
     }
 
     /// Deletes every entry of `tree` whose key starts with `prefix`; returns how many.

@@ -603,6 +603,7 @@ public final class NodeSession {
             collected.objects += dropped.objects
             collected.increments += dropped.increments
             collected.entries += dropped.entries
+            collected.removedTags += dropped.removedTags
         } catch {
             return applyFailed(error)
         }

@@ -316,6 +316,7 @@ final class Simulator {
         collected.objects += s.collected.objects
         collected.increments += s.collected.increments
         collected.entries += s.collected.entries
+        collected.removedTags += s.collected.removedTags
         expiryRecoveries += s.expiryRecoveries
         if s.collectedPoint > 0 { collections += 1 }
     }
@@ -328,6 +329,7 @@ final class Simulator {
             c.objects += s.collected.objects
             c.increments += s.collected.increments
             c.entries += s.collected.entries
+            c.removedTags += s.collected.removedTags
             e += s.expiryRecoveries
             if s.collectedPoint > 0 { n += 1 }
         }
@@ -337,6 +339,7 @@ final class Simulator {
     private func start(_ node: Node) throws {
         var configuration = ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id)
         configuration.changesetSplitBytes = Self.changesetSplitBytes
+        if let v = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] { configuration.collectsDeletedObjects = v == "1" }
         let replica = try SyncReplica.open(node.db, configuration: configuration)
         let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
         // Small upload batches: the parts of a transaction reach the relay, and so the other
