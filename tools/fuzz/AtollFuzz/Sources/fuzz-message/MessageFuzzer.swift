@@ -99,6 +99,19 @@ enum MessageSeeds {
             .markReply(id: 42, head: 6),
             .snapshot(index: 0, final: true, through: 6, versionVector: VersionVector([other: 2]), body: snapshot.finish()),
             .snapshotAck(next: 1, resend: false),
+            // Protocol 5: a welcome with every optional part (digest, the relay's schema
+            // history, an expired peer), the clock floor and the stability point.
+            .welcome(.init(relayID: other, uploadedThrough: 3, head: 10, start: 4, uploadedThroughDigest: 0xABCD_0123_4567_89EF,
+                           schemaHistory: SyncSchemaDescription(classes: [
+                               .init(name: "Item", primaryKey: "id", properties: [
+                                   .init(name: "id", type: ColumnType.int.rawValue, isNullable: false, isList: false, intBits: 64, linkTarget: nil),
+                                   .init(name: "owner", type: ColumnType.link.rawValue, isNullable: true, isList: false, intBits: 0, linkTarget: "Person"),
+                                   .init(name: "tags", type: ColumnType.string.rawValue, isNullable: false, isList: false, intBits: 0, linkTarget: nil, isSet: true),
+                               ]),
+                           ]),
+                           expired: true)),
+            .clockFloor(1 << 40),
+            .stabilityPoint(point: 1 << 39, through: 8),
         ]
         var seeds = messages.enumerated().map { i, m in (name: "message-\(i)", bytes: [m.frame.kind] + m.frame.payload) }
         let goodbye = Goodbye.frame(for: AtollError(.schemaMismatch, "schemas differ"))
