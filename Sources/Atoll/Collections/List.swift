@@ -84,9 +84,16 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
-        guard managed != nil else { return storage.makeIterator() }
+        guard let m = managed else { return storage.makeIterator() }
         // The elements of the version read now, decoded once, straight into an array of them.
-        return (reading { list in (0..<list.count).map { element(list.value(at: $0)) } } ?? []).makeIterator()
+        let realm = m.realm
+        let elements = reading { list -> [Element] in
+            var out: [Element] = []
+            out.reserveCapacity(list.count)
+            list.forEach { out.append(Element._atollElement($0, realm: realm)) }
+            return out
+        }
+        return (elements ?? []).makeIterator()
     }
 
     /// A short description: the element type and the count.
