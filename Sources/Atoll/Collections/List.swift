@@ -39,12 +39,17 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// The stored elements; none once the list's object is deleted. Stops the program when
     /// they cannot be read (README, "Failed reads").
-    func stored() -> [StorageValue] {
-        guard let m = managed else { return [] }
+    func stored() -> [StorageValue] { reading { $0.values } ?? [] }
+
+    /// Runs `body` on the stored list (its encoded bytes, or its values when changed in this
+    /// write transaction) without decoding it; nil once the list's object is deleted. Stops
+    /// the program when the list cannot be read (README, "Failed reads").
+    func reading<R>(_ body: (ListAccess) -> R) -> R? {
+        guard let m = managed else { return nil }
         m.realm.verifyThread()
         do {
-            guard let t = try m.realm.tableIfPresent(m.owner), let row = try t.locate(m.key) else { return [] }
-            return try t.list(row, m.column).values
+            guard let t = try m.realm.tableIfPresent(m.owner), let row = try t.locate(m.key) else { return nil }
+            return body(try t.list(row, m.column))
         } catch {
             let property = m.owner.columns.firstIndex(of: m.column).map { m.owner.schema.allProperties[$0].name } ?? "#\(m.column)"
             m.realm.readFailed(error, reading: "'\(m.owner.schema.className).\(property)'")
@@ -61,25 +66,34 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
-    /// The number of elements. O(1) unmanaged; managed, a read of the stored list.
-    public var count: Int { managed == nil ? storage.count : stored().count }
+    /// The number of elements. O(1): managed, read from the stored list without decoding it.
+    public var count: Int { managed == nil ? storage.count : reading { $0.count } ?? 0 }
 
     /// The element at `position`; setting it (in a write, when managed) replaces it. An index
     /// out of bounds is a programming error.
     public subscript(position: Int) -> Element {
         get {
             guard managed != nil else { return storage[position] }
-            let values = stored()
-            guard position >= 0 && position < values.count else { atollProgrammerError("index \(position) out of bounds (count \(values.count))") }
-            return element(values[position])
+            // Only the element at `position` is decoded.
+            let value = reading { list -> StorageValue? in position >= 0 && position < list.count ? list.value(at: position) : nil }
+            guard let read = value, let value = read else { atollProgrammerError("index \(position) out of bounds (count \(count))") }
+            return element(value)
         }
         set { replace(index: position, object: newValue) }
     }
 
     /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
-        guard managed != nil else { return storage.makeIterator() }
-        return stored().map(element).makeIterator()
+        guard let m = managed else { return storage.makeIterator() }
+        // The elements of the version read now, decoded once, straight into an array of them.
+        let realm = m.realm
+        let elements = reading { list -> [Element] in
+            var out: [Element] = []
+            out.reserveCapacity(list.count)
+            list.forEach { out.append(Element._atollElement($0, realm: realm)) }
+            return out
+        }
+        return (elements ?? []).makeIterator()
     }
 
     /// A short description: the element type and the count.
@@ -112,7 +126,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// object appended to a managed list is added to the realm.
     public func append(_ element: Element) {
         guard managed != nil else { storage.append(element); return }
-        write("append") { t, m, w in try t.listInsert(m.key, m.column, at: try t.listValues(m.key, m.column).count, try storageValue(element, &w)) }
+        write("append") { t, m, w in
+            let value = try storageValue(element, &w)
+            try t.listAppend(m.key, m.column, value)
+        }
     }
 
     /// Appends every element of a sequence (for example `Results`), in order: one list write

@@ -181,6 +181,25 @@ package struct ListView {
 
     package var values: [StorageValue] { (0..<count).map { value(at: $0) } }
 
+    /// Calls `body` with each element in order; a list of ints, bools or links reads its
+    /// block's header once instead of once per element.
+    package func forEach(_ body: (StorageValue) -> Void) {
+        guard case .ints = kind, type != .timestamp else {
+            for i in 0..<count { body(value(at: i)) }
+            return
+        }
+        guard count > 0 else { return }
+        let c = BlockCodec.intColumn(p, at: start0, rows: count)
+        for i in 0..<count {
+            if c.isNull(i) { body(.null); continue }
+            switch type {
+            case .bool: body(.bool(c[i] != 0))
+            case .link: body(.link(ObjectKey(UInt64(bitPattern: c[i]))))
+            default: body(.int(c[i]))
+            }
+        }
+    }
+
     /// A map's key at `i` (maps only; "" otherwise).
     package func key(at i: Int) -> String {
         guard keyStart >= 0, i >= 0, i < count else { return "" }

@@ -384,4 +384,12 @@ package enum ListAccess {
         case .values(let v): v
         }
     }
+
+    /// Calls `body` with each element in order.
+    package func forEach(_ body: (StorageValue) -> Void) {
+        switch self {
+        case .encoded(let v): v.forEach(body)
+        case .values(let v): for x in v { body(x) }
+        }
+    }
 }
