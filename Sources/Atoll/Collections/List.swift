@@ -12,7 +12,10 @@ public protocol _ListProtocol: AnyObject {
 /// Unmanaged, it is an array in memory. Managed, every read and write goes to the realm, and
 /// it keeps order and allows duplicates. Deleting an object removes it from every list.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    var storage: [Element] = []
+    var storage: [Element] = [] { didSet { if nestedLink != nil { nestedChanged() } } }
+    /// Where the list lives when it is nested in a managed object's mixed value: its elements
+    /// are then a copy that each change writes back (AnyRealmValue+Nested.swift).
+    var nestedLink: NestedMixedLink?
     struct Managed {
         let realm: Realm
         let owner: ClassBinding
@@ -56,6 +59,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         return Element._atollElement(v, realm: m.realm)
     }
 
+    /// The element stored at `index`: a collection nested in a mixed element writes back there.
+    func element(_ v: StorageValue, at index: Int) -> Element {
+        if v.isNestedCollection, let m = managed,
+           let nested = NestedMixedLink.element(v, realm: m.realm, owner: m.owner, key: m.key, column: m.column, root: .listElement(index)) as? Element {
+            return nested
+        }
+        return element(v)
+    }
+
     // MARK: reading
 
     public var startIndex: Int { 0 }
@@ -71,7 +83,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             guard managed != nil else { return storage[position] }
             let values = stored()
             guard position >= 0 && position < values.count else { atollProgrammerError("index \(position) out of bounds (count \(values.count))") }
-            return element(values[position])
+            return element(values[position], at: position)
         }
         set { replace(index: position, object: newValue) }
     }
@@ -79,7 +91,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
         guard managed != nil else { return storage.makeIterator() }
-        return stored().map(element).makeIterator()
+        return stored().enumerated().map { element($1, at: $0) }.makeIterator()
     }
 
     /// A short description: the element type and the count.
