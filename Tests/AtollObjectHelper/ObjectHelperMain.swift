@@ -14,6 +14,11 @@ final class Note: Object {
 }
 
 /// Models of the conformance misuse cases.
+/// A nested collection in an AnyRealmValue, for the misuse scenario that changes one outside a write.
+final class MixedNote: Object {
+    @Persisted var value: AnyRealmValue
+}
+
 final class NoteTag: Object {
     @Persisted var label = ""
 }
@@ -259,6 +264,10 @@ struct AtollObjectHelper {
                 _ = Note().freeze()
             case "conformance-thaw-unmanaged":
                 _ = Note().thaw()
+            case "conformance-nested-mixed-write-outside-transaction":
+                let realm = try Realm(configuration: .init(inMemoryIdentifier: "misuse", objectTypes: [MixedNote.self]))
+                let note = try realm.write { realm.create(MixedNote.self, value: ["value": AnyRealmValue.fromArray([.int(1)])]) }
+                note.value.listValue?.append(.int(2))
             case "conformance-observe-unmanaged":
                 let token = Note().observe { (_: ObjectChange<Note>) in }
                 token.invalidate()

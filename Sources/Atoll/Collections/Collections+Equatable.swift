@@ -21,6 +21,8 @@ extension List: Equatable {
     /// (as RealmSwift's unmanaged lists compare their arrays).
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
         if lhs === rhs { return true }
+        // Nested in a managed mixed value: the same collection of the same object.
+        if lhs.nestedLink != nil || rhs.nestedLink != nil { return NestedMixedLink.same(lhs.nestedLink, rhs.nestedLink) }
         guard lhs.realm == nil, rhs.realm == nil else { return false }
         return lhs.elementsEqual(rhs)
     }
@@ -39,6 +41,7 @@ extension Map: Equatable {
     /// Managed maps: the same instance. Unmanaged maps: the same keys with equal values.
     public static func == (lhs: Map<Key, Value>, rhs: Map<Key, Value>) -> Bool {
         if lhs === rhs { return true }
+        if lhs.nestedLink != nil || rhs.nestedLink != nil { return NestedMixedLink.same(lhs.nestedLink, rhs.nestedLink) }
         guard lhs.realm == nil, rhs.realm == nil else { return false }
         return lhs.storage == rhs.storage
     }

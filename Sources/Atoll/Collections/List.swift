@@ -12,7 +12,10 @@ public protocol _ListProtocol: AnyObject {
 /// Unmanaged, it is an array in memory. Managed, every read and write goes to the realm, and
 /// it keeps order and allows duplicates. Deleting an object removes it from every list.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
-    var storage: [Element] = []
+    var storage: [Element] = [] { didSet { if nestedLink != nil { nestedChanged() } } }
+    /// Where the list lives when it is nested in a managed object's mixed value: its elements
+    /// are then a copy that each change writes back (AnyRealmValue+Nested.swift).
+    var nestedLink: NestedMixedLink?
     struct Managed {
         let realm: Realm
         let owner: ClassBinding
@@ -61,6 +64,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         return Element._atollElement(v, realm: m.realm)
     }
 
+    /// The element stored at `index`: a collection nested in a mixed element writes back there.
+    func element(_ v: StorageValue, at index: Int) -> Element {
+        if v.isNestedCollection, let m = managed,
+           let nested = NestedMixedLink.element(v, realm: m.realm, owner: m.owner, key: m.key, column: m.column, root: .listElement(index)) as? Element {
+            return nested
+        }
+        return element(v)
+    }
+
     // MARK: reading
 
     public var startIndex: Int { 0 }
@@ -77,20 +89,21 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             // Only the element at `position` is decoded.
             let value = reading { list -> StorageValue? in position >= 0 && position < list.count ? list.value(at: position) : nil }
             guard let read = value, let value = read else { atollProgrammerError("index \(position) out of bounds (count \(count))") }
-            return element(value)
+            return element(value, at: position)
         }
         set { replace(index: position, object: newValue) }
     }
 
     /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
-        guard let m = managed else { return storage.makeIterator() }
-        // The elements of the version read now, decoded once, straight into an array of them.
-        let realm = m.realm
+        guard managed != nil else { return storage.makeIterator() }
+        // The elements of the version read now, decoded once, straight into an array of them
+        // (a collection nested in a mixed element writes back to its position).
         let elements = reading { list -> [Element] in
             var out: [Element] = []
             out.reserveCapacity(list.count)
-            list.forEach { out.append(Element._atollElement($0, realm: realm)) }
+            var index = 0
+            list.forEach { out.append(element($0, at: index)); index += 1 }
             return out
         }
         return (elements ?? []).makeIterator()

@@ -44,7 +44,10 @@ public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue>: Hashabl
 /// ```
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringConvertible {
     /// Unmanaged entries.
-    var storage: [Key: Value] = [:]
+    var storage: [Key: Value] = [:] { didSet { if nestedLink != nil { nestedChanged() } } }
+    /// Where the map lives when it is nested in a managed object's mixed value: its entries
+    /// are then a copy that each change writes back (AnyRealmValue+Nested.swift).
+    var nestedLink: NestedMixedLink?
     private(set) var managed: ManagedCollection?
 
     /// An empty, unmanaged map (in memory until its object is added to a realm).
@@ -73,6 +76,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         return CollectionElement.element(v, realm: m.realm)
     }
 
+    /// The value stored under `key`: a collection nested in a mixed value writes back there.
+    func value(_ v: StorageValue, key: String) -> Value {
+        if v.isNestedCollection, let m = managed, let nested = NestedMixedLink.element(v, of: m, root: .mapValue(key)) as? Value { return nested }
+        return value(v)
+    }
+
     private static func sortedKeys(_ keys: some Sequence<Key>) -> [Key] {
         keys.sorted { $0._atollMapKey.utf8.lexicographicallyPrecedes($1._atollMapKey.utf8) }
     }
@@ -94,7 +103,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// The values, in the order of their keys.
     public var values: [Value] {
         guard managed != nil else { return Self.sortedKeys(storage.keys).compactMap { storage[$0] } }
-        return storedEntries().map { value($0.value) }
+        return storedEntries().map { value($0.value, key: $0.key) }
     }
 
     /// The value stored under `key`, or nil when there is none. Setting a value adds or
@@ -103,7 +112,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     public subscript(key: Key) -> Value? {
         get {
             guard managed != nil else { return storage[key] }
-            return storedEntries().first { $0.key == key._atollMapKey }.map { value($0.value) }
+            return storedEntries().first { $0.key == key._atollMapKey }.map { value($0.value, key: $0.key) }
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -124,7 +133,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// The entries as `(key:, value:)` pairs, sorted by key.
     public func asKeyValueSequence() -> [(key: Key, value: Value)] {
         guard managed != nil else { return Self.sortedKeys(storage.keys).compactMap { k in storage[k].map { (key: k, value: $0) } } }
-        return storedEntries().map { (key: Key(_atollMapKey: $0.key), value: value($0.value)) }
+        return storedEntries().map { (key: Key(_atollMapKey: $0.key), value: value($0.value, key: $0.key)) }
     }
 
     // MARK: writing

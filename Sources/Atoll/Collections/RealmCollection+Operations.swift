@@ -116,13 +116,14 @@ extension List {
     /// The list's first element, or nil. One read of the list when managed.
     public var first: Element? {
         guard managed != nil else { return storage.first }
-        return stored().first.map(element)
+        return stored().first.map { element($0, at: 0) }
     }
 
     /// The list's last element, or nil. One read of the list when managed.
     public var last: Element? {
         guard managed != nil else { return storage.last }
-        return stored().last.map(element)
+        let values = stored()
+        return values.last.map { element($0, at: values.count - 1) }
     }
 }
 

@@ -209,6 +209,9 @@ public final class DynamicObject: CustomStringConvertible {
         }
         // A mixed value's object, whose class the value names.
         if case .typedLink(let t, let k) = v { return DynamicObject(context: context, tableKey: t, key: k) }
+        // A mixed value's nested collection: an array or dictionary, its objects DynamicObjects.
+        if case .mixedList(let l) = v { return l.map { swiftValue($0, col) } }
+        if case .mixedMap(let m) = v { return m.mapValues { swiftValue($0, col) } }
         return DynamicValues.swiftValue(v)
     }
 

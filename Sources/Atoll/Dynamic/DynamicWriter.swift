@@ -19,6 +19,9 @@ enum DynamicValues {
         case .uuid(let u): u
         case .objectId(let o): o
         case .decimal128(let d): d
+        // Nested collections (a mixed value's): arrays and dictionaries of the same.
+        case .mixedList(let l): l.map(swiftValue)
+        case .mixedMap(let m): m.mapValues(swiftValue)
         }
     }
 
@@ -184,6 +187,42 @@ struct DynamicWriter {
                 throw AtollError(.invalidArgument, "an object in a mixed value written through the dynamic API must be managed by this realm")
             }
             return .typedLink(m.binding.tableKey, m.key)
+        }
+        return try nestedMixed(value, column: col, depth: 0)
+    }
+
+    /// For a mixed column, a nested list or dictionary (an AnyRealmValue `.list`/`.dictionary`, or
+    /// a Swift array or dictionary) as stored, its objects as typed links (`mixedLink`); nil for
+    /// any other value. Deeper than `StorageValue.mixedNestingMax` is an error.
+    private func nestedMixed(_ value: Any, column col: ColumnSpec, depth: Int) throws -> StorageValue? {
+        if Swift.type(of: value) == [UInt8].self || value is Data || value is String { return nil }
+        var value = value
+        if let v = value as? AnyRealmValue {
+            switch v {
+            case .list(let l): value = Array(l) as [Any]
+            case .dictionary(let m): value = Dictionary(uniqueKeysWithValues: m.asKeyValueSequence().map { ($0.key, $0.value as Any) })
+            default: return nil
+            }
+        }
+        func element(_ e: Any?) throws -> StorageValue {
+            guard let e = flattenOptional(e) else { return .null }
+            if let nested = try nestedMixed(e, column: col, depth: depth + 1) { return nested }
+            if let link = try mixedLink(e, column: col) { return link }
+            if let v = e as? AnyRealmValue, let stored = v.storageValue { return stored }
+            guard let stored = ValueConversion.scalar(e, type: .mixed) else {
+                throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(e)) in a nested collection of '\(col.name)'")
+            }
+            return stored
+        }
+        if let array = value as? [Any] {
+            guard depth < StorageValue.mixedNestingMax else { throw AnyRealmValue.tooDeep() }
+            return .mixedList(try array.map(element))
+        }
+        if let dictionary = value as? [String: Any] {
+            guard depth < StorageValue.mixedNestingMax else { throw AnyRealmValue.tooDeep() }
+            var entries: [String: StorageValue] = [:]
+            for (k, e) in dictionary { entries[k] = try element(e) }
+            return .mixedMap(entries)
         }
         return nil
     }

@@ -54,6 +54,7 @@ enum InterchangeValue {
         case .decimal128(let d): out.string(d.scientificString)
         // In messages only: a data file writes a typed link with its class (ObjectJSONEncoder).
         case .typedLink(let t, let k): out.string("link to object \(k.rawValue) of table \(t.rawValue)")
+        case .mixedList, .mixedMap: appendMixed(v, to: &out)
         }
     }
 
@@ -84,11 +85,29 @@ enum InterchangeValue {
         case .decimal128: tagged("$numberDecimal") { appendScalar(v, to: &$0) }
         // Links are written by ObjectJSONEncoder, which knows their targets.
         case .link, .typedLink: out.raw("null")
+        // A nested list is an array, a nested dictionary an object (its keys never start with
+        // `$`, so it never reads as a tagged value).
+        case .mixedList(let l):
+            out.byte(UInt8(ascii: "["))
+            for (i, e) in l.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                appendMixed(e, to: &out)
+            }
+            out.byte(UInt8(ascii: "]"))
+        case .mixedMap(let m):
+            out.byte(UInt8(ascii: "{"))
+            for (i, k) in m.keys.sorted(by: StorageValue.mapKeyPrecedes).enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.string(k)
+                out.byte(UInt8(ascii: ":"))
+                appendMixed(m[k]!, to: &out)
+            }
+            out.byte(UInt8(ascii: "}"))
         }
     }
 
     /// The value of a mixed column from its self-describing JSON.
-    static func mixed(_ node: JSONNode) -> Result<StorageValue, Mismatch> {
+    static func mixed(_ node: JSONNode, depth: Int = 0) -> Result<StorageValue, Mismatch> {
         switch node.value {
         case .null: return .success(.null)
         case .bool(let b): return .success(.bool(b))
@@ -98,13 +117,36 @@ enum InterchangeValue {
             guard let d = Double(text), d.isFinite else { return .failure(Mismatch(message: "\(text) is out of the range of a double")) }
             return .success(.double(d))
         case .object(let members):
-            guard members.count == 1, let m = members.first else { break }
-            let types: [String: ColumnType] = ["$float": .float, "$double": .double, "$date": .timestamp, "$data": .binary,
-                                               "$uuid": .uuid, "$oid": .objectId, "$numberDecimal": .decimal128]
-            guard let type = types[m.key] else { break }
-            return scalar(m.value, type: type)
-        case .array:
-            return .failure(Mismatch(message: "a mixed value cannot be an array (nested collections are not supported)"))
+            if members.count == 1, let m = members.first, m.key.hasPrefix("$") {
+                let types: [String: ColumnType] = ["$float": .float, "$double": .double, "$date": .timestamp, "$data": .binary,
+                                                   "$uuid": .uuid, "$oid": .objectId, "$numberDecimal": .decimal128]
+                guard let type = types[m.key] else { break }
+                return scalar(m.value, type: type)
+            }
+            // Any other object is a nested dictionary (Realm 10.51's AnyRealmValue.dictionary).
+            guard depth < StorageValue.mixedNestingMax else { return .failure(Mismatch(message: AnyRealmValue.tooDeep().message)) }
+            var entries: [String: StorageValue] = [:]
+            for m in members {
+                if m.key.hasPrefix("$") { break }
+                do { try MapKeyRules.validate(m.key) } catch let e as AtollError { return .failure(Mismatch(message: e.message)) } catch { return .failure(Mismatch(message: "\(error)")) }
+                switch mixed(m.value, depth: depth + 1) {
+                case .success(let v): entries[m.key] = v
+                case .failure(let e): return .failure(e)
+                }
+            }
+            guard entries.count == members.count else { break }
+            return .success(.mixedMap(entries))
+        case .array(let elements):
+            // A nested list (Realm 10.51's AnyRealmValue.list).
+            guard depth < StorageValue.mixedNestingMax else { return .failure(Mismatch(message: AnyRealmValue.tooDeep().message)) }
+            var values: [StorageValue] = []
+            for e in elements {
+                switch mixed(e, depth: depth + 1) {
+                case .success(let v): values.append(v)
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(.mixedList(values))
         }
         return .failure(Mismatch(message: "expected a value or a tagged value such as {\"$date\": \"…\"} ($float, $double, $date, $data, $uuid, $oid, $numberDecimal), found \(node.typeName)"))
     }

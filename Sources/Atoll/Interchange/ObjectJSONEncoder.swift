@@ -81,6 +81,28 @@ final class ObjectJSONEncoder {
     }
 
     private func appendElement(_ v: StorageValue, column col: ColumnSpec, to out: inout JSONOutput) throws {
+        // A nested collection's elements may link objects: each is written as a mixed value is.
+        switch v {
+        case .mixedList(let l):
+            out.byte(UInt8(ascii: "["))
+            for (i, e) in l.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                try appendElement(e, column: col, to: &out)
+            }
+            out.byte(UInt8(ascii: "]"))
+            return
+        case .mixedMap(let m):
+            out.byte(UInt8(ascii: "{"))
+            for (i, k) in m.keys.sorted(by: StorageValue.mapKeyPrecedes).enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.string(k)
+                out.byte(UInt8(ascii: ":"))
+                try appendElement(m[k]!, column: col, to: &out)
+            }
+            out.byte(UInt8(ascii: "}"))
+            return
+        default: break
+        }
         if case .typedLink(let t, let target) = v {
             // A mixed value's link names its class: {"$link":{"class":"Dog","pk":1}}, or the
             // object itself for a class without a primary key ("object").

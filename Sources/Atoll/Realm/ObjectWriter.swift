@@ -78,7 +78,11 @@ struct ObjectWriter {
     /// becomes a typed link, the object's table and key.
     mutating func mixedValue(_ v: AnyRealmValue) throws -> StorageValue {
         if let stored = v.storageValue { return stored }
-        guard case .object(let o) = v else { preconditionFailure("only .object has no stored form of its own") }
+        switch v {
+        case .list, .dictionary: return try nestedMixedValue(v, depth: 0)
+        default: break
+        }
+        guard case .object(let o) = v else { preconditionFailure("only .object and nested collections have no stored form of their own") }
         let key = try add(o)
         let binding = o._managed?.binding ?? realm.requireBinding(for: type(of: o))
         return .typedLink(binding.tableKey, key)
@@ -89,8 +93,11 @@ struct ObjectWriter {
     /// of nested input, whose frames must stay small (NestedInputTests' 512 KiB stack).
     @inline(never)
     mutating func mixedObjectValue(_ value: Any?) throws -> StorageValue? {
-        guard let v = flattenOptional(value) as? AnyRealmValue, case .object = v else { return nil }
-        return try mixedValue(v)
+        guard let v = flattenOptional(value) as? AnyRealmValue else { return nil }
+        switch v {
+        case .object, .list, .dictionary: return try mixedValue(v)
+        default: return nil
+        }
     }
 
     /// The stored form of `value` for scalar property `p` (a mixed `.object` included). A frame
@@ -98,6 +105,7 @@ struct ObjectWriter {
     @inline(never)
     mutating func scalarValue(_ value: Any?, property p: PropertyInfo) throws -> StorageValue {
         if let stored = try mixedObjectValue(value) { return stored }
+        if let stored = try nestedMixedInput(value, property: p) { return stored }
         return try p.storageValue(from: value, realm: realm)
     }
 

@@ -325,8 +325,14 @@ public final class Realm {
 
     /// A managed object of the class bound to table `tableKey`.
     func makeObject(tableKey: TableKey, key: ObjectKey) -> Object? {
-        guard let b = bindings.values.first(where: { $0.tableKey == tableKey }) else { return nil }
-        return makeObject(b.schema.objectType, key: key, binding: b)
+        if let b = bindings.values.first(where: { $0.tableKey == tableKey }) { return makeObject(b.schema.objectType, key: key, binding: b) }
+        // Bindings are made on first use (and again after a commit): a class this realm has not
+        // bound yet is found by its table's name among the program's model classes.
+        guard let name = transaction.spec(of: tableKey)?.name,
+              let type = ObjectSchema.knownTypes.first(where: { $0.className() == name && isInSubset($0) }) else { return nil }
+        let b = requireBinding(for: type)
+        guard b.tableKey == tableKey else { return nil }
+        return makeObject(type, key: key, binding: b)
     }
 
     // MARK: reading

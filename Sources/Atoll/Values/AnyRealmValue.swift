@@ -19,8 +19,12 @@ public import AtollStorage
 /// Properties, `List<AnyRealmValue>`, `MutableSet<AnyRealmValue>` and `Map<String, AnyRealmValue>`
 /// hold these cases, `.object` included: a link to an object of any class, stored as a typed link
 /// (its class and key). Assigning an unmanaged object adds it to the realm; a deleted object reads
-/// as `.none` (removed from lists and sets, as realm-core does). Not in Atoll: the nested
-/// `.list`/`.dictionary` of Realm 10.51.
+/// as `.none` (removed from lists and sets, as realm-core does).
+///
+/// As in Realm 10.51, a value can also be a nested `.list` or `.dictionary` of further values,
+/// nested up to 100 levels (`AnyRealmValue.fromArray`, `.fromDictionary`). Read from a managed
+/// object, such a collection writes its changes back to the object (inside a write transaction),
+/// and the owning object's observers see the property change. Sets cannot hold them.
 ///
 /// ```swift
 /// try realm.write { setting.value = .object(dog) }
@@ -31,6 +35,8 @@ public import AtollStorage
 // stays confined as every Atoll object is: a managed one checks its realm's thread on each access
 // (`Realm.verifyThread`), and an AnyRealmValue that holds one may cross threads only as the object
 // may (frozen, or through a ThreadSafeReference), the rule RealmSwift states for its AnyRealmValue.
+// `.list` and `.dictionary` hold a List or Map, which are confined the same way (a nested one
+// read from a managed object writes to that object's realm, which checks its thread).
 public enum AnyRealmValue: Hashable, @unchecked Sendable {
     /// No value (nil).
     case none
@@ -56,6 +62,10 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
     case uuid(UUID)
     /// An object of any class (a link; RealmSwift's `AnyRealmValue.object`).
     case object(Object)
+    /// A dictionary of further values nested in this one (Realm 10.51+).
+    case dictionary(Map<String, AnyRealmValue>)
+    /// A list of further values nested in this one (Realm 10.51+).
+    case list(List<AnyRealmValue>)
 
     /// `.none`, the default of an `AnyRealmValue` property.
     public init() { self = .none }
@@ -81,6 +91,25 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
     /// The value when it is `.uuid`, else nil (no conversion between types).
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
 
+    /// The map when the value is `.dictionary`, else nil.
+    public var dictionaryValue: Map<String, AnyRealmValue>? { if case .dictionary(let v) = self { v } else { nil } }
+    /// The list when the value is `.list`, else nil.
+    public var listValue: List<AnyRealmValue>? { if case .list(let v) = self { v } else { nil } }
+
+    /// A `.dictionary` of a new unmanaged map holding `dictionary`'s entries (RealmSwift's).
+    public static func fromDictionary(_ dictionary: [String: AnyRealmValue]) -> AnyRealmValue {
+        let map = Map<String, AnyRealmValue>()
+        map.storage = dictionary
+        return .dictionary(map)
+    }
+
+    /// A `.list` of a new unmanaged list holding `array`'s elements (RealmSwift's).
+    public static func fromArray(_ array: [AnyRealmValue]) -> AnyRealmValue {
+        let list = List<AnyRealmValue>()
+        list.storage = array
+        return .list(list)
+    }
+
     /// The object when the value is `.object` and the object is a `type`, else nil.
     public func object<T: Object>(_ type: T.Type) -> T? { if case .object(let o) = self { o as? T } else { nil } }
 
@@ -96,7 +125,8 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
     }
 
     /// The stored form (the tag is the StorageValue case); nil for `.object`, whose typed link
-    /// the realm it is written in makes (`ObjectWriter.mixedValue`).
+    /// the realm it is written in makes (`ObjectWriter.mixedValue`), and for nested collections,
+    /// which may hold objects (`ObjectWriter.mixedValue` too).
     var storageValue: StorageValue? {
         switch self {
         case .none: .null
@@ -110,13 +140,15 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
         case .objectId(let v): .objectId(v)
         case .decimal128(let v): .decimal128(v)
         case .uuid(let v): .uuid(v)
-        case .object: nil
+        case .object, .list, .dictionary: nil
         }
     }
 
     /// The value of a stored one, a typed link made an object of `realm` (`.none` without a realm,
-    /// or when `realm`'s schema does not have the object's class).
+    /// or when `realm`'s schema does not have the object's class). A nested collection becomes an
+    /// unmanaged copy (`nested(_:realm:link:)` makes one that writes back).
     init?(_ v: StorageValue, realm: Realm?) {
+        if v.isNestedCollection { self = Self.nested(v, realm: realm, link: nil); return }
         guard case .typedLink(let t, let k) = v else { self.init(v); return }
         guard let realm, let o = realm.makeObject(tableKey: t, key: k) else { self = .none; return }
         self = .object(o)
@@ -138,6 +170,50 @@ public enum AnyRealmValue: Hashable, @unchecked Sendable {
         case .decimal128(let d): self = .decimal128(d)
         case .uuid(let u): self = .uuid(u)
         case .link, .typedLink: return nil
+        case .mixedList, .mixedMap: self = Self.nested(v, realm: nil, link: nil)
+        }
+    }
+
+    /// RealmSwift's equality: by value; two `.object`s are the same object; two nested collections
+    /// are equal when both are unmanaged with equal contents, or both are the same collection of
+    /// the same managed object (`List`'s and `Map`'s `==`).
+    public static func == (lhs: AnyRealmValue, rhs: AnyRealmValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.int(let a), .int(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.float(let a), .float(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.objectId(let a), .objectId(let b)): a == b
+        case (.decimal128(let a), .decimal128(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        case (.list(let a), .list(let b)): a == b
+        case (.dictionary(let a), .dictionary(let b)): a == b
+        default: false
+        }
+    }
+
+    /// Hashes the value (a nested collection by its kind only, as RealmSwift does).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .none: hasher.combine(14)
+        case .int(let v): hasher.combine(v)
+        case .bool(let v): hasher.combine(v)
+        case .float(let v): hasher.combine(v)
+        case .double(let v): hasher.combine(v)
+        case .string(let v): hasher.combine(v)
+        case .data(let v): hasher.combine(v)
+        case .date(let v): hasher.combine(v)
+        case .objectId(let v): hasher.combine(v)
+        case .decimal128(let v): hasher.combine(v)
+        case .uuid(let v): hasher.combine(v)
+        case .object(let o): hasher.combine(o)
+        case .dictionary: hasher.combine(12)
+        case .list: hasher.combine(13)
         }
     }
 }
@@ -160,6 +236,8 @@ extension AnyRealmValue {
         case .decimal128(let v): v
         case .uuid(let v): v
         case .object(let o): o
+        case .list(let l): Array(l).map(\.queryArgument)
+        case .dictionary(let m): Dictionary(uniqueKeysWithValues: m.asKeyValueSequence().map { ($0.key, $0.value.queryArgument) })
         }
     }
 }
@@ -170,7 +248,13 @@ extension AnyRealmValue: RealmCollectionValue {
     public static func _atollDefault() -> AnyRealmValue { .none }
     public static func _atollGet(_ a: _ManagedAccess) -> AnyRealmValue {
         a.read { t, row, c in
-            do { return AnyRealmValue(try t.value(row, c), realm: a.realm) ?? .none } catch { a.readFailed(error) }
+            do {
+                let v = try t.value(row, c)
+                if v.isNestedCollection {
+                    return nested(v, realm: a.realm, link: NestedMixedLink(realm: a.realm, owner: a.state.binding, key: a.key, column: a.column, root: .property))
+                }
+                return AnyRealmValue(v, realm: a.realm) ?? .none
+            } catch { a.readFailed(error) }
         }
     }
     public static func _atollFromStorage(_ v: StorageValue, realm: Realm?) -> AnyRealmValue? { AnyRealmValue(v, realm: realm) }

@@ -166,6 +166,8 @@ enum ValueConversion {
         case .typedLink(let t, let k):
             guard let realm else { return nil }
             return realm.makeObject(tableKey: t, key: k)
+        case .mixedList, .mixedMap:
+            return AnyRealmValue.nested(v, realm: realm, link: nil)
         }
     }
 }
@@ -203,6 +205,12 @@ extension PropertyInfo {
     func swiftValue(from value: Any?, realm: Realm?) throws -> Any {
         switch atollType.kind {
         case .scalar:
+            // A nested collection for a mixed property: an AnyRealmValue `.list`/`.dictionary` as
+            // it is, a Swift array or dictionary as one (unmanaged, so objects stay as given).
+            if atollType.columnType == .mixed, let flat = flattenOptional(value) {
+                if let v = flat as? AnyRealmValue, v.listValue != nil || v.dictionaryValue != nil { return v }
+                if let nested = try AnyRealmValue.nestedInput(flat) { return nested }
+            }
             let stored = try storageValue(from: value, realm: realm)
             guard let v = valueType._atollFromStorage(stored, realm: realm) else {
                 throw AtollError(.typeMismatch, "invalid value \(ValueConversion.describe(value)) for property '\(name)'")

@@ -168,7 +168,7 @@ public struct BoundKeyPath: Sendable, Hashable, CustomStringConvertible {
             switch step.mapAccess {
             case .key(let key)?: "\(step.property.name)['\(key)']"
             case .keys?: "\(step.property.name).@keys"
-            case nil: step.property.name
+            case nil: step.property.name + step.mixedPath.map(\.spelling).joined()
             }
         }.joined(separator: ".")
     }
@@ -183,6 +183,9 @@ public struct BoundKeyPathStep: Sendable, Hashable {
     /// For a map property: one key's value (`map['k']`) or the keys (`map.@keys`) instead of
     /// the values.
     public var mapAccess: MapAccess?
+    /// For a mixed property: the way into the collections nested in its value
+    /// (`value.key`, `value['key']`, `value[0]`, `value[*]`, `value.@size`, ...); empty for the value itself.
+    public var mixedPath: [MixedPathElement] = []
 
     public init(className: String, property: QueryProperty, mapAccess: MapAccess? = nil) {
         self.className = className
@@ -191,10 +194,33 @@ public struct BoundKeyPathStep: Sendable, Hashable {
     }
 
     /// Whether the step reaches any number of values: a list, set, map or linking objects,
-    /// except one key of a map.
+    /// except one key of a map; in a mixed value, every element (`[*]`) or the keys.
     public var isToMany: Bool {
+        if !mixedPath.isEmpty { return mixedPath.contains { $0 == .all || $0 == .keys } }
         if case .key = mapAccess { return false }
         return property.isToMany
+    }
+}
+
+/// One step into the collections nested in a mixed value (realm-core's path elements).
+public enum MixedPathElement: Sendable, Hashable {
+    /// The value under a key of a nested dictionary (`.key`, `['key']`).
+    case key(String)
+    /// The element at a position of a nested list (`[0]`); negative counts from the end (`[LAST]` is -1).
+    case index(Int)
+    /// Every element of a nested list, or every value of a nested dictionary (`[*]`).
+    case all
+    /// The keys of a nested dictionary (`.@keys`), as strings.
+    case keys
+
+    /// How the element reads in a key path: `['key']`, `[0]`, `[LAST]`, `[*]`, `.@keys`.
+    public var spelling: String {
+        switch self {
+        case .key(let key): return "['\(key)']"
+        case .index(let i): return i == -1 ? "[LAST]" : "[\(i)]"
+        case .all: return "[*]"
+        case .keys: return ".@keys"
+        }
     }
 }
 

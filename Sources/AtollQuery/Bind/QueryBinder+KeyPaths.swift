@@ -31,6 +31,38 @@ extension BindingSession {
                 throw AtollError.invalidQuery("the variable '$\(name)' can only start a key path", at: offset)
             case .keyPathArgument(_, let offset):
                 throw AtollError.invalidQuery("%K cannot be nested in a key path argument", at: offset)
+            case .property(let name, _) where Self.isMixedValue(steps.last):
+                // `value.key` in a mixed value: the value under `key` of its nested dictionary.
+                steps[steps.count - 1].mixedPath.append(.key(name))
+            case .mapKey(let keyNode, let offset) where Self.isMixedValue(steps.last):
+                let element: MixedPathElement
+                switch keyNode {
+                case .literal(let text): element = .key(text)
+                case .argument(let reference):
+                    switch try argument(reference, at: offset) {
+                    case .string(let text): element = .key(text)
+                    case .int(let i) where i >= 0 && i <= Int64(Int32.max): element = .index(Int(i))
+                    default:
+                        throw AtollError.invalidQuery("the argument \(reference.spelling) in [ ] must be a string (a key) or a non-negative integer (a position)", at: offset)
+                    }
+                case .index(let i): element = .index(i)
+                case .all: element = .all
+                case .first: element = .index(0)
+                case .last: element = .index(-1)
+                case .size:
+                    guard index == components.endIndex - 1 else {
+                        throw AtollError.invalidQuery("[SIZE] must be at the end of a key path", at: offset)
+                    }
+                    return .count(try mixedSize(steps, scope: scope, offset: offset))
+                }
+                steps[steps.count - 1].mixedPath.append(element)
+            case .collectionOperator(let op, let offset) where Self.isMixedValue(steps.last) && (op == .count || op == .keys):
+                // `value.@size` (`@count`), `value.@keys`: of the collection nested in a mixed value.
+                guard index == components.endIndex - 1 else {
+                    throw AtollError.invalidQuery("\(op.rawValue) must be at the end of a key path", at: offset)
+                }
+                if op == .count { return .count(try mixedSize(steps, scope: scope, offset: offset)) }
+                steps[steps.count - 1].mixedPath.append(.keys)
             case .property(let name, _) where steps.last.map({ $0.property.isMap && $0.property.type != .object && $0.mapAccess == nil }) ?? false:
                 // `map.key` on a map of values: the value under `key` (realm-core), as `map['key']`.
                 steps[steps.count - 1].mapAccess = .key(name)
@@ -60,6 +92,8 @@ extension BindingSession {
                         throw AtollError.invalidQuery("the map key argument \(reference.spelling) must be a string", at: offset)
                     }
                     key = text
+                case .index, .all, .first, .last, .size:
+                    throw AtollError.invalidQuery("[0], [*], [FIRST], [LAST] and [SIZE] apply to the collections nested in a mixed (AnyRealmValue) property", at: offset)
                 }
                 steps[mapIndex].mapAccess = .key(key)
             case .collectionOperator(.values, let offset):
@@ -81,6 +115,20 @@ extension BindingSession {
             index += 1
         }
         return .value(try keyPath(scope: scope, steps: steps, offset: node.offset))
+    }
+
+    /// Whether `step` reads a mixed (AnyRealmValue) property, whose value may be a nested collection.
+    static func isMixedValue(_ step: BoundKeyPathStep?) -> Bool {
+        guard let step, step.property.type == .mixed, !step.property.isToMany, step.mapAccess == nil else { return false }
+        return !step.mixedPath.contains(.keys)
+    }
+
+    /// `value.@size`, `value[SIZE]`: the number of elements of the collection nested at the end
+    /// of the path, counted as the values of `[*]` (none for a value that is no collection).
+    private func mixedSize(_ steps: [BoundKeyPathStep], scope: BindingScope, offset: Int) throws -> BoundKeyPath {
+        var steps = steps
+        steps[steps.count - 1].mixedPath.append(.all)
+        return try keyPath(scope: scope, steps: steps, offset: offset)
     }
 
     /// The index of the last step, which must be a map not yet narrowed by `[…]` or `@keys`.
@@ -254,7 +302,7 @@ extension BindingSession {
         }
         // A to-one link, or one key of a map, on the way can be nil.
         let throughNullableLink = steps.dropLast().contains { $0.property.isLink || ($0.property.isMap && !$0.isToMany) }
-        if last.mapAccess == .keys {
+        if last.mapAccess == .keys || last.mixedPath.last == .keys {
             return BoundKeyPath(
                 rootClassName: scope.className, steps: steps, valueType: .string, objectClassName: nil,
                 isToMany: true, canBeNull: false

@@ -29,14 +29,15 @@ extension QueryValue {
         case .decimal128: "decimal128"
         case .object: "objectlink"
         case .list: "array"
+        case .dictionary: "object"
         }
     }
 }
 
 enum TypeOfValueNames {
     /// realm-core's names (lowercase) and the canonical names each stands for. `object`,
-    /// `array` and `collection` are the nested collections of Realm 10.51, which Atoll's mixed
-    /// values cannot hold: the names are accepted and match no value.
+    /// `array` and `collection` are the nested collections of Realm 10.51 (`object` and `dictionary`
+    /// a nested dictionary, `array` and `list` a nested list).
     static let attributes: [String: [String]] = {
         var map: [String: [String]] = [:]
         for name in ["int", "integer", "int16", "int32", "int64", "short", "long", "byte", "char"] { map[name] = ["int"] }

@@ -24,8 +24,11 @@ public enum QueryValue: Sendable, Hashable, CustomStringConvertible {
     case decimal128(Decimal128)
     /// A managed object, by class and object key.
     case object(className: String, key: UInt64)
-    /// The values of `IN {…}` / `IN $0`, or the two bounds of `BETWEEN`.
+    /// The values of `IN {…}` / `IN $0`, or the two bounds of `BETWEEN`; also a list nested in a
+    /// mixed value (RealmSwift's `AnyRealmValue.list`) as a row holds it.
     case list([QueryValue])
+    /// A dictionary nested in a mixed value (RealmSwift's `AnyRealmValue.dictionary`) as a row holds it.
+    case dictionary([String: QueryValue])
 
     /// The timestamp of `date`, rounded to the nearest nanosecond.
     public static func timestamp(_ date: Date) -> QueryValue {
@@ -65,6 +68,7 @@ public enum QueryValue: Sendable, Hashable, CustomStringConvertible {
         case .decimal128(let value): "decimal128 \(value)"
         case .object(let className, let key): "\(className) object \(key)"
         case .list(let values): "list of \(values.count) values"
+        case .dictionary(let values): "dictionary of \(values.count) values"
         }
     }
 }

@@ -33,7 +33,8 @@ struct Compiler {
             var constant: QueryValue?
             if case .constant(let v) = c.right { constant = v }
             let comparator = Comparator(op: c.operator, options: c.options, valueType: c.valueType, constant: constant)
-            if let constant, c.quantifier == .any, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil {
+            if let constant, c.quantifier == .any, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany, path.steps[0].mapAccess == nil,
+               path.steps[0].mixedPath.isEmpty {
                 let property = path.steps[0].property
                 return .column(ColumnTest(column: property.columnIndex, type: property.type, constant: constant, comparator: comparator))
             }

@@ -100,8 +100,16 @@ struct GraphEvaluator {
                 i += 1
                 continue
             }
-            return try body(QueryValue(try o.table.value(o.row, p.columnIndex), linkTarget: nil, in: o.table))
+            return try visitValue(path, step: i, from: o, body)
         }
+    }
+
+    /// The value of step `i`, a property that is no link or collection: in a frame of its own,
+    /// as `visitMap`, so that the recursive `visit` frame stays small.
+    @inline(never)
+    private func visitValue(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        if !path.steps[i].mixedPath.isEmpty { return try visitMixed(path, step: i, from: o, body) }
+        return try body(QueryValue(try o.table.value(o.row, path.steps[i].property.columnIndex), linkTarget: nil, in: o.table))
     }
 
     /// Step `i` of `path` is a map read by key (`map['key']`) or for its keys (`map.@keys`):
@@ -126,6 +134,40 @@ struct GraphEvaluator {
         if last { return try body(.object(className: target, key: k.rawValue)) }
         guard let r = try object(try table(target), k) else { return true }
         return try visit(path, step: i + 1, from: r, body)
+    }
+
+    /// Step `i` of `path` reads into the collections nested in a mixed value (`value.key`,
+    /// `value[0]`, `value[*]`, `value.@keys`): calls `body` with each value reached. A key or
+    /// position that is not there, or a value that is no collection, reaches nil on a to-one path
+    /// and nothing on a path through `[*]` (realm-core). The recursion is one frame per path
+    /// element, which ``QueryLimits/keyPathComponentsMax`` bounds.
+    @inline(never)
+    private func visitMixed(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        let step = path.steps[i]
+        let toMany = step.isToMany
+        func walk(_ v: StorageValue, _ rest: ArraySlice<MixedPathElement>) throws -> Bool {
+            guard let element = rest.first else { return try body(QueryValue(v, linkTarget: nil, in: o.table)) }
+            switch (element, v) {
+            case (.key(let k), .mixedMap(let m)):
+                if let e = m[k] { return try walk(e, rest.dropFirst()) }
+            case (.index(let n), .mixedList(let l)):
+                let j = n < 0 ? l.count + n : n
+                if j >= 0 && j < l.count { return try walk(l[j], rest.dropFirst()) }
+            case (.all, .mixedList(let l)):
+                for e in l where try !walk(e, rest.dropFirst()) { return false }
+                return true
+            case (.all, .mixedMap(let m)):
+                for k in m.keys.sorted(by: StorageValue.mapKeyPrecedes) where try !walk(m[k]!, rest.dropFirst()) { return false }
+                return true
+            case (.keys, .mixedMap(let m)):
+                for k in m.keys.sorted(by: StorageValue.mapKeyPrecedes) where try !body(.string(k)) { return false }
+                return true
+            default:
+                break
+            }
+            return toMany ? true : try body(.null)
+        }
+        return try walk(try o.table.value(o.row, step.property.columnIndex), step.mixedPath[...])
     }
 
     /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).

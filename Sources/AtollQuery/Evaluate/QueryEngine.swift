@@ -236,7 +236,7 @@ public struct QueryEngine {
     /// and its column, when the column has an index (or is the primary key).
     func indexedProperty(_ c: BoundComparison, table: Table) -> (QueryProperty, Int)? {
         guard c.quantifier == .any, c.options.isEmpty, case .keyPath(let path) = c.left, path.steps.count == 1, !path.isToMany,
-              path.steps[0].mapAccess == nil, case .constant = c.right else { return nil }
+              path.steps[0].mapAccess == nil, path.steps[0].mixedPath.isEmpty, case .constant = c.right else { return nil }
         let property = path.steps[0].property
         let column = property.columnIndex
         guard column >= 0, column < table.spec.columns.count, property.isIndexed || table.spec.primaryKey == property.name,
@@ -412,7 +412,8 @@ public struct QueryEngine {
     /// `ValueComparison.compare`: nil first, numbers by value, strings by StringOrdering, ties
     /// in the original order. Nil for the other cases.
     private func sortByOwnColumn(_ keys: [ObjectKey], table: Table, _ sortKey: BoundSortKey) throws -> [ObjectKey]? {
-        guard sortKey.keyPath.steps.count == 1, !sortKey.keyPath.isToMany, sortKey.keyPath.steps[0].mapAccess == nil else { return nil }
+        guard sortKey.keyPath.steps.count == 1, !sortKey.keyPath.isToMany, sortKey.keyPath.steps[0].mapAccess == nil,
+              sortKey.keyPath.steps[0].mixedPath.isEmpty else { return nil }
         let p = sortKey.keyPath.steps[0].property
         let c = p.columnIndex
         guard p.linkingObjectsOrigin == nil, !p.isList, c >= 0, c < table.spec.columns.count else { return nil }

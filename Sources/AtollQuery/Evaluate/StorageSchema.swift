@@ -116,6 +116,8 @@ extension QueryValue {
         case .link(let k): self = .object(className: linkTarget ?? "", key: k.rawValue)
         case .decimal128(let d): self = .decimal128(d)
         case .typedLink(let t, let k): self = .object(className: table?.tableName(t) ?? "", key: k.rawValue)
+        case .mixedList(let l): self = .list(l.map { QueryValue($0, linkTarget: nil, in: table) })
+        case .mixedMap(let m): self = .dictionary(m.mapValues { QueryValue($0, linkTarget: nil, in: table) })
         }
     }
 
@@ -134,7 +136,7 @@ extension QueryValue {
         case .objectId(let o): .objectId(o)
         case .object(_, let key): .link(ObjectKey(key))
         case .decimal128(let d): .decimal128(d)
-        case .list: nil
+        case .list, .dictionary: nil
         }
     }
 

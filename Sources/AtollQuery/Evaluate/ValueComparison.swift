@@ -59,6 +59,7 @@ enum ValueComparison {
             case .object: 8
             case .null: 9
             case .list: 10
+            case .dictionary: 11
             }
         }
         return family(a) == family(b)
@@ -107,6 +108,7 @@ enum ValueComparison {
         case .uuid: 6
         case .object: 7
         case .list: 8
+        case .dictionary: 9
         }
     }
 }

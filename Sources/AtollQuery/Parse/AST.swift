@@ -177,6 +177,14 @@ public enum KeyPathComponent: Sendable, Hashable {
 public enum MapKeyNode: Sendable, Hashable {
     case literal(String)
     case argument(ArgumentReference)
+    /// `[0]`: a position in a list nested in a mixed value.
+    case index(Int)
+    /// `[*]`: every element of a collection nested in a mixed value.
+    case all
+    /// `[FIRST]` / `[LAST]`: the first or last element of a list nested in a mixed value.
+    case first, last
+    /// `[SIZE]`: the number of elements of a collection nested in a mixed value.
+    case size
 }
 
 /// The `@` operators on collections.

@@ -93,6 +93,9 @@ struct Lexer {
         case UInt8(ascii: "]"): return single(.rightBracket)
         case UInt8(ascii: ","): return single(.comma)
         case UInt8(ascii: "."): return single(.dot)
+        // `[*]`, every element of a collection nested in a mixed value: a word only right after `[`.
+        case UInt8(ascii: "*") where bytes[..<start].last(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }) == UInt8(ascii: "["):
+            return single(.word("*"))
         case UInt8(ascii: "="):
             switch peek(1) {
             case UInt8(ascii: "="): return single(.equal, length: 2)

@@ -483,8 +483,14 @@ struct Parser {
             key = .argument(.positional(argumentIndex))
         case .formatSpecifier(let specifier) where specifier != .keyPath:
             key = .argument(.format(specifier, index: try takeFormatArgument(at: current.offset)))
+        case .literal(.int(let i)) where i >= 0 && i <= Int64(Int32.max):
+            key = .index(Int(i))
+        case .word("*"):
+            key = .all
+        case .word(let word) where ["first", "last", "size"].contains(word.lowercased()):
+            key = word.lowercased() == "first" ? .first : word.lowercased() == "last" ? .last : .size
         default:
-            throw AtollError.invalidQuery("a map key in [ ] must be a string such as ['key'] or an argument such as [$0]", at: current.offset)
+            throw AtollError.invalidQuery("a map key in [ ] must be a string such as ['key'] or an argument such as [$0] (in a mixed value also [0], [*], [FIRST], [LAST] or [SIZE])", at: current.offset)
         }
         advance()
         try expect(.rightBracket, "']' after the map key")

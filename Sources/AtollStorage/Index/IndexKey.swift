@@ -43,6 +43,10 @@ package enum IndexKey {
             var w = ByteWriter(capacity: 13)
             w.u8(0x0B); w.u32BigEndian(t.rawValue); w.u64BigEndian(k.rawValue)
             return (w.bytes, false)
+        // A nested collection is not indexed by its contents: a key of its own, which no value
+        // a query looks up equals (realm-core's index likewise holds no collection contents).
+        case .mixedList: return ([0x0C], false)
+        case .mixedMap: return ([0x0D], false)
         default: return encode(value)
         }
     }
@@ -63,7 +67,7 @@ package enum IndexKey {
         case .uuid(let u): w.u8(0x06); withUnsafeBytes(of: u.uuid) { w.append($0) }
         case .objectId(let o): w.u8(0x07); w.append(o.bytes)
         case .decimal128(let d): w.u8(0x08); w.append(d.orderedKey)
-        case .float, .double, .binary, .link, .typedLink:
+        case .float, .double, .binary, .link, .typedLink, .mixedList, .mixedMap:
             // Not indexable (TableSpec.validate rejects such indexes); encode as null so a
             // programming error cannot corrupt an index.
             w.u8(0x00)

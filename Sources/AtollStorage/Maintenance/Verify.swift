@@ -177,16 +177,23 @@ extension Transaction {
     /// Decodes every list value, so a corrupted list is found by verify rather than by a reader.
     private func verifyLists(_ t: Table) throws {
         let listColumns = t.spec.columns.indices.filter { t.spec.columns[$0].isList }
-        guard !listColumns.isEmpty else { return }
+        // Mixed properties: each value decodes (one tag, one whole value; nested collections
+        // within the depth limit, their map keys valid, unique and in order).
+        let mixedColumns = t.spec.columns.indices.filter { t.spec.columns[$0].type == .mixed && !t.spec.columns[$0].isList }
+        guard !listColumns.isEmpty || !mixedColumns.isEmpty else { return }
         try t.forEachLeaf { leaf in
             for r in 0..<leaf.count {
                 let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
+                for c in mixedColumns { _ = try t.value(h, c) }
                 for c in listColumns {
                     let values = try t.list(h, c).values
                     let col = t.spec.columns[c]
                     // Sets: unique and in set order; maps: keys unique and sorted by their bytes.
                     if col.isSet, zip(values, values.dropFirst()).contains(where: { StorageValue.setOrder($0, $1) >= 0 }) {
                         throw AtollError.corrupted("set '\(t.name).\(col.name)' of object \(h.key.rawValue) is not sorted and unique")
+                    }
+                    if col.isSet, values.contains(where: \.isNestedCollection) {
+                        throw AtollError.corrupted("set '\(t.name).\(col.name)' of object \(h.key.rawValue) holds a nested collection")
                     }
                     if col.isMap {
                         let keys = try t.mapKeys(h, c)

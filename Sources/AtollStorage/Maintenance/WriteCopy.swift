@@ -136,7 +136,7 @@ extension Table {
                 // Typed links in mixed values, whose target table is part of the value.
                 for c in mixedColumns {
                     for v in spec.columns[c].isList ? try source.list(h, c).values : [try source.value(h, c)] {
-                        if case .typedLink(let t, let k) = v {
+                        for (t, k) in v.typedLinks {
                             try transaction.table(t).adjustBacklink(to: k, from: key, column: c, origin: origin, delta: 1)
                         }
                     }

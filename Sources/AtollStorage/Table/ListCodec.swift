@@ -71,7 +71,7 @@ enum ListCodec {
         case .decimal128(let d): d.store(to: b.values.pointer + r * 16)
         case .string(var s): s.withUTF8 { b.setBytes(r, UnsafeRawBufferPointer($0), external: false) }
         case .binary(let d): d.withUnsafeBytes { b.setBytes(r, $0, external: false) }
-        case .typedLink: preconditionFailure("a typed link is a mixed element, stored as its tagged encoding")
+        case .typedLink, .mixedList, .mixedMap: preconditionFailure("a typed link or nested collection is a mixed element, stored as its tagged encoding")
         }
     }
 }

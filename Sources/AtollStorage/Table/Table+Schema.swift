@@ -94,7 +94,7 @@ extension Table {
                     } else if let k = self.link(h, move.old) {
                         values = [.link(k)]
                     }
-                    for v in values {
+                    for v in values.flatMap({ v -> [StorageValue] in v.isNestedCollection ? v.typedLinks.map { .typedLink($0.table, $0.key) } : [v] }) {
                         let target: Table, t: ObjectKey
                         switch v {
                         case .link(let k):

@@ -75,6 +75,17 @@ extension Table {
             guard try targetTable.contains(target) else {
                 throw AtollError(.objectNotFound, "\(label) cannot link to object \(target.rawValue): it does not exist in '\(targetTable.name)'")
             }
+        case .mixedList, .mixedMap:
+            // Realm nests collections in mixed properties, lists and map values, not in sets.
+            guard !spec.columns[c].isSet else {
+                throw AtollError(.typeMismatch, "\(label) is a set; a set of mixed values cannot hold a nested list or dictionary (as in Realm)")
+            }
+            try value.validateNesting(label)
+            for (t, k) in value.typedLinks { try validate(.typedLink(t, k), column: c, element: true) }
+            let bytes = value.mixedBytes.count
+            guard bytes <= SchemaLimits.valueBytesMax else {
+                throw AtollError(.limitExceeded, "a nested collection of \(bytes) bytes for \(label) exceeds the 16 MiB limit")
+            }
         default: break
         }
     }
@@ -331,7 +342,7 @@ extension Table {
         case .float, .double, .uuid, .objectId, .decimal128: Self.storeFixed(value, at: block.values.pointer + r * block.stride)
         case .string(var s): try s.withUTF8 { try placeBytes(UnsafeRawBufferPointer($0), block: b, leaf: m, row: r) }
         case .binary(let d): try d.withUnsafeBytes { try placeBytes($0, block: b, leaf: m, row: r) }
-        case .typedLink: preconditionFailure("a typed link reached a column that is not mixed (validate refuses it)")
+        case .typedLink, .mixedList, .mixedMap: preconditionFailure("a typed link or nested collection reached a column that is not mixed (validate refuses it)")
         }
     }
 
@@ -405,8 +416,17 @@ extension Table {
                 for i in values.indices.reversed() where values[i] == link {
                     try origin.listRemove(entry.originKey, entry.originColumn, at: i, implicit: true)
                 }
+            } else if originColumn.type == .mixed, try origin.value(entry.originKey, entry.originColumn).isNestedCollection {
+                // The link is inside a nested collection of the property.
+                if origin.key != self.key || entry.originKey != key {
+                    let v = try origin.value(entry.originKey, entry.originColumn)
+                    try origin.set(entry.originKey, entry.originColumn, v.removingTypedLink(link), implicit: true)
+                }
             } else if origin.key != self.key || entry.originKey != key {
                 try origin.set(entry.originKey, entry.originColumn, .null, implicit: true)
+            }
+            if originColumn.type == .mixed, originColumn.isList || originColumn.isMap {
+                try origin.removeNestedTypedLinks(entry.originKey, entry.originColumn, link)
             }
         }
         // 2. This object's own links, index entries and blobs.
@@ -572,11 +592,30 @@ extension Table {
 
     /// Keeps the backlinks of a mixed value's typed link exact: the target of the `old` value
     /// (if it is a typed link) loses one from this object's column `c`, that of `new` gains one.
+    /// Removes `link` from the nested collections held by the elements (map values) of a mixed
+    /// list (map) column, as a deletion of its target does.
+    func removeNestedTypedLinks(_ key: ObjectKey, _ c: Int, _ link: StorageValue) throws {
+        guard try contains(key) else { return }
+        if spec.columns[c].isMap {
+            for (k, v) in try mapEntries(key, c) where v.isNestedCollection {
+                let nv = v.removingTypedLink(link)
+                if nv != v { try mapSet(key, c, key: k, nv) }
+            }
+        } else {
+            let values = try listValues(key, c)
+            for (i, v) in values.enumerated() where v.isNestedCollection {
+                let nv = v.removingTypedLink(link)
+                if nv != v { try listSet(key, c, at: i, nv) }
+            }
+        }
+    }
+
+    /// Typed links inside nested collections count one each, as realm-core's do.
     func typedLinkChanged(_ c: Int, _ key: ObjectKey, old: StorageValue?, new: StorageValue?) throws {
-        if case .typedLink(let t, let k)? = old {
+        for (t, k) in old?.typedLinks ?? [] {
             try transaction.table(t).adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: -1)
         }
-        if case .typedLink(let t, let k)? = new {
+        for (t, k) in new?.typedLinks ?? [] {
             try transaction.table(t).adjustBacklink(to: k, from: self.key, column: c, origin: key, delta: 1)
         }
     }

@@ -34,6 +34,17 @@ extension StorageValue {
             return xt == yt ? three(xk.rawValue, yk.rawValue) : three(xt.rawValue, yt.rawValue)
         // Numerically, NaN first: 1.5 and 1.50 are one element (as realm-core compares them).
         case (.decimal128(let x), .decimal128(let y)): return x.compare(y)
+        // Nested collections (never set elements; this orders them for sorting): element by element,
+        // maps by their keys in stored order, then by the values.
+        case (.mixedList(let x), .mixedList(let y)):
+            for (p, q) in zip(x, y) { let c = setOrder(p, q); if c != 0 { return c } }
+            return three(x.count, y.count)
+        case (.mixedMap(let x), .mixedMap(let y)):
+            let xk = x.keys.sorted(by: mapKeyPrecedes), yk = y.keys.sorted(by: mapKeyPrecedes)
+            for (p, q) in zip(xk, yk) where p != q { return mapKeyPrecedes(p, q) ? -1 : 1 }
+            if xk.count != yk.count { return three(xk.count, yk.count) }
+            for k in xk { let c = setOrder(x[k]!, y[k]!); if c != 0 { return c } }
+            return 0
         default:
             if let x = a.exactDecimal, let y = b.exactDecimal { return x.compare(y) }
             return three(a.typeRank, b.typeRank)
@@ -63,6 +74,8 @@ extension StorageValue {
         case .objectId: 5
         case .uuid: 6
         case .link, .typedLink: 8
+        case .mixedList: 9
+        case .mixedMap: 10
         }
     }
 

@@ -47,6 +47,17 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
     /// A link to an object of any table, as a mixed value holds it (realm-core's `TypedLink`,
     /// RealmSwift's `AnyRealmValue.object`): the target's table and key.
     case typedLink(TableKey, ObjectKey)
+    /// A list of mixed values nested in a mixed value (RealmSwift 10.51's `AnyRealmValue.list`);
+    /// its elements may be nested collections themselves, up to `mixedNestingMax` levels.
+    case mixedList([StorageValue])
+    /// A map of mixed values nested in a mixed value (RealmSwift 10.51's `AnyRealmValue.dictionary`),
+    /// keys following the map key rules (`MapKeyRules`).
+    case mixedMap([String: StorageValue])
+
+    /// How deeply collections may nest in one mixed value (a list in a list is two levels). Deeper
+    /// values are refused when written and read as corrupt, so that neither the encoder nor the
+    /// decoder, both recursive, can exhaust a thread's stack.
+    public static let mixedNestingMax = 100
 
     public var isNull: Bool { if case .null = self { true } else { false } }
 
@@ -65,6 +76,8 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .link(let k): "->\(k.rawValue)"
         case .decimal128(let v): "decimal128(\(v))"
         case .typedLink(let t, let k): "->\(t.rawValue):\(k.rawValue)"
+        case .mixedList(let l): "[" + l.map(\.description).joined(separator: ", ") + "]"
+        case .mixedMap(let m): "{" + m.keys.sorted(by: StorageValue.mapKeyPrecedes).map { "\"\($0)\": \(m[$0]!)" }.joined(separator: ", ") + "}"
         }
     }
 
@@ -74,7 +87,7 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case (.null, _): true
         case (.link, .mixed): false
         case (_, .mixed): true
-        case (.typedLink, _): false
+        case (.typedLink, _), (.mixedList, _), (.mixedMap, _): false
         case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.string, .string),
              (.binary, .binary), (.timestamp, .timestamp), (.uuid, .uuid), (.objectId, .objectId), (.link, .link),
              (.decimal128, .decimal128):
@@ -98,6 +111,8 @@ public enum StorageValue: Hashable, Sendable, CustomStringConvertible {
         case .link: "link"
         case .decimal128: "decimal128"
         case .typedLink: "object"
+        case .mixedList: "list"
+        case .mixedMap: "dictionary"
         }
     }
 }
@@ -133,7 +148,12 @@ extension StorageValue {
              // 12 is taken: sync changesets mark a link's primary key with it (ChangesetContent.linkTag).
              decimal128 = 13,
              // A typed link: varint table key, varint object key (only in mixed values).
-             typedLink = 14
+             typedLink = 14,
+             // A nested list: varint count, then the elements (mixed values only).
+             mixedList = 15,
+             // A nested map: varint count, then (string key, value) pairs, keys ascending by their
+             // UTF-8 bytes (mixed values only).
+             mixedMap = 16
     }
 
     package func encode(into w: inout ByteWriter) {
@@ -153,10 +173,24 @@ extension StorageValue {
         case .link(let k): w.u8(Tag.link.rawValue); w.varint(k.rawValue)
         case .decimal128(let d): w.u8(Tag.decimal128.rawValue); d.write(to: &w)
         case .typedLink(let t, let k): w.u8(Tag.typedLink.rawValue); w.varint(UInt64(t.rawValue)); w.varint(k.rawValue)
+        case .mixedList(let l):
+            w.u8(Tag.mixedList.rawValue); w.varint(UInt64(l.count))
+            for e in l { e.encode(into: &w) }
+        case .mixedMap(let m):
+            w.u8(Tag.mixedMap.rawValue); w.varint(UInt64(m.count))
+            for k in m.keys.sorted(by: StorageValue.mapKeyPrecedes) {
+                w.string(k)
+                m[k]!.encode(into: &w)
+            }
         }
     }
 
     package static func decode(from r: inout ByteReader) throws -> StorageValue {
+        try decode(from: &r, depth: 0)
+    }
+
+    /// `decode(from:)` of a value nested `depth` collections deep.
+    static func decode(from r: inout ByteReader, depth: Int) throws -> StorageValue {
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else { throw AtollError.corrupted("unknown value tag \(raw)") }
         switch tag {
@@ -183,6 +217,106 @@ extension StorageValue {
             let t = try r.varint()
             guard t <= UInt64(UInt32.max) else { throw AtollError.corrupted("a typed link names table \(t)") }
             return .typedLink(TableKey(UInt32(t)), ObjectKey(try r.varint()))
+        case .mixedList, .mixedMap:
+            guard depth < mixedNestingMax else {
+                throw AtollError.corrupted("a mixed value nests collections more than \(mixedNestingMax) deep")
+            }
+            let n = try r.varint()
+            // Every element takes at least one byte.
+            guard n <= UInt64(r.remaining) else { throw AtollError.corrupted("a nested collection of \(n) elements in \(r.remaining) bytes") }
+            if tag == .mixedList {
+                var l: [StorageValue] = []
+                l.reserveCapacity(Int(n))
+                for _ in 0..<n { l.append(try nestedElement(from: &r, depth: depth)) }
+                return .mixedList(l)
+            }
+            var m: [String: StorageValue] = [:]
+            m.reserveCapacity(Int(n))
+            var previous: String?
+            for _ in 0..<n {
+                let k = try r.string(max: SchemaLimits.valueBytesMax)
+                if let previous, !mapKeyPrecedes(previous, k) {
+                    throw AtollError.corrupted("a nested map's keys are not unique and ascending ('\(previous)', '\(k)')")
+                }
+                do { try MapKeyRules.validate(k) } catch let e as AtollError { throw AtollError.corrupted("a nested map: \(e.message)") }
+                m[k] = try nestedElement(from: &r, depth: depth)
+                previous = k
+            }
+            return .mixedMap(m)
         }
+    }
+
+    /// An element of a nested collection: any mixed value but a bare link.
+    private static func nestedElement(from r: inout ByteReader, depth: Int) throws -> StorageValue {
+        let v = try decode(from: &r, depth: depth + 1)
+        if case .link = v { throw AtollError.corrupted("a nested collection holds a link without its table") }
+        return v
+    }
+}
+
+// MARK: nested collections
+
+extension StorageValue {
+    /// Map keys in stored order: by their UTF-8 bytes.
+    package static func mapKeyPrecedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// Whether the value is a nested list or map.
+    package var isNestedCollection: Bool {
+        switch self {
+        case .mixedList, .mixedMap: true
+        default: false
+        }
+    }
+
+    /// Every typed link in the value: itself, or those anywhere in its nested collections.
+    package var typedLinks: [(table: TableKey, key: ObjectKey)] {
+        var out: [(table: TableKey, key: ObjectKey)] = []
+        collectTypedLinks(into: &out)
+        return out
+    }
+
+    private func collectTypedLinks(into out: inout [(table: TableKey, key: ObjectKey)]) {
+        switch self {
+        case .typedLink(let t, let k): out.append((t, k))
+        case .mixedList(let l): for e in l { e.collectTypedLinks(into: &out) }
+        case .mixedMap(let m): for e in m.values { e.collectTypedLinks(into: &out) }
+        default: break
+        }
+    }
+
+    /// The value with `link` gone from its nested collections, as realm-core does when the target
+    /// is deleted: removed from lists, null in maps. A value that is `link` itself becomes null.
+    package func removingTypedLink(_ link: StorageValue) -> StorageValue {
+        switch self {
+        case link: return .null
+        case .mixedList(let l): return .mixedList(l.compactMap { $0 == link ? nil : $0.removingTypedLink(link) })
+        case .mixedMap(let m): return .mixedMap(m.mapValues { $0.removingTypedLink(link) })
+        default: return self
+        }
+    }
+
+    /// Checks that a value to be written nests no deeper than `mixedNestingMax` and that its
+    /// nested maps' keys are valid; `label` names the property in messages.
+    package func validateNesting(_ label: String, depth: Int = 0) throws {
+        switch self {
+        case .mixedList(let l):
+            guard depth < Self.mixedNestingMax else { throw Self.tooDeep(label) }
+            for e in l {
+                if case .link = e { throw AtollError(.typeMismatch, "\(label): a nested collection cannot hold a link without its table") }
+                try e.validateNesting(label, depth: depth + 1)
+            }
+        case .mixedMap(let m):
+            guard depth < Self.mixedNestingMax else { throw Self.tooDeep(label) }
+            for (k, e) in m {
+                try MapKeyRules.validate(k)
+                if case .link = e { throw AtollError(.typeMismatch, "\(label): a nested collection cannot hold a link without its table") }
+                try e.validateNesting(label, depth: depth + 1)
+            }
+        default: break
+        }
+    }
+
+    static func tooDeep(_ label: String) -> AtollError {
+        AtollError(.limitExceeded, "\(label): collections nested in a mixed value may be at most \(mixedNestingMax) levels deep")
     }
 }

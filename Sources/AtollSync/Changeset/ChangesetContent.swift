@@ -343,6 +343,7 @@ struct ChangesetBodyDecoder {
         let v = try StorageValue.decode(from: &reader)
         if case .link = v { throw AtollError(.protocolViolation, "a changeset carries a local object key") }
         if case .typedLink = v { throw AtollError(.protocolViolation, "a changeset carries a local typed link (table and object key)") }
+        if v.isNestedCollection { throw AtollError(.protocolViolation, "a changeset carries a nested collection, which sync does not carry") }
         return .value(v)
     }
 

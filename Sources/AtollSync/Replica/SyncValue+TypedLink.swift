@@ -9,6 +9,10 @@ import AtollStorage
 extension SyncValue {
     /// Throws when `v` is a typed link, which sync cannot carry (see above).
     static func refuseTypedLink(_ v: StorageValue, _ c: SyncedClass, _ column: Int) throws {
+        if v.isNestedCollection {
+            throw AtollError(.typeMismatch,
+                "'\(c.name).\(c.spec.columns[column].name)' holds a nested list or dictionary in a mixed value (AnyRealmValue), which sync does not carry yet")
+        }
         guard case .typedLink = v else { return }
         throw AtollError(.typeMismatch,
             "'\(c.name).\(c.spec.columns[column].name)' holds an object in a mixed value (AnyRealmValue), which sync does not carry yet; store the object's primary key instead, or a link property")

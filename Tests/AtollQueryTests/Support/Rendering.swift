@@ -47,6 +47,7 @@ enum Rendering {
         case .decimal128(let decimal): "decimal128(\(decimal))"
         case .object(let className, let key): "obj(\(className),\(key))"
         case .list(let values): "[" + values.map(render).joined(separator: ", ") + "]"
+        case .dictionary(let values): "{" + values.keys.sorted().map { "\($0): \(render(values[$0]!))" }.joined(separator: ", ") + "}"
         }
     }
 
