@@ -176,9 +176,18 @@ import AtollTestSupport
         #expect(throws: AtollError.self) {
             try TableSpec(name: "X", columns: [ColumnSpec(name: "m", type: .link, linkTarget: "X", isMap: true)]).validate()
         }
+        // Lists cannot be indexed; sets and maps can (CollectionIndexTests), in spec format 4,
+        // which a reader refuses to see as format 2 (it would not maintain the index).
         #expect(throws: AtollError.self) {
-            try TableSpec(name: "X", columns: [ColumnSpec(name: "s", type: .string, isIndexed: true, isSet: true)]).validate()
+            try TableSpec(name: "X", columns: [ColumnSpec(name: "l", type: .string, isList: true, isIndexed: true)]).validate()
         }
+        let indexed = TableSpec(name: "X", columns: [ColumnSpec(name: "s", type: .string, isIndexed: true, isSet: true)])
+        try indexed.validate()
+        var indexedBytes = indexed.encode()
+        #expect(indexedBytes[0] == 4)
+        #expect(try indexedBytes.withUnsafeBytes { try TableSpec.decode($0) } == indexed)
+        indexedBytes[0] = 2
+        #expect(throws: AtollError.self) { _ = try indexedBytes.withUnsafeBytes { try TableSpec.decode($0) } }
     }
 
     @Test func setsAndMapsSurviveReopenVerifyAndCompaction() throws {

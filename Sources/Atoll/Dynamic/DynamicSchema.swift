@@ -298,8 +298,9 @@ struct DynamicSchemaValidator {
                     if p.isCollection || p.isIndexed { throw fail(ci, p.name, "linking objects cannot be a list, set, map or indexed") }
                 default:
                     if p.isIndexed {
-                        guard !p.isCollection, let t = p.type.columnType, t.isIndexable else {
-                            throw fail(ci, p.name, "\(p.typeString) properties cannot be indexed (indexable: bool, int, string, date, uuid, objectId)")
+                        // Sets and maps index their elements; lists cannot be indexed.
+                        guard !p.isList, let t = p.type.columnType, t.isIndexable else {
+                            throw fail(ci, p.name, "\(p.typeString) properties cannot be indexed (indexable: bool, int, string, date, uuid, objectId, and sets and maps of them)")
                         }
                     }
                 }

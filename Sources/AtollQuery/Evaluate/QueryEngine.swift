@@ -54,6 +54,7 @@ public struct QueryEngine {
             let table = try table(of: query.className)
             if case .constant(true) = query.predicate { return table.count }
             if let n = try exactRangeCount(query.predicate, table: table) { return n }
+            if let n = try collectionIndexCount(query.predicate, table: table) { return n }
             if let plan = try indexPlan(query.predicate, table: table) {
                 // The index answered the whole predicate: count its run (a range run is not
                 // checked again when it is exact, QueryEngine+RangePlan.swift).
@@ -223,6 +224,8 @@ public struct QueryEngine {
             let remaining: BoundPredicate = others.isEmpty ? .constant(true) : others.count == 1 ? others[0] : .and(others)
             return IndexPlan(keys: keys, remaining: remaining)
         }
+        // Elements of an indexed set or map (QueryEngine+CollectionIndexPlan.swift).
+        if let plan = try collectionIndexPlan(terms, predicate: predicate, table: table) { return plan }
         if let range, let (keys, exact) = try rangeCandidates(range.comparison, property: range.property, column: range.column, table: table) {
             guard exact else { return IndexPlan(keys: keys, remaining: predicate) }
             var others = terms

@@ -69,7 +69,7 @@ extension Table {
     /// The index keys bounding a range of `column`'s values, and the index's root.
     private func indexRun(_ column: Int, from low: StorageValue?, through high: StorageValue?) throws -> (low: [UInt8], high: [UInt8], root: PageNumber) {
         let type = spec.columns[column].type
-        guard needsIndex(column), !isKeyAlias(column), [.int, .timestamp, .decimal128].contains(type) else {
+        guard needsIndex(column), !columnInfo[column].isList, !isKeyAlias(column), [.int, .timestamp, .decimal128].contains(type) else {
             throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index ordered by value")
         }
         let sample: StorageValue = switch type {

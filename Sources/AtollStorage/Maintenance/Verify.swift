@@ -113,6 +113,10 @@ extension Transaction {
             for (c, indexRoot) in t.roots.indexRoots.enumerated() where indexRoot != 0 {
                 context = "index '\(t.name).\(c < t.spec.columns.count ? t.spec.columns[c].name : "#\(c)")'"
                 _ = try bt.verify(root: indexRoot, name: context)
+                if c < t.spec.columns.count, t.hasCollectionIndex(c) {
+                    try Self.verifyCollectionIndex(t, column: c, root: indexRoot, space: space, context: context)
+                    continue
+                }
                 let entries = try Self.countPostings(root: indexRoot, space: space)
                 guard entries == t.count else { throw AtollError.corrupted("\(context) has \(entries) entries for \(t.count) objects") }
             }
@@ -158,6 +162,41 @@ extension Transaction {
         return VerifyReport(version: version, pageCount: Int(root.pageCount), freePages: free, pagesChecked: marks.checked,
                             tables: tables, historyEntries: history.entries,
                             incompleteCommitLeftOut: database.lock.rejectedRecord.map(\.version))
+    }
+
+    /// An index on a set's elements or a map's entries holds exactly the keys of every
+    /// object's collection (CollectionIndex.swift): compared entry by entry.
+    private static func verifyCollectionIndex(_ t: Table, column c: Int, root: PageNumber, space: PageSpace, context: String) throws {
+        var expected: [(value: [UInt8], key: UInt64)] = []
+        try t.forEachLeaf { leaf in
+            for r in 0..<leaf.count {
+                let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
+                for k in try t.collectionIndexKeys(h, c) { expected.append((k, h.key.rawValue)) }
+            }
+            return true
+        }
+        var found: [(value: [UInt8], key: UInt64)] = []
+        var cursor = BTreeCursor(root: root, space: space)
+        var more = try cursor.first()
+        while more {
+            let key = try cursor.key()
+            guard key.count > 8 else { throw AtollError.corrupted("index key of \(key.count) bytes") }
+            let value = Array(key[..<(key.count - 8)])
+            let first = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self))
+            for k in try PostingsChunk.decode(try cursor.value(), firstKey: first) { found.append((value, k)) }
+            more = try cursor.next()
+        }
+        func precedes(_ a: (value: [UInt8], key: UInt64), _ b: (value: [UInt8], key: UInt64)) -> Bool {
+            a.value == b.value ? a.key < b.key : a.value.lexicographicallyPrecedes(b.value)
+        }
+        expected.sort(by: precedes)
+        found.sort(by: precedes)
+        guard found.count == expected.count else {
+            throw AtollError.corrupted("\(context) has \(found.count) entries for \(expected.count) elements")
+        }
+        for (f, e) in zip(found, expected) where f.value != e.value || f.key != e.key {
+            throw AtollError.corrupted("\(context) has an entry for object \(f.key) where the data has one for object \(e.key)")
+        }
     }
 
     private static func countPostings(root: PageNumber, space: PageSpace) throws -> Int {

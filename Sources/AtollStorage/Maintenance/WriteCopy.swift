@@ -105,8 +105,8 @@ extension Table {
                 }
                 try cluster.fit(key)
                 let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(key))
-                for c in spec.columns.indices where needsIndex(c) && !isKeyAlias(c) && !spec.columns[c].isList {
-                    pendingIndex[c, default: PendingIndexChanges()].add(IndexKey.encode(try source.value(h, c), mixed: spec.columns[c].type == .mixed).bytes, key)
+                for c in spec.columns.indices where needsIndex(c) && !isKeyAlias(c) {
+                    for k in try source.allIndexKeys(h, c) { pendingIndex[c, default: PendingIndexChanges()].add(k, key) }
                 }
             }
             return true

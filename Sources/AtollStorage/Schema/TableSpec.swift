@@ -161,7 +161,8 @@ extension TableSpec {
                     throw AtollError(.invalidArgument, "link property '\(name).\(c.name)' has no target class")
                 }
             }
-            if c.isIndexed && (!c.type.isIndexable || c.isList) {
+            // Sets and maps of indexable values can be indexed (their elements), lists cannot.
+            if c.isIndexed && (!c.type.isIndexable || (c.isList && !c.isSet && !c.isMap)) {
                 throw AtollError(.invalidArgument, "property '\(name).\(c.name)' of type \(c.type) cannot be indexed")
             }
             if c.isSet && c.isMap {

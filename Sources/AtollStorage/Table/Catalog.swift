@@ -7,10 +7,12 @@ import Synchronization
 //     0x04 ++ UTF-8 name        -> u32 root page of an internal tree (InternalTrees.swift)
 //
 // Table spec:  varint format (1; 2 when a column is a set or a map; 3 when the table is
-//              embedded), string name, u8 flags (bit 0 embedded, format 3 only), string primary key
+//              embedded; 4 when a set or map is indexed), string name, u8 flags (bit 0
+//              embedded, formats 3 and 4 only), string primary key
 //              ("" for none), varint column count, per column: string name, u8 type, u8 flags
 //              (bit 0 nullable, bit 1 list, bit 2 indexed, bit 3 set, bit 4 map; sets and maps
-//              also carry bit 1, format 2 only), u8 int bits, string link target
+//              also carry bit 1, format 2 or 4 only; bits 1 and 2 together, format 4 only), u8
+//              int bits, string link target
 //              ("" for none); varint linking-objects count, per entry: string name, string
 //              origin table, string origin property.
 // Table roots: u32 cluster root, varint object count, varint next object key, u32 backlink
@@ -63,7 +65,10 @@ extension TableSpec {
         // versions, and an older version refuses (rather than misreads) a set or a map.
         // Format 3 likewise only for embedded tables: an older version would read the flag
         // but not keep the one-owner invariant.
-        w.varint(isEmbedded ? 3 : columns.contains { $0.isSet || $0.isMap } ? 2 : 1)
+        // Format 4 only when a set or map is indexed (an older version would not maintain its
+        // index): flag 1 then says whether the table is embedded.
+        let indexesCollection = columns.contains { $0.isList && $0.isIndexed }
+        w.varint(indexesCollection ? 4 : isEmbedded ? 3 : columns.contains { $0.isSet || $0.isMap } ? 2 : 1)
         w.string(name)
         w.u8(isEmbedded ? 1 : 0)
         w.string(primaryKey ?? "")
@@ -87,10 +92,10 @@ extension TableSpec {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> TableSpec {
         var r = ByteReader(bytes, context: "table schema")
         let format = try r.varint()
-        guard (1...3).contains(format) else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
+        guard (1...4).contains(format) else { throw AtollError(.fileFormatTooNew, "a table schema uses format \(format); upgrade Atoll") }
         let name = try r.string(max: 1024)
         let flags = try r.u8()
-        guard flags & ~1 == 0, (flags & 1 != 0) == (format == 3) else {
+        guard flags & ~1 == 0, format == 4 || (flags & 1 != 0) == (format == 3) else {
             throw AtollError.corrupted("table schema '\(name)' has flags \(flags) in format \(format)")
         }
         let pk = try r.string(max: 1024)
@@ -101,7 +106,7 @@ extension TableSpec {
             let rawType = try r.u8()
             guard let type = ColumnType(rawValue: rawType) else { throw AtollError.corrupted("unknown column type \(rawType) in '\(name)'") }
             let f = try r.u8()
-            guard f & ~0x1F == 0, format >= 2 || f & 0x18 == 0, f & 0x18 != 0x18 else {
+            guard f & ~0x1F == 0, format >= 2 || f & 0x18 == 0, f & 0x18 != 0x18, format == 4 || f & 6 != 6 else {
                 throw AtollError.corrupted("column '\(cname)' of '\(name)' has unknown flags \(f)")
             }
             let bits = try r.u8()

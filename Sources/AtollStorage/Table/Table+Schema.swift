@@ -127,7 +127,7 @@ extension Table {
         roots.clusterRoot = rebuilt.root
         isChanged = true
         // Indexes the new schema needs and the old did not have.
-        for c in newSpec.columns.indices where needsIndex(c) && !isKeyAlias(c) && roots.indexRoots[c] == 0 && !newSpec.columns[c].isList {
+        for c in newSpec.columns.indices where needsIndex(c) && !isKeyAlias(c) && roots.indexRoots[c] == 0 {
             try buildIndex(c)
         }
     }
@@ -163,7 +163,7 @@ extension Table {
         try forEachLeaf { leaf in
             for r in 0..<leaf.count {
                 let h = RowHandle(leaf: leaf, row: r, key: ObjectKey(leaf.key(r)))
-                pending.add(IndexKey.encode(try value(h, c), mixed: spec.columns[c].type == .mixed).bytes, h.key.rawValue)
+                for k in try allIndexKeys(h, c) { pending.add(k, h.key.rawValue) }
             }
             return true
         }

@@ -129,6 +129,8 @@ extension Table {
     }
 
     private func commitMapChange(_ key: ObjectKey, _ c: Int, _ keys: [String], _ values: [StorageValue], _ instruction: LogInstruction) throws {
+        // The index's keys for the map before the change are computed from the old keys.
+        if hasCollectionIndex(c) { try noteCollectionIndexChange(key, c) }
         dirtyMapKeys[ListSlot(key: key.rawValue, column: c)] = keys
         try commitListChange(key, c, values, CollectionOfOne(instruction))
     }

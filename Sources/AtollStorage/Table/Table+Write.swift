@@ -145,7 +145,8 @@ extension Table {
         }
         // A new object has no index entry, unless an object with the same key was deleted
         // earlier in this transaction: then the index still holds that one's value.
-        for (c, info) in columnInfo.enumerated() where info.needsIndex && !info.isList && !isKeyAlias(c) && indexTouched[c]?[key.rawValue] == nil {
+        // (Indexed sets and maps too: a new object's collections are empty.)
+        for (c, info) in columnInfo.enumerated() where info.needsIndex && !isKeyAlias(c) && indexTouched[c]?[key.rawValue] == nil {
             indexTouched[c, default: [:]][key.rawValue] = IndexedValue.none
         }
         if let pk = primaryKeyColumn, !keyIsPrimaryKey {
@@ -452,6 +453,8 @@ extension Table {
             }
             if needsIndex(c) && !isKeyAlias(c) && !col.isList, indexTouched[c]?[key.rawValue] == nil {
                 indexTouched[c, default: [:]][key.rawValue] = .value(IndexKey.encode(try value(h2, c), mixed: col.type == .mixed).bytes)
+            } else if hasCollectionIndex(c), indexTouched[c]?[key.rawValue] == nil {
+                indexTouched[c, default: [:]][key.rawValue] = .values(try collectionIndexKeys(h2, c))
             }
             if layout.firstBlock[c] >= 0, layout.blocks[layout.firstBlock[c]].kind == .bytes,
                let (first, length) = h2.leaf.bytesColumn(layout.firstBlock[c]).externalReference(h2.row) {
@@ -530,6 +533,7 @@ extension Table {
     func commitListChange<I: Sequence<LogInstruction>>(_ key: ObjectKey, _ c: Int, _ values: [StorageValue], _ instructions: I) throws {
         let (txn, cluster) = try writer()
         guard try cluster.modify(key.rawValue) != nil else { throw AtollError(.objectNotFound, "no object with key \(key.rawValue) in '\(name)'") }
+        if hasCollectionIndex(c) { try noteCollectionIndexChange(key, c) }
         dirtyLists[ListSlot(key: key.rawValue, column: c)] = values
         isChanged = true
         for instruction in instructions { txn.log.append(instruction) }
@@ -704,6 +708,7 @@ extension Table {
         guard let allocator = transaction.allocator else { return }
         for (c, touched) in indexTouched {
             var pending = pendingIndex[c] ?? PendingIndexChanges()
+            let isCollection = hasCollectionIndex(c)
             // In key order, so that most rows are found in the leaf of the previous one: a bulk
             // load touches every row, and a descent per row in hash order visits the whole
             // tree at random (cache misses dominated commits of large loads).
@@ -719,6 +724,13 @@ extension Table {
                     leaf = found.leaf
                     lowest = found.leaf.key(0)
                     highest = found.leaf.key(found.leaf.count - 1)
+                }
+                if isCollection {
+                    // An indexed set or map: the difference between its keys then and now.
+                    let new = try h.map { try collectionIndexKeys($0, c) } ?? []
+                    let oldKeys: [[UInt8]] = if case .values(let o) = old { o } else { [] }
+                    Self.addDifference(old: oldKeys, new: new, key: key, to: &pending)
+                    continue
                 }
                 var new = IndexedValue.none
                 if let h { new = .value(try indexKey(h, c)) }

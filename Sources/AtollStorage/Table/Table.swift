@@ -47,6 +47,8 @@ public final class Table {
     enum IndexedValue: Equatable {
         case none
         case value([UInt8])
+        /// An indexed set's or map's keys (CollectionIndex.swift): sorted, distinct.
+        case values([[UInt8]])
     }
     var dirtyLists: [ListSlot: [StorageValue]] = [:]
     /// The keys of the maps in `dirtyLists` (same slot, one key per value, sorted).
@@ -309,7 +311,7 @@ public final class Table {
             let k = ObjectKey(primaryKey: v)
             return try contains(k) ? [k] : []
         }
-        guard needsIndex(column) else { throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index") }
+        guard needsIndex(column), !columnInfo[column].isList else { throw AtollError(.invalidArgument, "'\(name).\(spec.columns[column].name)' has no index") }
         try flushIndexes()
         let (encoded, isPrefix) = IndexKey.encode(value, mixed: columnInfo[column].type == .mixed)
         let root = column < roots.indexRoots.count ? roots.indexRoots[column] : 0

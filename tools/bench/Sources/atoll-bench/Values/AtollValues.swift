@@ -1,13 +1,14 @@
 import Atoll
 import Foundation
 
-// The Atoll side of the `values` suite, through the object API: a MutableSet of strings, a Map
-// of integers and an indexed Decimal128 per object.
+// The Atoll side of the `values` suite, through the object API: an indexed MutableSet of strings,
+// an indexed Map of integers and an indexed Decimal128 per object (the set and map indexes are
+// an Atoll addition: RealmSwift cannot index collections).
 
 final class ValueItem: Object {
     @Persisted(primaryKey: true) var id = 0
-    @Persisted var tags: MutableSet<String>
-    @Persisted var attributes: Map<String, Int>
+    @Persisted(indexed: true) var tags: MutableSet<String>
+    @Persisted(indexed: true) var attributes: Map<String, Int>
     @Persisted(indexed: true) var price: Decimal128
 }
 
