@@ -132,8 +132,9 @@ func waitUntil(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool
         #expect(imported.status == 0, "\(imported)")
         let committed = Date()
         let b = try #require(cluster.node("b"))
-        // B reports its download complete once it has applied the batch(es).
-        let done = b.waitForLine(timeout: 120) { $0.hasPrefix("progress: ") && $0.hasSuffix("downloaded 1/1") }
+        // B reports its download complete once it has applied the batch(es); its process, like the
+        // relay's, runs several times slower under Thread Sanitizer.
+        let done = b.waitForLine(timeout: 120 * ThreadSanitizer.slowdown) { $0.hasPrefix("progress: ") && $0.hasSuffix("downloaded 1/1") }
         let elapsed = Date().timeIntervalSince(committed)
         #expect(done != nil, "\(b.stdout)")
         let dump = String(decoding: try cluster.canonicalDump("b"), as: UTF8.self)

@@ -24,8 +24,8 @@ import AtollTestSupport
             #expect(error.message.contains("no sync handshake"), "\(error)")
         }
         // The message shows the hello timeout closed it; the bound only catches a hang (a loaded
-        // machine can take seconds for a debug-build TLS handshake).
-        #expect(started.duration(to: .now) < .seconds(60))
+        // machine can take seconds for a debug-build TLS handshake, Thread Sanitizer ten times more).
+        #expect(started.duration(to: .now) < .seconds(60 * ThreadSanitizer.slowdown))
         try await client.shutdown()
         await server.shutdown()
         await relay.shutdown()

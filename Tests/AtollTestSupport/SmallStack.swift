@@ -15,4 +15,9 @@ public enum SmallStack {
 /// Whether this process runs under Thread Sanitizer (`swift test --sanitize=thread`).
 public enum ThreadSanitizer {
     public static let isActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
+    /// The factor a test scales a deadline by: 10 under Thread Sanitizer, whose instrumentation
+    /// makes a program 5 to 15 times slower (its child processes too, built alike), and 1
+    /// otherwise, so that a normal run keeps the deadline as written.
+    public static var slowdown: Double { isActive ? 10 : 1 }
 }

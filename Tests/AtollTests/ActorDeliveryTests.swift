@@ -1,7 +1,7 @@
 import Atoll
 import AtollTestSupport
 import Foundation
-import AtollStorage
+@testable import AtollStorage
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import Atoll
-import AtollStorage
+@testable import AtollStorage
 import Foundation
 import Synchronization
 import Testing

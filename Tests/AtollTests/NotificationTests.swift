@@ -1,4 +1,5 @@
 @_spi(AtollTesting) import Atoll
+@testable import AtollStorage
 import Foundation
 import Testing
 

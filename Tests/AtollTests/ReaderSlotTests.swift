@@ -1,5 +1,5 @@
 @testable import Atoll
-import AtollStorage
+@testable import AtollStorage
 import AtollTestSupport
 import Foundation
 import Testing

@@ -313,8 +313,3 @@ final class ResultBox: @unchecked Sendable {
     private(set) var count: Int?
     func set(_ n: String?, _ c: Int?) { lock.lock(); name = n; count = c; lock.unlock() }
 }
-
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

@@ -1,0 +1,1 @@
+../../../../Tests/AtollTests/UncheckedBox.swift
