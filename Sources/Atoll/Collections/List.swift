@@ -96,14 +96,18 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Iterates the elements of the current version.
     public func makeIterator() -> IndexingIterator<[Element]> {
-        guard managed != nil else { return storage.makeIterator() }
+        guard let m = managed else { return storage.makeIterator() }
         // The elements of the version read now, decoded once, straight into an array of them
         // (a collection nested in a mixed element writes back to its position).
+        let realm = m.realm
         let elements = reading { list -> [Element] in
             var out: [Element] = []
             out.reserveCapacity(list.count)
             var index = 0
-            list.forEach { out.append(element($0, at: index)); index += 1 }
+            list.forEach { v in
+                out.append(v.isNestedCollection ? element(v, at: index) : Element._atollElement(v, realm: realm))
+                index += 1
+            }
             return out
         }
         return (elements ?? []).makeIterator()
