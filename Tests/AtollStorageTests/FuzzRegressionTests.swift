@@ -94,7 +94,9 @@ import Glibc
     /// target runs them: checksums repaired unless the input's CRC32C is a multiple of 8, written
     /// out, opened read-only and read completely. btree-node-cell-counts-*: eight B+tree nodes of
     /// a mutated file claim 8619 to 46401 cells; before the cell-count check, reading them ended
-    /// in SIGBUS. Now every step ends in a value or an AtollError that says the file is bad.
+    /// in SIGBUS. cluster-inner-row-counts-*: a cluster tree's inner node claims so many rows
+    /// that the position of a key overflowed an Int (a runtime trap, SIGILL) before the sum was
+    /// bounded. Now every step ends in a value or an AtollError that says the file is bad.
     @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: regressionFiles).sorted())
     func aDamagedFileTheFuzzerSavedIsReadWithoutCrashing(_ name: String) throws {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.regressionFiles + "/" + name)))
