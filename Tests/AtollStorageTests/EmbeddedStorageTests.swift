@@ -170,17 +170,13 @@ import AtollTestSupport
 
     // MARK: golden file
 
-    static let goldenFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/values-embedded/golden.atoll").standardizedFileURL.path
+    static let goldenFixture = GoldenFixture.path("values-embedded")
     static let goldenCount: Int64 = 40
 
     /// Writes Fixtures/values-embedded/golden.atoll (only when asked).
     @Test func writeEmbeddedGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN_EMBEDDED"] == "1" else { return }
         let fixture = Self.goldenFixture
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN_EMBEDDED") else { return }
         let t = try Self.tables(db)
         for i in 0..<Self.goldenCount {
             let p = try t.parent.create(primaryKey: .int(i))
@@ -189,15 +185,14 @@ import AtollTestSupport
             if i % 2 == 0 { try t.parent.mapSet(p, 3, key: "k\(i)", .link(try Self.child(t, i + 1000))) }
         }
         try t.w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.first?.objects == Int(Self.goldenCount))
     }
 
     /// The golden file of embedded tables opens, verifies (one owner each) and reads the same.
     @Test func embeddedGoldenFileStillOpens() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.goldenFixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.goldenFixture, into: dir)
         let db = try Database.open(DatabaseConfiguration(path: copy))
         let report = try db.verify()
         let withChild = (0..<Self.goldenCount).filter { $0 % 3 != 0 }.count

@@ -90,6 +90,71 @@ import Glibc
         }
     }
 
+    /// A cluster tree's inner node whose row counts claim more rows than a file can hold (each
+    /// near 2^63, checksum repaired): reads counted positions with them, and the write side added
+    /// to them (`+ 1` on an append, `Int64(...)` after a descent, the sum of two merged leaves),
+    /// where such a count trapped (SIGILL). Every path that reads an inner node validates its
+    /// total against `ClusterInner.rowsMax` first, so each of these ends in `.fileCorrupted`.
+    @Test func anInnerNodeClaimingMoreRowsThanAFileHoldsIsReportedByReadsAndWrites() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atoll-fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("rows.atoll").path
+        var clusterRoot = 0
+        do {
+            let db = try Database.open(DatabaseConfiguration(path: path))
+            let w = try db.beginWrite()
+            let key = try w.createTable(TableSpec(name: "Item", columns: [ColumnSpec(name: "id", type: .int), ColumnSpec(name: "n", type: .int)], primaryKey: "id"))
+            let table = try w.table(key)
+            for id in 0..<3_000 { _ = try table.create(primaryKey: .int(Int64(id))) }
+            _ = try w.commit()
+            let r = try db.beginRead()
+            clusterRoot = Int(try r.table(key).roots.clusterRoot)
+            r.close()
+        }
+        let size = FileFormat.pageSize
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes.withUnsafeMutableBytes { b in
+            let header = UnsafeRawPointer(b.baseAddress!)
+            let checksum = PageChecksum(formatVersion: header.u32(8), fileId: Array(UnsafeRawBufferPointer(start: header + 24, count: 16)))
+            let p = b.baseAddress! + clusterRoot * size
+            #expect(UnsafeRawPointer(p).u8(PageHeader.typeOffset) == PageType.clusterInner.rawValue)
+            for i in 0..<ClusterInner.count(UnsafeRawPointer(p)) { ClusterInner.setRows(p, i, (1 << 63) + UInt64(i)) }
+            p.setU32(0, checksum.page(UnsafeRawPointer(p), number: PageNumber(clusterRoot)))
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        func expectCorrupted(_ what: String, _ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("\(what): no error")
+            } catch let error as AtollError {
+                #expect(error.kind == .fileCorrupted, "\(what): \(error)")
+            } catch {
+                Issue.record("\(what): \(error)")
+            }
+        }
+        let db = try Database.open(DatabaseConfiguration(path: path))
+        let writes: [(String, (Table) throws -> Void)] = [
+            ("an append", { _ = try $0.create(primaryKey: .int(5_000)) }),
+            ("an insert", { _ = try $0.create(primaryKey: .int(-1)) }),
+            ("a change", { try $0.set(try #require(try $0.find(primaryKey: .int(7))), 1, .int(-2)) }),
+            ("a delete", { try $0.erase(try #require(try $0.find(primaryKey: .int(8)))) }),
+        ]
+        for (what, write) in writes {
+            let w = try db.beginWrite()
+            expectCorrupted(what) { try write(try #require(try w.table(named: "Item"))) }
+            w.rollback()
+        }
+        let r = try db.beginRead()
+        defer { r.close() }
+        let table = try #require(try r.table(named: "Item"))
+        expectCorrupted("a lookup by position") { _ = try table.objectKey(at: 2_999) }
+        expectCorrupted("a position") { _ = try table.position(of: try #require(try table.find(primaryKey: .int(9)))) }
+        expectCorrupted("every key") { _ = try table.objectKeys() }
+        expectCorrupted("verify") { _ = try db.verify() }
+    }
+
     /// Files fuzz-file saved as crashes, in Fixtures/fuzz/regressions/file/, replayed the way the
     /// target runs them: checksums repaired unless the input's CRC32C is a multiple of 8, written
     /// out, opened read-only and read completely. btree-node-cell-counts-*: eight B+tree nodes of

@@ -8,8 +8,7 @@ import AtollTestSupport
 /// (only when the format version changes).
 @Suite struct GoldenFileTests {
     static func fixture(formatVersion: UInt32) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/format-v\(formatVersion)/golden.atoll").standardizedFileURL.path
+        GoldenFixture.path("format-v\(formatVersion)")
     }
 
     static let fixture = fixture(formatVersion: 1)
@@ -32,11 +31,8 @@ import AtollTestSupport
 
     /// Writes the golden file of the current format version (the same contents for every version).
     @Test func writeGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN"] == "1" else { return }
         let fixture = Self.fixture(formatVersion: FileFormat.formatVersion)
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN") else { return }
         let w = try db.beginWrite()
         let t = try w.table(w.createTable(Self.spec))
         for i in 0..<500 {
@@ -46,7 +42,7 @@ import AtollTestSupport
         }
         for i in 0..<499 { try t.set(ObjectKey(primaryKey: Int64(i)), 6, .link(ObjectKey(primaryKey: Int64(i + 1)))) }
         try w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.first?.objects == 500)
     }
 
@@ -78,24 +74,21 @@ import AtollTestSupport
 
     @Test func formatVersion1GoldenFileStillOpens() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture, into: dir)
         #expect(try Self.formatVersion(of: copy) == 1)
         try Self.expectGoldenContents(try Database.open(DatabaseConfiguration(path: copy, readOnly: false)))
     }
 
     @Test func formatVersion2GoldenFileStillOpens() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture(formatVersion: 2), toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture(formatVersion: 2), into: dir)
         #expect(try Self.formatVersion(of: copy) == 2)
         try Self.expectGoldenContents(try Database.open(DatabaseConfiguration(path: copy, readOnly: false)))
     }
 
     @Test func formatVersion3GoldenFileStillOpens() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture(formatVersion: 3), toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture(formatVersion: 3), into: dir)
         #expect(try Self.formatVersion(of: copy) == 3)
         // Its newest record carries a commit page list, which open checks against the pages.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))

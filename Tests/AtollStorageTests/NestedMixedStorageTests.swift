@@ -161,8 +161,7 @@ import AtollTestSupport
 /// nested links. `ATOLL_WRITE_GOLDEN_VALUES=1` regenerates it (only when the encoding is meant to
 /// change, which it must not).
 @Suite struct ValuesNestedMixedGoldenTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/values-nestedmixed/golden.atoll").standardizedFileURL.path
+    static let fixture = GoldenFixture.path("values-nestedmixed")
     static let holders = 20, dogs = 4
 
     /// Holder i's values, with links to dog n as `link(n)` (dog 3 is deleted).
@@ -176,11 +175,8 @@ import AtollTestSupport
     }
 
     @Test func writeGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN_VALUES"] == "1" else { return }
         let fixture = Self.fixture
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN_VALUES") else { return }
         let w = try db.beginWrite()
         let h = try w.table(w.createTable(NestedMixedStorageTests.holderSpec))
         let d = try w.table(w.createTable(NestedMixedStorageTests.dogSpec))
@@ -194,14 +190,13 @@ import AtollTestSupport
         }
         try d.erase(dogKeys[3])
         try w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.count == 2)
     }
 
     @Test func theGoldenFileReadsTheSameValuesAndKeepsTheirBacklinks() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture, into: dir)
         let db = try Database.open(DatabaseConfiguration(path: copy))
         #expect(try db.verify().tables.count == 2)
         let r = try db.beginRead()

@@ -224,8 +224,7 @@ import AtollTestSupport
 
     // MARK: golden file
 
-    static let goldenFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/values-collections/golden.atoll").standardizedFileURL.path
+    static let goldenFixture = GoldenFixture.path("values-collections")
 
     static let goldenSpec = TableSpec(name: "Holder", columns: [
         ColumnSpec(name: "id", type: .int),
@@ -258,11 +257,8 @@ import AtollTestSupport
 
     /// Writes Fixtures/values-collections/golden.atoll (only when asked).
     @Test func writeCollectionsGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN_COLLECTIONS"] == "1" else { return }
         let fixture = Self.goldenFixture
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN_COLLECTIONS") else { return }
         let w = try db.beginWrite()
         let t = try w.table(w.createTable(Self.goldenSpec))
         for i in 0..<Self.goldenCount { try t.create(primaryKey: .int(i)) }
@@ -275,15 +271,14 @@ import AtollTestSupport
         // Deleted targets: removed from sets, nil in maps.
         try t.erase(ObjectKey(primaryKey: Self.goldenCount - 1))
         try w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.first?.objects == Int(Self.goldenCount) - 1)
     }
 
     /// The golden file of sets and maps opens and reads the same (sets in set order, maps by key).
     @Test func collectionsGoldenFileStillOpens() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.goldenFixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.goldenFixture, into: dir)
         let db = try Database.open(DatabaseConfiguration(path: copy))
         #expect(try db.verify().tables.first?.objects == Int(Self.goldenCount) - 1)
         let r = try db.beginRead()

@@ -25,3 +25,35 @@ func resealChecksum(_ bytes: inout Data, page: Int) throws {
     }
     withUnsafeBytes(of: c.littleEndian) { for (i, b) in $0.enumerated() { bytes[at + i] = b } }
 }
+
+/// The golden files under Fixtures/ (`Fixtures/NAME/golden.atoll`): each is written by a test
+/// only when the environment variable that regenerates it is "1", and every reading test opens
+/// a copy, never the fixture itself (opening may write to a file).
+enum GoldenFixture {
+    /// The path of Fixtures/`directory`/golden.atoll.
+    static func path(_ directory: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/\(directory)/golden.atoll").standardizedFileURL.path
+    }
+
+    /// When `variable` is "1": removes the fixture at `path` and opens a new database there for
+    /// the caller to fill; nil otherwise. `finishRegenerating` ends it.
+    static func startRegenerating(_ path: String, when variable: String) throws -> Database? {
+        guard ProcessInfo.processInfo.environment[variable] == "1" else { return nil }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        return try Database.open(DatabaseConfiguration(path: path))
+    }
+
+    /// Removes the lock file that writing the fixture left beside it (it is not committed).
+    static func finishRegenerating(_ path: String) throws {
+        if FileManager.default.fileExists(atPath: path + ".lock") { try FileManager.default.removeItem(atPath: path + ".lock") }
+    }
+
+    /// A copy of the fixture at `path` in `directory`, for a test to open.
+    static func copy(_ path: String, into directory: TemporaryDirectory) throws -> String {
+        let copy = directory.file("golden.atoll")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        return copy
+    }
+}

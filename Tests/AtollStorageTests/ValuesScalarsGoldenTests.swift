@@ -8,8 +8,7 @@ import AtollTestSupport
 /// read the same values, bit for bit. `ATOLL_WRITE_GOLDEN_VALUES=1` regenerates it (only when
 /// the encoding is meant to change, which it must not).
 @Suite struct ValuesScalarsGoldenTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/values-scalars/golden.atoll").standardizedFileURL.path
+    static let fixture = GoldenFixture.path("values-scalars")
 
     static let spec = TableSpec(name: "Scalars", columns: [
         ColumnSpec(name: "id", type: .int),
@@ -40,11 +39,8 @@ import AtollTestSupport
     }
 
     @Test func writeGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN_VALUES"] == "1" else { return }
         let fixture = Self.fixture
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN_VALUES") else { return }
         let w = try db.beginWrite()
         let t = try w.table(w.createTable(Self.spec))
         for i in 0..<200 {
@@ -56,7 +52,7 @@ import AtollTestSupport
             try t.setList(k, 4, e.gaps)
         }
         try w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.first?.objects == 200)
     }
 
@@ -70,8 +66,7 @@ import AtollTestSupport
 
     @Test func theGoldenFileOpensAndReadsTheSameBits() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture, into: dir)
         let db = try Database.open(DatabaseConfiguration(path: copy))
         #expect(try db.verify().tables.first?.objects == 200)
         let r = try db.beginRead()

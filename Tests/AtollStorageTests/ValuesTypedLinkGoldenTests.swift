@@ -11,8 +11,7 @@ import AtollTestSupport
 /// `ATOLL_WRITE_GOLDEN_VALUES=1` regenerates it (only when the encoding is meant to change, which
 /// it must not).
 @Suite struct ValuesTypedLinkGoldenTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Fixtures/values-typedlink/golden.atoll").standardizedFileURL.path
+    static let fixture = GoldenFixture.path("values-typedlink")
 
     static let holderSpec = TableSpec(name: "Holder", columns: [
         ColumnSpec(name: "id", type: .int),
@@ -39,11 +38,8 @@ import AtollTestSupport
     }
 
     @Test func writeGoldenFileWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["ATOLL_WRITE_GOLDEN_VALUES"] == "1" else { return }
         let fixture = Self.fixture
-        try FileManager.default.createDirectory(atPath: (fixture as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: fixture) { try FileManager.default.removeItem(atPath: fixture) }
-        let db = try Database.open(DatabaseConfiguration(path: fixture))
+        guard let db = try GoldenFixture.startRegenerating(fixture, when: "ATOLL_WRITE_GOLDEN_VALUES") else { return }
         let w = try db.beginWrite()
         let h = try w.table(w.createTable(Self.holderSpec))
         let d = try w.table(w.createTable(Self.dogSpec))
@@ -67,14 +63,13 @@ import AtollTestSupport
         }
         for n in 0..<Self.dogs where !Self.dogSurvives(n) { try d.erase(dogKeys[n]) }
         try w.commit()
-        if FileManager.default.fileExists(atPath: fixture + ".lock") { try FileManager.default.removeItem(atPath: fixture + ".lock") }
+        try GoldenFixture.finishRegenerating(fixture)
         #expect(try db.verify().tables.count == 3)
     }
 
     @Test func theGoldenFileReadsTheSameLinksAndKeepsTheirBacklinks() throws {
         let dir = TemporaryDirectory()
-        let copy = dir.file("golden.atoll")
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        let copy = try GoldenFixture.copy(Self.fixture, into: dir)
         let db = try Database.open(DatabaseConfiguration(path: copy))
         #expect(try db.verify().tables.count == 3)
         let r = try db.beginRead()

@@ -74,5 +74,20 @@ enum ClusterInner {
         }
         let n = count(p)
         guard n >= 1, n <= capacity else { throw AtollError.corrupted("cluster inner node \(page) has \(n) children") }
+        // Row counts come from the file and feed sums, positions and Int conversions on both the
+        // read and the write side: bounding their total here, once per validated node, keeps a
+        // damaged count an error instead of an arithmetic trap anywhere they are used.
+        var total: UInt64 = 0
+        for i in 0..<n {
+            let (sum, overflow) = total.addingReportingOverflow(rows(p, i))
+            guard !overflow, sum <= rowsMax else {
+                throw AtollError.corrupted("cluster inner node \(page) counts more rows than a file can hold")
+            }
+            total = sum
+        }
     }
+
+    /// More rows than any file can hold (at most 2^32 pages of at most 1,000 rows each is about
+    /// 2^42): a count above it is damage.
+    static let rowsMax: UInt64 = 1 << 48
 }

@@ -214,9 +214,6 @@ struct ClusterTreeView {
         return Int(remaining) < leaf.count ? (leaf, Int(remaining)) : nil
     }
 
-    /// More rows than any file can hold (2^48): a count above it is damage.
-    static let rowsMax: UInt64 = 1 << 48
-
     /// Position in key order of `key` (the number of keys before it), whether present or not.
     func position(of key: UInt64) throws -> Int {
         guard root != 0 else { return 0 }
@@ -231,7 +228,7 @@ struct ClusterTreeView {
                 // Row counts come from the file: a damaged node may claim more rows than any
                 // file holds, which must be reported, not trap in the sum or the Int conversion.
                 let (sum, overflow) = before.addingReportingOverflow(ClusterInner.rows(p, i))
-                guard !overflow, sum <= Self.rowsMax else {
+                guard !overflow, sum <= ClusterInner.rowsMax else {
                     throw AtollError.corrupted("cluster tree inner node \(n) counts more rows than a file can hold")
                 }
                 before = sum
