@@ -7,22 +7,97 @@ import AtollStorage
 // the parent down to it (`EmbeddedPath`). Instructions on it are the ordinary create, erase and
 // set, so the changeset body format and the relay's history do not change.
 //
-//   sync.embedded   u8 length ++ parent object key ++ per step u16 BE column
+//   sync.embedded   u8 length ++ parent object key ++ steps
 //                                                    -> EmbeddedRecord: the stamps and values of
 //                                                       one embedded object (by path)
+//                   u8 length ++ parent object key ++ steps ++ u16 BE (0x8000 | column)
+//                                                    -> ListRecord: a list of embedded objects
+//                                                       (its elements' values are nil)
+//   step: u16 BE column (a to-one property, column < 0x8000), or u16 BE (0x8000 | column) ++
+//         u64 BE lamport ++ 16-byte node (an element of a list of embedded objects,
+//         SyncWriter+EmbeddedLists.swift). A list's elements' records follow its own key.
+
+/// One step of the path from a synced object down to an embedded object: a to-one embedded
+/// property, or an element (by its id in the list's RGA) of a list of embedded objects.
+enum EmbeddedStep: Hashable {
+    case property(Int)
+    case element(Int, ElementID)
+
+    var column: Int {
+        switch self {
+        case .property(let c), .element(let c, _): return c
+        }
+    }
+
+    var isElement: Bool {
+        if case .element = self { return true }
+        return false
+    }
+
+    static let listFlag = 0x8000
+
+    func append(to k: inout [UInt8]) {
+        switch self {
+        case .property(let c):
+            k.append(UInt8(truncatingIfNeeded: c >> 8))
+            k.append(UInt8(truncatingIfNeeded: c))
+        case .element(let c, let id):
+            k.append(UInt8(truncatingIfNeeded: (c | Self.listFlag) >> 8))
+            k.append(UInt8(truncatingIfNeeded: c))
+            for v in [id.lamport, id.node.high, id.node.low] {
+                for shift in stride(from: 56, through: 0, by: -8) { k.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+            }
+        }
+    }
+
+    /// The steps of a `sync.embedded` key after its parent part, and whether the key ends with a
+    /// list's own key (u16 0x8000 | column with no element after it: a `ListRecord`).
+    static func parse(_ key: [UInt8], from start: Int) throws -> (steps: [EmbeddedStep], list: Int?) {
+        var steps: [EmbeddedStep] = []
+        var i = start
+        func be(_ at: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for j in at..<(at + 8) { v = v << 8 | UInt64(key[j]) }
+            return v
+        }
+        while i < key.count {
+            guard i + 2 <= key.count else { throw AtollError.corrupted("sync.embedded key of \(key.count) bytes") }
+            let raw = Int(key[i]) << 8 | Int(key[i + 1])
+            i += 2
+            guard raw & listFlag != 0 else { steps.append(.property(raw)); continue }
+            let column = raw & ~listFlag
+            if i == key.count { return (steps, column) }
+            guard i + 24 <= key.count else { throw AtollError.corrupted("sync.embedded key of \(key.count) bytes") }
+            steps.append(.element(column, ElementID(lamport: be(i), node: NodeID(high: be(i + 8), low: be(i + 16)))))
+            i += 24
+        }
+        return (steps, nil)
+    }
+}
 
 extension SyncTrees {
     static let embedded = "sync.embedded"
 
     /// The key of an embedded object's record: its parent's object key, then the path's columns.
     static func embeddedKey(_ parent: [UInt8], _ steps: [Int]) -> [UInt8] {
+        embeddedKey(parent, steps.map { EmbeddedStep.property($0) })
+    }
+
+    /// The key of an embedded object's record: its parent's object key, then the path's steps.
+    static func embeddedKey(_ parent: [UInt8], _ steps: [EmbeddedStep]) -> [UInt8] {
         var k: [UInt8] = [UInt8(truncatingIfNeeded: parent.count)]
         k.reserveCapacity(parent.count + 1 + steps.count * 2)
         k.append(contentsOf: parent)
-        for s in steps {
-            k.append(UInt8(truncatingIfNeeded: s >> 8))
-            k.append(UInt8(truncatingIfNeeded: s))
-        }
+        for s in steps { s.append(to: &k) }
+        return k
+    }
+
+    /// The key of the `ListRecord` of list of embedded objects `column` of the object at `steps`
+    /// (none: the parent itself). Its elements' record keys start with it.
+    static func embeddedListKey(_ parent: [UInt8], _ steps: [EmbeddedStep], column: Int) -> [UInt8] {
+        var k = embeddedKey(parent, steps)
+        k.append(UInt8(truncatingIfNeeded: (column | EmbeddedStep.listFlag) >> 8))
+        k.append(UInt8(truncatingIfNeeded: column))
         return k
     }
 }
@@ -33,6 +108,10 @@ extension SyncTrees {
 /// As a primary key on the wire it is a string of length-prefixed parts, `<bytes>:<text>`: the
 /// parent's class name, `p` and the hex of the parent primary key's tagged encoding, then one
 /// property name per step. For example `7:Contact5:p03027:address3:geo` (contact 1: tag 3, zigzag 2).
+/// A step through a list of embedded objects is the list's name followed by a part naming the
+/// element (`EmbeddedPath.elementPart`: its Lamport number, `@` and its node's 32 hex digits), so
+/// `5:Route5:p03025:stops34:3@000000000000000a000000000000000b` (element (3, node a…b) of the
+/// stops of route 1).
 struct EmbeddedPath: Equatable {
     var parentClass: String
     var parentPrimaryKey: StorageValue
@@ -188,16 +267,38 @@ struct EmbeddedRecord: Equatable {
 }
 
 extension EmbeddedPath {
+    /// The part naming element `id` of a list of embedded objects: `<lamport>@<node hex>`.
+    static func elementPart(_ id: ElementID) -> String { "\(id.lamport)@\(id.node)" }
+
+    /// Parses an element part; anything but the canonical spelling throws `.protocolViolation`.
+    static func element(parsing part: String) throws -> ElementID {
+        let bad = AtollError(.protocolViolation, "a changeset names an element of a list of embedded objects by a malformed part '\(part.prefix(64))'")
+        let pieces = part.split(separator: "@", omittingEmptySubsequences: false)
+        guard pieces.count == 2, pieces[0].utf8.count <= 20, let lamport = UInt64(pieces[0]), lamport > 0, lamport <= SyncLimits.lamportMax,
+              pieces[1].utf8.count == 32, let node = NodeID(hex: String(pieces[1])) else { throw bad }
+        let id = ElementID(lamport: lamport, node: node)
+        guard elementPart(id) == part else { throw bad }
+        return id
+    }
+
     /// The key of this embedded object's record in `sync.embedded`, read from the file's schema
     /// (nil: the file has no such parent class or property).
     func recordKey(_ r: Transaction) throws -> [UInt8]? {
         guard let parent = try r.table(named: parentClass) else { return nil }
         var spec = parent.spec
-        var steps: [Int] = []
-        for name in properties {
-            guard let column = spec.columnIndex(named: name), let target = spec.columns[column].linkTarget,
+        var steps: [EmbeddedStep] = []
+        var i = 0
+        while i < properties.count {
+            guard let column = spec.columnIndex(named: properties[i]), let target = spec.columns[column].linkTarget,
                   let next = try r.table(named: target) else { return nil }
-            steps.append(column)
+            if spec.columns[column].isList {
+                guard !spec.columns[column].isSet, !spec.columns[column].isMap, i + 1 < properties.count else { return nil }
+                steps.append(.element(column, try Self.element(parsing: properties[i + 1])))
+                i += 2
+            } else {
+                steps.append(.property(column))
+                i += 1
+            }
             spec = next.spec
         }
         return SyncTrees.embeddedKey(SyncTrees.objectKey(parent.key, parentPrimaryKey), steps)

@@ -304,7 +304,10 @@ struct RecoveryPlan: Equatable {
             return .link(primaryKey: try txn.table(tc.key).primaryKeyValue(target))
         }
         for (name, pk, property) in lists {
-            guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, txn) else { continue }
+            // Lists of embedded objects are not recovered, as embedded objects are not (their
+            // instructions name embedded classes, which the plan skips).
+            guard let c = schema.byName[name], let column = c.columnsByName[property], c.embeddedLists[column] == nil,
+                  let k = try Self.row(c, pk, txn) else { continue }
             let values = try txn.table(c.key).listValues(k, column).map { try syncValue(c, column, $0) }
             operations.append(.list(name, pk, property: property, values))
         }

@@ -504,7 +504,20 @@ extension SyncReplica {
                 for column in c.spec.columns.indices where c.spec.columns[column].isSet || c.spec.columns[column].isMap {
                     try SyncWriter.checkCollection(r, s.nodes, c, t, k, ok, column, pk: pk)
                 }
-                for column in c.spec.columns.indices where c.spec.columns[column].isList && !c.spec.columns[column].isSet && !c.spec.columns[column].isMap {
+                for column in c.embeddedLists.keys.sorted() {
+                    // A list of embedded objects: its live elements are the table's list.
+                    let count = try t.listValues(k, column).count
+                    let l = try r.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedListKey(ok, [], column: column)).map { b in
+                        try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
+                    } ?? ListRecord()
+                    let live = l.elements.filter { !$0.isDeleted }.count
+                    guard live == count else {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(count) embedded objects but \(live) live elements in its sync record")
+                    }
+                }
+                for column in c.spec.columns.indices where c.spec.columns[column].isList && !c.spec.columns[column].isSet && !c.spec.columns[column].isMap
+                    && c.embeddedLists[column] == nil
+                {
                     let values = try t.listValues(k, column)
                     let l = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }

@@ -18,6 +18,8 @@ final class SyncedClass {
     let columnsByName: [String: Int]
     /// Per to-one column that holds an embedded object: its class (SyncSchema+Embedded.swift).
     var embeddedColumns: [Int: SyncedEmbeddedClass] = [:]
+    /// Per column that is a list of embedded objects: their class (SyncWriter+EmbeddedLists.swift).
+    var embeddedLists: [Int: SyncedEmbeddedClass] = [:]
 
     init(key: TableKey, spec: TableSpec, primaryKeyColumn: Int) {
         self.key = key
@@ -112,6 +114,7 @@ struct SyncSchema {
             }
             let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
             c.embeddedColumns = embeddedColumns(of: spec, embedded)
+            c.embeddedLists = embeddedLists(of: spec, embedded)
             classes[k] = c
             byName[spec.name] = c
         }
@@ -120,7 +123,7 @@ struct SyncSchema {
                 "only classes with a primary key can sync, and \(missingKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")) \(missingKeys.count == 1 ? "has" : "have") none; add a primary key or leave \(missingKeys.count == 1 ? "it" : "them") out of the synced classes")
         }
         for c in classes.values {
-            for (i, col) in c.spec.columns.enumerated() where col.type == .link && c.embeddedColumns[i] == nil {
+            for (i, col) in c.spec.columns.enumerated() where col.type == .link && c.embeddedColumns[i] == nil && c.embeddedLists[i] == nil {
                 guard let target = col.linkTarget.flatMap({ byName[$0] }) else {
                     throw AtollError(.schemaMismatch,
                         "'\(c.name).\(col.name)' links to '\(col.linkTarget ?? "?")', which does not sync; sync both classes or neither")

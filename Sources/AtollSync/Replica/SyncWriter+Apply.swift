@@ -119,7 +119,7 @@ extension SyncWriter {
     func apply(_ instruction: SyncInstruction, stamp: Stamp, elementNode: NodeID, erased: Bool = false, _ names: inout Names) throws {
         let o = instruction.object
         if let ec = schema.embedded[names.classNames[o.classIndex]] {
-            try applyEmbedded(instruction, ec, stamp: stamp, names)
+            try applyEmbedded(instruction, ec, stamp: stamp, elementNode: elementNode, erased: erased, names)
             return
         }
         guard let c = names.classes[o.classIndex] else {
@@ -129,11 +129,18 @@ extension SyncWriter {
         guard c.accepts(primaryKey: o.primaryKey) else {
             throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
         }
-        if !c.embeddedColumns.isEmpty {
+        if !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty {
             if let p = instruction.property, let column = c.columnsByName[names.properties[p]], c.embeddedColumns[column] != nil {
                 throw AtollError(.protocolViolation, "a changeset writes '\(c.name).\(names.properties[p])', which holds an embedded object (embedded objects are written by their path)")
             }
-            embeddedParents[RecordKey(SyncTrees.objectKey(c.key, o.primaryKey))] = (c, o.primaryKey)
+            let ok = SyncTrees.objectKey(c.key, o.primaryKey)
+            embeddedParents[RecordKey(ok)] = (c, o.primaryKey)
+            if let p = instruction.property, let column = c.columnsByName[names.properties[p]], let ec = c.embeddedLists[column] {
+                // A list of embedded objects: SyncWriter+EmbeddedLists.swift.
+                try applyToEmbeddedList(instruction, ec, holder: (c, o.primaryKey, ok, []), column: column, stamp: stamp, elementNode: elementNode,
+                                        erased: erased, names)
+                return
+            }
         }
         if let p = instruction.property, !names.knows(c, classIndex: o.classIndex, property: p) {
             try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)

@@ -36,7 +36,7 @@ extension SyncWriter {
                 var o = ObjectRecord()
                 o.latest = stamp.at(encoder.instructionCount)
                 append(.create(address))
-                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn && c.embeddedColumns[column] == nil {
+                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn && c.embeddedColumns[column] == nil && c.embeddedLists[column] == nil {
                     let property = encoder.propertyIndex(spec.name)
                     if spec.isSet {
                         let ck = SyncTrees.listKey(ok, column: column)

@@ -28,7 +28,7 @@ extension SyncWriter {
         try txn.putInternal(SyncTrees.embedded, key: key, value: r.encode(&state.nodes))
     }
 
-    private static func later(_ a: Stamp?, _ b: Stamp?) -> Stamp? {
+    static func later(_ a: Stamp?, _ b: Stamp?) -> Stamp? {
         guard let a else { return b }
         guard let b else { return a }
         return max(a, b)
@@ -36,7 +36,7 @@ extension SyncWriter {
 
     /// The greatest delete above the embedded object at `steps` (its parent's and its ancestors'),
     /// not its own.
-    private func inheritedTombstone(_ parent: [UInt8], _ steps: [Int]) throws -> Stamp? {
+    func inheritedTombstone(_ parent: [UInt8], _ steps: [EmbeddedStep]) throws -> Stamp? {
         var t = try object(parent).deleted
         if steps.count > 1 {
             for n in 1..<steps.count {
@@ -48,7 +48,7 @@ extension SyncWriter {
 
     /// A write stamped `stamp` inside the embedded object at `steps`: it is a write of every
     /// ancestor (and the parent's record, `parentWrite`) as well.
-    private func noteAncestorsWrite(_ parent: [UInt8], _ steps: [Int], _ stamp: Stamp) throws {
+    func noteAncestorsWrite(_ parent: [UInt8], _ steps: [EmbeddedStep], _ stamp: Stamp) throws {
         guard steps.count > 1 else { return }
         for n in 1..<steps.count {
             let key = SyncTrees.embeddedKey(parent, Array(steps[0..<n]))
@@ -60,73 +60,113 @@ extension SyncWriter {
 
     // MARK: extraction
 
+    /// One extraction of a parent's embedded objects: the parent and the greatest write made
+    /// below it (a write of the parent too).
+    final class EmbeddedExtraction {
+        let c: SyncedClass
+        let pk: StorageValue
+        let ok: [UInt8]
+        let base: Stamp
+        var parentWrite: Stamp?
+
+        init(c: SyncedClass, pk: StorageValue, base: Stamp) {
+            self.c = c
+            self.pk = pk
+            ok = SyncTrees.objectKey(c.key, pk)
+            self.base = base
+        }
+    }
+
     /// Compares the embedded objects of object `k` (primary key `pk`) in the table with their
     /// records and appends the instructions that bring every other node there, updating the
     /// records as if they had been applied.
     func extractEmbedded(_ c: SyncedClass, _ pk: StorageValue, _ k: ObjectKey, _ encoder: inout ChangesetBodyEncoder, base: Stamp) throws {
-        guard !c.embeddedColumns.isEmpty else { return }
-        let ok = SyncTrees.objectKey(c.key, pk)
-        var parentWrite: Stamp?
-        func walk(_ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ names: [String], _ inherited: Stamp?) throws {
-            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
-                let path = steps + [column]
-                let pathNames = names + [t.spec.columns[column].name]
-                let key = SyncTrees.embeddedKey(ok, path)
-                var r = try embeddedRecord(key)
-                var tombstone = Self.later(inherited, r.deleted)
-                let address = ObjectAddress(classIndex: encoder.classIndex(ec.name),
-                                            primaryKey: .string(EmbeddedPath(parentClass: c.name, parentPrimaryKey: pk, properties: pathNames).string))
-                let exists = r.exists(under: tombstone)
-                guard case .link(let current) = try t.value(row, column) else {
-                    if exists {
-                        let s = base.at(encoder.instructionCount)
-                        encoder.append(.erase(address), seen: r.latest)
-                        r.noteDelete(s)
-                        r.fields.removeAll()
-                        r.row = nil
-                        try putEmbeddedRecord(key, r)
-                    }
-                    continue
-                }
-                func wrote(_ s: Stamp) throws {
-                    r.noteWrite(s)
-                    parentWrite = Self.later(parentWrite, s)
-                    try noteAncestorsWrite(ok, path, s)
-                }
-                if !exists || r.row != current {
-                    if exists {
-                        let s = base.at(encoder.instructionCount)
-                        encoder.append(.erase(address), seen: r.latest)
-                        r.noteDelete(s)
-                    }
-                    r.fields.removeAll()
-                    tombstone = Self.later(inherited, r.deleted)
-                    let s = base.at(encoder.instructionCount)
-                    encoder.append(.create(address), seen: nil)
-                    try wrote(s)
-                    r.row = current
-                }
-                let et = try txn.table(ec.key)
-                for f in ec.fieldColumns {
-                    let v = try et.value(current, f)
-                    let held = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
-                    guard v != held else { continue }
-                    let seen = Self.later(r.field(f)?.stamp, tombstone)
-                    let s = base.at(encoder.instructionCount)
-                    let property = encoder.propertyIndex(ec.spec.columns[f].name)
-                    encoder.append(.set(address, property: property, value: .value(v)), seen: seen)
-                    r.setField(f, s, v)
-                    try wrote(s)
-                }
-                try putEmbeddedRecord(key, r)
-                try walk(et, current, ec.embeddedColumns, path, pathNames, tombstone)
-            }
-        }
-        try walk(try table(c), k, c.embeddedColumns, [], [], try object(ok).deleted)
-        if let parentWrite {
-            var o = try object(ok)
+        guard !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty else { return }
+        let x = EmbeddedExtraction(c: c, pk: pk, base: base)
+        try extractEmbeddedChildren(x, try table(c), k, c.embeddedColumns, c.embeddedLists, [], [], try object(x.ok).deleted, &encoder)
+        if let parentWrite = x.parentWrite {
+            var o = try object(x.ok)
             o.noteWrite(parentWrite)
-            setObject(ok, o)
+            setObject(x.ok, o)
+        }
+    }
+
+    /// The wire address of the embedded object of class `ec` at path `names`.
+    func embeddedAddress(_ x: EmbeddedExtraction, _ ec: SyncedEmbeddedClass, _ names: [String], _ encoder: inout ChangesetBodyEncoder) -> ObjectAddress {
+        ObjectAddress(classIndex: encoder.classIndex(ec.name),
+                      primaryKey: .string(EmbeddedPath(parentClass: x.c.name, parentPrimaryKey: x.pk, properties: names).string))
+    }
+
+    /// A local write stamped `s` inside the embedded object at `path`.
+    func noteLocalEmbeddedWrite(_ x: EmbeddedExtraction, _ r: inout EmbeddedRecord, _ path: [EmbeddedStep], _ s: Stamp) throws {
+        r.noteWrite(s)
+        x.parentWrite = Self.later(x.parentWrite, s)
+        try noteAncestorsWrite(x.ok, path, s)
+    }
+
+    /// Appends a set of every field of embedded object `current` (class `ec`, record `r` at
+    /// `path`) that differs from what its record holds under `tombstone`.
+    func extractEmbeddedFields(_ x: EmbeddedExtraction, _ ec: SyncedEmbeddedClass, _ current: ObjectKey, _ r: inout EmbeddedRecord,
+                               _ path: [EmbeddedStep], _ address: ObjectAddress, _ tombstone: Stamp?, _ encoder: inout ChangesetBodyEncoder) throws
+    {
+        let et = try txn.table(ec.key)
+        for f in ec.fieldColumns {
+            let v = try et.value(current, f)
+            let held = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
+            guard v != held else { continue }
+            let seen = Self.later(r.field(f)?.stamp, tombstone)
+            let s = x.base.at(encoder.instructionCount)
+            let property = encoder.propertyIndex(ec.spec.columns[f].name)
+            encoder.append(.set(address, property: property, value: .value(v)), seen: seen)
+            r.setField(f, s, v)
+            try noteLocalEmbeddedWrite(x, &r, path, s)
+        }
+    }
+
+    /// The embedded objects held by row `row` of `t` (the parent, or an embedded object at
+    /// `steps`): its to-one embedded properties `columns` and its lists of embedded objects `lists`.
+    func extractEmbeddedChildren(_ x: EmbeddedExtraction, _ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass],
+                                 _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep], _ names: [String], _ inherited: Stamp?,
+                                 _ encoder: inout ChangesetBodyEncoder) throws
+    {
+        for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+            let path = steps + [.property(column)]
+            let pathNames = names + [t.spec.columns[column].name]
+            let key = SyncTrees.embeddedKey(x.ok, path)
+            var r = try embeddedRecord(key)
+            var tombstone = Self.later(inherited, r.deleted)
+            let address = embeddedAddress(x, ec, pathNames, &encoder)
+            let exists = r.exists(under: tombstone)
+            guard case .link(let current) = try t.value(row, column) else {
+                if exists {
+                    let s = x.base.at(encoder.instructionCount)
+                    encoder.append(.erase(address), seen: r.latest)
+                    r.noteDelete(s)
+                    r.fields.removeAll()
+                    r.row = nil
+                    try putEmbeddedRecord(key, r)
+                }
+                continue
+            }
+            if !exists || r.row != current {
+                if exists {
+                    let s = x.base.at(encoder.instructionCount)
+                    encoder.append(.erase(address), seen: r.latest)
+                    r.noteDelete(s)
+                }
+                r.fields.removeAll()
+                tombstone = Self.later(inherited, r.deleted)
+                let s = x.base.at(encoder.instructionCount)
+                encoder.append(.create(address), seen: nil)
+                try noteLocalEmbeddedWrite(x, &r, path, s)
+                r.row = current
+            }
+            try extractEmbeddedFields(x, ec, current, &r, path, address, tombstone, &encoder)
+            try putEmbeddedRecord(key, r)
+            try extractEmbeddedChildren(x, try txn.table(ec.key), current, ec.embeddedColumns, ec.embeddedLists, path, pathNames, tombstone, &encoder)
+        }
+        for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
+            try extractEmbeddedList(x, t, row, column, ec, steps, names, inherited, &encoder)
         }
     }
 
@@ -135,15 +175,29 @@ extension SyncWriter {
     func embeddedStampBound(_ c: SyncedClass, _ pk: StorageValue) throws -> Stamp {
         let ok = SyncTrees.objectKey(c.key, pk)
         var bound = Stamp.zero
-        func walk(_ columns: [Int: SyncedEmbeddedClass], _ steps: [Int]) throws {
+        func note(_ s: Stamp?) { if let s, s > bound { bound = s } }
+        func walk(_ columns: [Int: SyncedEmbeddedClass], _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep]) throws {
             for (column, ec) in columns {
-                let r = try embeddedRecord(SyncTrees.embeddedKey(ok, steps + [column]))
+                let r = try embeddedRecord(SyncTrees.embeddedKey(ok, steps + [.property(column)]))
                 guard r.latest != nil || r.deleted != nil else { continue }
-                for s in [r.latest, r.deleted].compactMap({ $0 }) where s > bound { bound = s }
-                try walk(ec.embeddedColumns, steps + [column])
+                note(r.latest)
+                note(r.deleted)
+                try walk(ec.embeddedColumns, ec.embeddedLists, steps + [.property(column)])
+            }
+            for (column, ec) in lists {
+                let l = try embeddedList(SyncTrees.embeddedListKey(ok, steps, column: column))
+                for e in l.elements {
+                    note(e.insertStamp)
+                    guard !e.isDeleted else { continue }
+                    let path = steps + [.element(column, e.id)]
+                    let r = try embeddedRecord(SyncTrees.embeddedKey(ok, path))
+                    note(r.latest)
+                    note(r.deleted)
+                    try walk(ec.embeddedColumns, ec.embeddedLists, path)
+                }
             }
         }
-        try walk(c.embeddedColumns, [])
+        try walk(c.embeddedColumns, c.embeddedLists, [])
         return bound
     }
 
@@ -173,7 +227,9 @@ extension SyncWriter {
     // MARK: apply
 
     /// Applies a remote instruction on an embedded object (of class `ec`).
-    func applyEmbedded(_ instruction: SyncInstruction, _ ec: SyncedEmbeddedClass, stamp: Stamp, _ names: SyncWriter.Names) throws {
+    func applyEmbedded(_ instruction: SyncInstruction, _ ec: SyncedEmbeddedClass, stamp: Stamp, elementNode: NodeID, erased: Bool,
+                       _ names: SyncWriter.Names) throws
+    {
         guard case .string(let s) = instruction.object.primaryKey else {
             throw AtollError(.protocolViolation, "a changeset names an object of embedded class '\(ec.name)' by a primary key")
         }
@@ -186,43 +242,60 @@ extension SyncWriter {
         guard c.accepts(primaryKey: path.parentPrimaryKey) else {
             throw AtollError(.protocolViolation, "a changeset names an embedded object of '\(path.parentClass)' \(path.parentPrimaryKey), which is not a synced class or key")
         }
-        // The path's columns, each a to-one embedded property of the class before it.
-        var steps: [Int] = []
-        var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass]) = (c.columnsByName, c.embeddedColumns)
-        var target: SyncedEmbeddedClass?
-        for name in path.properties {
-            guard let column = owner.columnsByName[name] else {
-                // A property this node's schema does not have (a newer node's, or one a migration
-                // removed here): kept aside (SyncWriter+Unknown.swift); the write keeps the parent
-                // as it does on the nodes that have the property.
-                try keepUnknown(instruction, names, stamp: stamp, elementNode: stamp.node, erased: false)
-                if instruction.touchesObject(erased: false) {
-                    embeddedParents[RecordKey(SyncTrees.objectKey(c.key, path.parentPrimaryKey))] = (c, path.parentPrimaryKey)
-                    try applyCreate(c, path.parentPrimaryKey, stamp)
-                }
-                return
+        // The path's steps, each a to-one embedded property or an element of a list of embedded
+        // objects of the class before it.
+        guard let (steps, target) = try resolveEmbeddedSteps(path, c, s) else {
+            // A property this node's schema does not have (a newer node's, or one a migration
+            // removed here): kept aside (SyncWriter+Unknown.swift); the write keeps the parent
+            // as it does on the nodes that have the property.
+            try keepUnknown(instruction, names, stamp: stamp, elementNode: stamp.node, erased: false)
+            if instruction.touchesObject(erased: false) {
+                embeddedParents[RecordKey(SyncTrees.objectKey(c.key, path.parentPrimaryKey))] = (c, path.parentPrimaryKey)
+                try applyCreate(c, path.parentPrimaryKey, stamp)
             }
-            guard let next = owner.embedded[column] else {
-                throw AtollError(.protocolViolation, "embedded path '\(s)' names '\(name)', which holds no embedded object")
-            }
-            steps.append(column)
-            target = next
-            owner = (next.columnsByName, next.embeddedColumns)
+            return
         }
-        guard let target, target === ec else {
+        guard target === ec else {
             throw AtollError(.protocolViolation, "embedded path '\(s)' leads to no '\(ec.name)'")
         }
         let ok = SyncTrees.objectKey(c.key, path.parentPrimaryKey)
+        embeddedParents[RecordKey(ok)] = (c, path.parentPrimaryKey)
+        if case .element = steps.last, case .erase = instruction {
+            throw AtollError(.protocolViolation, "a changeset erases '\(s)', an element of a list of embedded objects (a list erase removes it)")
+        }
+        switch instruction {
+        case .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _):
+            // An edit of a list of embedded objects this one holds (SyncWriter+EmbeddedLists.swift).
+            guard let column = ec.columnsByName[names.properties[p]] else {
+                try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
+                if instruction.touchesObject(erased: erased) { try applyCreate(c, path.parentPrimaryKey, stamp) }
+                return
+            }
+            guard let elementClass = ec.embeddedLists[column] else {
+                throw AtollError(.protocolViolation, "a changeset edits '\(ec.name).\(names.properties[p])' as a list of embedded objects; it is not one")
+            }
+            try applyToEmbeddedList(instruction, elementClass, holder: (c, path.parentPrimaryKey, ok, steps), column: column, stamp: stamp,
+                                    elementNode: elementNode, erased: erased, names)
+            return
+        default:
+            break
+        }
         let key = SyncTrees.embeddedKey(ok, steps)
         var r = try embeddedRecord(key)
         let inherited = try inheritedTombstone(ok, steps)
         let tombstone = Self.later(inherited, r.deleted)
-        embeddedParents[RecordKey(ok)] = (c, path.parentPrimaryKey)
+        // Inside an element removed from its list (or gone with its holder): the data is void.
+        let removed = try embeddedElementRemoved(ok, steps)
         // A create or set is a write of the object, its ancestors and the parent whether or not
         // a delete voids its data (so that existence is the same in every order of arrival: a
         // delete that arrives later would not take the note back either).
         func wrote() throws {
             r.noteWrite(stamp)
+            if removed {
+                try noteAncestorsWrite(ok, steps, stamp)
+                try applyCreate(c, path.parentPrimaryKey, stamp)
+                return
+            }
             try putEmbeddedRecord(key, r)
             try noteAncestorsWrite(ok, steps, stamp)
             try applyCreate(c, path.parentPrimaryKey, stamp)
@@ -231,6 +304,7 @@ extension SyncWriter {
         case .create:
             try wrote()
         case .erase:
+            guard !removed else { return }
             r.noteDelete(stamp)
             r.fields.removeAll { $0.stamp <= stamp }
             try putEmbeddedRecord(key, r)
@@ -243,7 +317,7 @@ extension SyncWriter {
                 try wrote()
                 return
             }
-            guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil else {
+            guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil, ec.embeddedLists[column] == nil else {
                 throw AtollError(.protocolViolation, "a changeset writes '\(name)' of embedded class '\(ec.name)', which it does not have as a value")
             }
             guard case .value(let value) = v else {
@@ -253,10 +327,11 @@ extension SyncWriter {
             guard value.isNull ? col.isNullable : true else {
                 throw AtollError(.protocolViolation, "a changeset writes nil into required property '\(ec.name).\(name)'")
             }
-            // Void: stamped before a delete of it, an ancestor or the parent. (Deletes are not
-            // recorded in the ledger for embedded objects: a parent's delete does not look
-            // below it, so the entry would depend on the order of arrival.)
-            if let tombstone, stamp < tombstone {
+            // Void: stamped before a delete of it, an ancestor or the parent, or inside a removed
+            // list element. (Deletes are not recorded in the ledger for embedded objects: a
+            // parent's delete does not look below it, so the entry would depend on the order of
+            // arrival.)
+            if removed || tombstone.map({ stamp < $0 }) ?? false {
                 try wrote()
                 return
             }
@@ -277,8 +352,41 @@ extension SyncWriter {
             r.setField(column, stamp, value)
             try wrote()
         default:
-            throw AtollError(.protocolViolation, "a changeset sends a collection change to embedded class '\(ec.name)', which syncs values only")
+            throw AtollError(.protocolViolation, "a changeset sends a set or map change to embedded class '\(ec.name)', which syncs values and embedded objects only")
         }
+    }
+
+    /// The steps of `path` (of parent class `c`) and the embedded class it leads to; nil when
+    /// the path names a property this node's schema does not have.
+    func resolveEmbeddedSteps(_ path: EmbeddedPath, _ c: SyncedClass, _ s: String) throws -> ([EmbeddedStep], SyncedEmbeddedClass)? {
+        var steps: [EmbeddedStep] = []
+        var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass], lists: [Int: SyncedEmbeddedClass]) =
+            (c.columnsByName, c.embeddedColumns, c.embeddedLists)
+        var target: SyncedEmbeddedClass?
+        var i = 0
+        while i < path.properties.count {
+            let name = path.properties[i]
+            guard let column = owner.columnsByName[name] else { return nil }
+            let next: SyncedEmbeddedClass
+            if let one = owner.embedded[column] {
+                steps.append(.property(column))
+                next = one
+                i += 1
+            } else if let listed = owner.lists[column] {
+                guard i + 1 < path.properties.count else {
+                    throw AtollError(.protocolViolation, "embedded path '\(s)' names list '\(name)' without an element")
+                }
+                steps.append(.element(column, try EmbeddedPath.element(parsing: path.properties[i + 1])))
+                next = listed
+                i += 2
+            } else {
+                throw AtollError(.protocolViolation, "embedded path '\(s)' names '\(name)', which holds no embedded object")
+            }
+            target = next
+            owner = (next.columnsByName, next.embeddedColumns, next.embeddedLists)
+        }
+        guard let target else { throw AtollError(.protocolViolation, "embedded path '\(s)' names no property") }
+        return (steps, target)
     }
 
     private func recordEmbeddedConflict(_ kind: Conflict.Kind, _ ec: SyncedEmbeddedClass, _ path: String, _ key: [UInt8], _ column: Int,
@@ -309,66 +417,85 @@ extension SyncWriter {
 
     /// Drops the fields of object `pk`'s embedded records that a delete (of the object, of an
     /// ancestor or of the embedded object) voided, so that a record holds the same whatever the
-    /// order its changes arrived in (a write that arrives after such a delete is never stored).
+    /// order its changes arrived in (a write that arrives after such a delete is never stored);
+    /// removes the elements of lists of embedded objects inserted before such a delete, and the
+    /// records of removed elements.
     func pruneEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
         let ok = SyncTrees.objectKey(c.key, pk)
-        func walk(_ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ inherited: Stamp?) throws {
-            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
-                let path = steps + [column]
-                let key = SyncTrees.embeddedKey(ok, path)
-                var r = try embeddedRecord(key)
-                // A write below an object is a write of it: no record, nothing below either.
-                guard r.latest != nil || r.deleted != nil else { continue }
-                let tombstone = Self.later(inherited, r.deleted)
-                let before = r
-                r.fields.removeAll { f in tombstone.map { f.stamp <= $0 } ?? false }
-                if !r.exists(under: tombstone) { r.row = nil }
-                if r != before { try putEmbeddedRecord(key, r) }
-                try walk(ec.embeddedColumns, path, tombstone)
-            }
+        try pruneEmbeddedChildren(ok, c.embeddedColumns, c.embeddedLists, [], try object(ok).deleted)
+    }
+
+    func pruneEmbeddedChildren(_ ok: [UInt8], _ columns: [Int: SyncedEmbeddedClass], _ lists: [Int: SyncedEmbeddedClass],
+                               _ steps: [EmbeddedStep], _ inherited: Stamp?) throws
+    {
+        for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+            let path = steps + [.property(column)]
+            let key = SyncTrees.embeddedKey(ok, path)
+            var r = try embeddedRecord(key)
+            // A write below an object is a write of it: no record, nothing below either.
+            guard r.latest != nil || r.deleted != nil else { continue }
+            let tombstone = Self.later(inherited, r.deleted)
+            let before = r
+            r.fields.removeAll { f in tombstone.map { f.stamp <= $0 } ?? false }
+            if !r.exists(under: tombstone) { r.row = nil }
+            if r != before { try putEmbeddedRecord(key, r) }
+            try pruneEmbeddedChildren(ok, ec.embeddedColumns, ec.embeddedLists, path, tombstone)
         }
-        try walk(c.embeddedColumns, [], try object(ok).deleted)
+        for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
+            try pruneEmbeddedList(ok, column, ec, steps, inherited)
+        }
     }
 
     /// Makes the table show the embedded objects of object `pk` as their records say.
     func projectEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
         guard let k = try rowKey(c, pk) else { return }
         let ok = SyncTrees.objectKey(c.key, pk)
-        func walk(_ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass], _ steps: [Int], _ inherited: Stamp?) throws {
-            for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
-                let path = steps + [column]
-                let key = SyncTrees.embeddedKey(ok, path)
-                var r = try embeddedRecord(key)
-                let tombstone = Self.later(inherited, r.deleted)
-                let current: ObjectKey?
-                if case .link(let l) = try t.value(row, column) { current = l } else { current = nil }
-                guard r.exists(under: tombstone) else {
-                    if current != nil { try t.set(row, column, .null) }
-                    if r.row != nil {
-                        r.row = nil
-                        try putEmbeddedRecord(key, r)
-                    }
-                    continue
-                }
-                let et = try txn.table(ec.key)
-                let target: ObjectKey
-                if let current {
-                    target = current
-                } else {
-                    target = try et.create()
-                    try t.set(row, column, .link(target))
-                }
-                for f in ec.fieldColumns {
-                    let want = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
-                    if try et.value(target, f) != want { try et.set(target, f, want) }
-                }
-                if r.row != target {
-                    r.row = target
+        try projectEmbeddedChildren(ok, try table(c), k, c.embeddedColumns, c.embeddedLists, [], try object(ok).deleted)
+    }
+
+    func projectEmbeddedChildren(_ ok: [UInt8], _ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass],
+                                 _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep], _ inherited: Stamp?) throws
+    {
+        for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
+            let path = steps + [.property(column)]
+            let key = SyncTrees.embeddedKey(ok, path)
+            var r = try embeddedRecord(key)
+            let tombstone = Self.later(inherited, r.deleted)
+            let current: ObjectKey?
+            if case .link(let l) = try t.value(row, column) { current = l } else { current = nil }
+            guard r.exists(under: tombstone) else {
+                if current != nil { try t.set(row, column, .null) }
+                if r.row != nil {
+                    r.row = nil
                     try putEmbeddedRecord(key, r)
                 }
-                try walk(et, target, ec.embeddedColumns, path, tombstone)
+                continue
             }
+            let et = try txn.table(ec.key)
+            let target: ObjectKey
+            if let current {
+                target = current
+            } else {
+                target = try et.create()
+                try t.set(row, column, .link(target))
+            }
+            try projectEmbeddedFields(ec, et, target, r, tombstone)
+            if r.row != target {
+                r.row = target
+                try putEmbeddedRecord(key, r)
+            }
+            try projectEmbeddedChildren(ok, et, target, ec.embeddedColumns, ec.embeddedLists, path, tombstone)
         }
-        try walk(try table(c), k, c.embeddedColumns, [], try object(ok).deleted)
+        for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
+            try projectEmbeddedList(ok, t, row, column, ec, steps, inherited)
+        }
+    }
+
+    /// Sets every field of embedded row `target` to what record `r` holds under `tombstone`.
+    func projectEmbeddedFields(_ ec: SyncedEmbeddedClass, _ et: Table, _ target: ObjectKey, _ r: EmbeddedRecord, _ tombstone: Stamp?) throws {
+        for f in ec.fieldColumns {
+            let want = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
+            if try et.value(target, f) != want { try et.set(target, f, want) }
+        }
     }
 }

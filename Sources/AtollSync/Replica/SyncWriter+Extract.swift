@@ -82,8 +82,9 @@ extension SyncWriter {
                 if !embeddedByTable.isEmpty {
                     switch i {
                     case .createObject(let t, let k, _), .set(let t, let k, _, _, _), .addInteger(let t, let k, _, _),
-                         .eraseObject(let t, let k, _):
-                        if let c = schema.classes[t], !c.embeddedColumns.isEmpty {
+                         .eraseObject(let t, let k, _), .listInsert(let t, let k, _, _, _), .listSet(let t, let k, _, _, _),
+                         .listErase(let t, let k, _, _, _), .listMove(let t, let k, _, _, _), .listClear(let t, let k, _):
+                        if let c = schema.classes[t], !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty {
                             embeddedEdits[ObjectRef(table: t, key: k)] = v
                         } else if let ec = embeddedByTable[t], let owner = try embeddedOwner(ec, k) {
                             embeddedEdits[ObjectRef(table: owner.0.key, key: owner.1)] = v
@@ -276,9 +277,14 @@ extension SyncWriter {
             switch instruction {
             case .listInsert(let t, let k, let column, _, _), .listSet(let t, let k, let column, _, _),
                  .listErase(let t, let k, let column, _, _), .listClear(let t, let k, let column):
-                guard let c = synced(t), c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
+                guard let c = synced(t) else { break }
+                // Lists of embedded objects are compared with their records at the end of the commit.
+                if c.embeddedLists[column] != nil { continue }
+                guard c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
                 try collectionEdited(c, k, column, entry: entry)
                 continue
+            case .listMove(let t, _, let column, _, _):
+                if let c = synced(t), c.embeddedLists[column] != nil { continue }
             default:
                 break
             }

@@ -17,7 +17,7 @@ extension SyncWriter {
     func renumberEmbeddedRecords(_ renumbering: ColumnRenumbering) throws {
         guard !schema.embedded.isEmpty else { return }
         let embeddedByTable = Dictionary(schema.embedded.values.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        guard renumbering.changes.keys.contains(where: { embeddedByTable[$0] != nil || schema.classes[$0]?.embeddedColumns.isEmpty == false }) else { return }
+        guard renumbering.changes.keys.contains(where: { embeddedByTable[$0] != nil || schema.classes[$0]?.embeddedColumns.isEmpty == false || schema.classes[$0]?.embeddedLists.isEmpty == false }) else { return }
 
         func moved(_ slots: [Int?]?, _ column: Int, _ what: String) throws -> Int? {
             guard let slots else { return column }
@@ -32,32 +32,51 @@ extension SyncWriter {
         }
         // Old key -> new key and record (nil: dropped), for the records that change.
         var changed: [(old: [UInt8], new: [UInt8]?, record: EmbeddedRecord, fieldSlots: [Int?]?)] = []
+        var listMoves: [(old: [UInt8], new: [UInt8], value: [UInt8])] = []
         for e in entries {
             let n = Int(e.key[0])
-            guard n >= 4, e.key.count >= 1 + n + 2, (e.key.count - 1 - n) % 2 == 0 else {
+            guard n >= 4, e.key.count >= 1 + n + 2 else {
                 throw AtollError.corrupted("sync.embedded key of \(e.key.count) bytes")
             }
             let parent = Array(e.key[1...n])
             let t = TableKey(UInt32(parent[0]) << 24 | UInt32(parent[1]) << 16 | UInt32(parent[2]) << 8 | UInt32(parent[3]))
             guard let c = schema.classes[t] else { continue }
+            let (oldSteps, oldList) = try EmbeddedStep.parse(e.key, from: 1 + n)
             var ownerSlots = renumbering.slotsBeforePendingCommits(t)
-            var owner = (name: c.name, embeddedColumns: c.embeddedColumns)
-            var steps: [Int] = []
+            var owner = (name: c.name, embeddedColumns: c.embeddedColumns, embeddedLists: c.embeddedLists)
+            var steps: [EmbeddedStep] = []
             var target: SyncedEmbeddedClass?
-            var offset = 1 + n
-            while offset < e.key.count {
-                let old = Int(e.key[offset]) << 8 | Int(e.key[offset + 1])
-                offset += 2
+            var gone = false
+            for step in oldSteps {
                 // A removed property, or one that holds no embedded object now: the path is gone.
-                guard let now = try moved(ownerSlots, old, "the path of an embedded object of '\(owner.name)'"),
-                      let next = owner.embeddedColumns[now] else { target = nil; break }
-                steps.append(now)
+                guard let now = try moved(ownerSlots, step.column, "the path of an embedded object of '\(owner.name)'") else { gone = true; break }
+                let found: SyncedEmbeddedClass?
+                switch step {
+                case .property:
+                    found = owner.embeddedColumns[now]
+                    steps.append(.property(now))
+                case .element(_, let id):
+                    found = owner.embeddedLists[now]
+                    steps.append(.element(now, id))
+                }
+                guard let next = found else { gone = true; break }
                 target = next
                 ownerSlots = renumbering.slotsBeforePendingCommits(next.key)
-                owner = (next.name, next.embeddedColumns)
+                owner = (next.name, next.embeddedColumns, next.embeddedLists)
+            }
+            if let oldList {
+                // A list of embedded objects' own record: only its key moves.
+                guard !gone, let now = try moved(ownerSlots, oldList, "a list of embedded objects of '\(owner.name)'"),
+                      owner.embeddedLists[now] != nil else {
+                    try txn.deleteInternal(SyncTrees.embedded, key: e.key)
+                    continue
+                }
+                let key = SyncTrees.embeddedListKey(parent, steps, column: now)
+                if key != e.key { listMoves.append((e.key, key, e.value)) }
+                continue
             }
             let record = try e.value.withUnsafeBytes { try EmbeddedRecord.decode($0, state.nodes) }
-            guard let target else {
+            guard !gone, let target else {
                 changed.append((e.key, nil, record, nil))
                 continue
             }
@@ -100,10 +119,12 @@ extension SyncWriter {
                 ledgerMoves.append((key, l.value))
             }
         }
+        for m in listMoves { try txn.deleteInternal(SyncTrees.embedded, key: m.old) }
         for c in changed {
             guard let new = c.new else { continue }
             try putEmbeddedRecord(new, c.record)
         }
+        for m in listMoves { try txn.putInternal(SyncTrees.embedded, key: m.new, value: m.value) }
         for l in ledgerMoves { try txn.putInternal(ConflictLedger.tree, key: l.key, value: l.value) }
     }
 }

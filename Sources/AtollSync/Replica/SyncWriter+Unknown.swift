@@ -78,12 +78,11 @@ extension SyncWriter {
         guard case .string(let s) = i.object.primaryKey else { return true }
         let path = try EmbeddedPath(parsing: s)
         guard let c = schema.byName[path.parentClass] else { return false }
-        var owner = (columnsByName: c.columnsByName, embedded: c.embeddedColumns)
-        for name in path.properties {
-            guard let column = owner.columnsByName[name] else { return false }
+        do {
+            guard try resolveEmbeddedSteps(path, c, s) != nil else { return false }
+        } catch {
             // Not an embedded object here: apply says why.
-            guard let next = owner.embedded[column] else { return true }
-            owner = (next.columnsByName, next.embeddedColumns)
+            return true
         }
         if let p = i.property, ec.columnsByName[names.properties[p]] == nil { return false }
         return true

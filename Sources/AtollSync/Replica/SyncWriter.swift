@@ -121,7 +121,7 @@ final class SyncWriter {
     /// The list columns of a class (sets and maps, also stored as lists, are not: they have
     /// their own records, SyncWriter+Collections.swift).
     func listColumns(of c: SyncedClass) -> [Int] {
-        c.spec.columns.indices.filter { c.spec.columns[$0].isList && !c.spec.columns[$0].isSet && !c.spec.columns[$0].isMap }
+        c.spec.columns.indices.filter { c.spec.columns[$0].isList && !c.spec.columns[$0].isSet && !c.spec.columns[$0].isMap && c.embeddedLists[$0] == nil }
     }
 
     // MARK: counters (increments kept while a later write of the field may need them)
