@@ -144,6 +144,44 @@ final class NestedMixedDog: Object {
         #expect(all.filter("ANY anyValue[*] == 5").map(\.name) == ["1"])
     }
 
+    @Test func queriesGoIntoListsAndMapsOfMixedValuesAndTypedSubscripts() throws {
+        let realm = try realm()
+        try realm.write {
+            let a = MixedHolder()
+            a.name = "a"
+            a.anyValue = AnyRealmValue.fromArray([AnyRealmValue.fromDictionary(["k": .string("x")]), .int(2)])
+            a.anyList.append(AnyRealmValue.fromDictionary(["k": .string("x"), "n": .int(1)]))
+            a.anyMap["tickets"] = AnyRealmValue.fromArray([.int(0), .int(1), .int(4)])
+            realm.add(a)
+            let b = MixedHolder()
+            b.name = "b"
+            b.anyValue = AnyRealmValue.fromDictionary(["k": AnyRealmValue.fromArray([.int(1), .int(2), .int(3)])])
+            b.anyList.append(AnyRealmValue.fromArray([.int(7), .int(8)]))
+            b.anyMap["tickets"] = AnyRealmValue.fromArray([.int(2), .int(3), .int(4)])
+            realm.add(b)
+        }
+        let all = realm.objects(MixedHolder.self)
+        // Lists and maps of mixed values, in the string query language.
+        #expect(all.filter("anyList[0].k == 'x'").map(\.name) == ["a"])
+        #expect(all.filter("ANY anyList[*]['k'] == 'x'").map(\.name) == ["a"])
+        #expect(all.filter("anyList[*][1] == 8").map(\.name) == ["b"])
+        #expect(all.filter("anyMap.tickets[0] == 2").map(\.name) == ["b"])
+        #expect(all.filter("anyMap['tickets'][LAST] == 4").map(\.name) == ["a", "b"])
+        #expect(all.filter("anyMap[*][1] == 1").map(\.name) == ["a"])
+        #expect(all.filter("anyMap.tickets.@size == 3").map(\.name) == ["a", "b"])
+        // A list literal against a nested collection, position by position.
+        #expect(all.filter("anyValue.k[*] == {1, 2, 3}").map(\.name) == ["b"])
+        #expect(all.filter("anyMap.tickets[*] == {0, 1, 4}").map(\.name) == ["a"])
+        // The typed subscripts, through the same text.
+        #expect(all.where { $0.anyValue[0]["k"] == .string("x") }.map(\.name) == ["a"])
+        #expect(all.where { $0.anyValue["k"][2] == .int(3) }.map(\.name) == ["b"])
+        #expect(all.where { $0.anyValue["k"].any > .int(2) }.map(\.name) == ["b"])
+        #expect(all.where { $0.anyValue.any == .int(2) }.map(\.name) == ["a"])
+        #expect(all.where { $0.anyValue[5] == .none }.map(\.name) == ["a", "b"])
+        #expect(all.where { $0.anyValue[1] == .int(2) && $0.name == "a" }.count == 1)
+        #expect(all.where { !($0.anyValue["k"][0] == .int(1)) }.map(\.name) == ["a"])
+    }
+
     @Test func theDynamicAPIReadsNestedCollectionsAsArraysAndDictionaries() throws {
         let realm = try realm()
         let rex = NestedMixedDog()
