@@ -182,6 +182,87 @@ final class NestedMixedDog: Object {
         #expect(all.where { !($0.anyValue["k"][0] == .int(1)) }.map(\.name) == ["a"])
     }
 
+    @Test func aNestedListObservedByItselfSeesItsChangesAndItsEnd() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyValue = AnyRealmValue.fromDictionary(["list": AnyRealmValue.fromArray([.int(1), .int(2)]), "other": .int(0)])
+        try realm.write { realm.add(o) }
+        let list = try #require(o.anyValue.dictionaryValue?["list"]?.listValue)
+        var updates: [[[Int]]] = []
+        var initial = 0
+        let token = list.observe { change in
+            switch change {
+            case .initial: initial += 1
+            case .update(let l, let d, let i, let m):
+                updates.append([d, i, m])
+                #expect(l === list)
+            case .error(let error): Issue.record("unexpected \(error)")
+            }
+        }
+        defer { token.invalidate() }
+        #expect(initial == 1)
+        // A change elsewhere in the value reports nothing.
+        try realm.write { o.anyValue.dictionaryValue?["other"] = .int(1) }
+        #expect(updates.isEmpty)
+        // Changes through another accessor: the observed list reads the new elements.
+        try realm.write { o.anyValue.dictionaryValue?["list"]?.listValue?.insert(.int(0), at: 0) }
+        #expect(updates.last == [[], [0], []])
+        #expect(Array(list) == [.int(0), .int(1), .int(2)])
+        try realm.write { o.anyValue.dictionaryValue?["list"]?.listValue?.remove(at: 1) }
+        #expect(updates.last == [[1], [], []])
+        try realm.write { list[1] = .string("two") }
+        #expect(updates.last == [[], [], [1]])
+        #expect(updates.count == 3)
+        // The key assigned a scalar: every element deleted, then nothing more.
+        try realm.write { o.anyValue.dictionaryValue?["list"] = .int(5) }
+        #expect(updates.last == [[0, 1], [], []])
+        #expect(list.isEmpty)
+        try realm.write { o.anyValue.dictionaryValue?["list"] = AnyRealmValue.fromArray([.int(9)]) }
+        #expect(updates.count == 4)
+    }
+
+    @Test func aNestedDictionaryObservedByItselfEndsWithItsObject() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyList.append(AnyRealmValue.fromDictionary(["a": .int(1), "b": .int(2)]))
+        try realm.write { realm.add(o) }
+        let map = try #require(o.anyList[0].dictionaryValue)
+        var updates: [[[String]]] = []
+        let token = map.observe { change in
+            if case .update(_, let d, let i, let m) = change { updates.append([d, i, m]) }
+        }
+        defer { token.invalidate() }
+        try realm.write {
+            o.anyList[0].dictionaryValue?["c"] = .int(3)
+            o.anyList[0].dictionaryValue?["a"] = .int(10)
+            o.anyList[0].dictionaryValue?["b"] = nil
+        }
+        #expect(updates == [[["b"], ["c"], ["a"]]])
+        #expect(map["a"] == .int(10) && map["c"] == .int(3) && map["b"] == nil)
+        // The object deleted: every key deleted.
+        try realm.write { realm.delete(o) }
+        #expect(updates.last == [["a", "c"], [], []])
+        #expect(updates.count == 2)
+    }
+
+    @Test func aNestedListCanBeObservedOnAQueue() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyValue = AnyRealmValue.fromArray([.int(1)])
+        try realm.write { realm.add(o) }
+        let list = try #require(o.anyValue.listValue)
+        let log = ChangeLog<List<AnyRealmValue>>()
+        let token = list.observe(on: DispatchQueue(label: "nested-observation")) { change in
+            log.record(change, count: \.count)
+        }
+        defer { token.invalidate() }
+        #expect(log.wait { $0.initial == 1 })
+        try realm.write { o.anyValue.listValue?.append(.int(2)) }
+        #expect(log.wait { $0.updates.count == 1 })
+        #expect(log.updates == [Change(insertions: [1])])
+        #expect(log.counts == [1, 2])
+    }
+
     @Test func theDynamicAPIReadsNestedCollectionsAsArraysAndDictionaries() throws {
         let realm = try realm()
         let rex = NestedMixedDog()
