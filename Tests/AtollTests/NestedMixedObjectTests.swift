@@ -144,6 +144,125 @@ final class NestedMixedDog: Object {
         #expect(all.filter("ANY anyValue[*] == 5").map(\.name) == ["1"])
     }
 
+    @Test func queriesGoIntoListsAndMapsOfMixedValuesAndTypedSubscripts() throws {
+        let realm = try realm()
+        try realm.write {
+            let a = MixedHolder()
+            a.name = "a"
+            a.anyValue = AnyRealmValue.fromArray([AnyRealmValue.fromDictionary(["k": .string("x")]), .int(2)])
+            a.anyList.append(AnyRealmValue.fromDictionary(["k": .string("x"), "n": .int(1)]))
+            a.anyMap["tickets"] = AnyRealmValue.fromArray([.int(0), .int(1), .int(4)])
+            realm.add(a)
+            let b = MixedHolder()
+            b.name = "b"
+            b.anyValue = AnyRealmValue.fromDictionary(["k": AnyRealmValue.fromArray([.int(1), .int(2), .int(3)])])
+            b.anyList.append(AnyRealmValue.fromArray([.int(7), .int(8)]))
+            b.anyMap["tickets"] = AnyRealmValue.fromArray([.int(2), .int(3), .int(4)])
+            realm.add(b)
+        }
+        let all = realm.objects(MixedHolder.self)
+        // Lists and maps of mixed values, in the string query language.
+        #expect(all.filter("anyList[0].k == 'x'").map(\.name) == ["a"])
+        #expect(all.filter("ANY anyList[*]['k'] == 'x'").map(\.name) == ["a"])
+        #expect(all.filter("anyList[*][1] == 8").map(\.name) == ["b"])
+        #expect(all.filter("anyMap.tickets[0] == 2").map(\.name) == ["b"])
+        #expect(all.filter("anyMap['tickets'][LAST] == 4").map(\.name) == ["a", "b"])
+        #expect(all.filter("anyMap[*][1] == 1").map(\.name) == ["a"])
+        #expect(all.filter("anyMap.tickets.@size == 3").map(\.name) == ["a", "b"])
+        // A list literal against a nested collection, position by position.
+        #expect(all.filter("anyValue.k[*] == {1, 2, 3}").map(\.name) == ["b"])
+        #expect(all.filter("anyMap.tickets[*] == {0, 1, 4}").map(\.name) == ["a"])
+        // The typed subscripts, through the same text.
+        #expect(all.where { $0.anyValue[0]["k"] == .string("x") }.map(\.name) == ["a"])
+        #expect(all.where { $0.anyValue["k"][2] == .int(3) }.map(\.name) == ["b"])
+        #expect(all.where { $0.anyValue["k"].any > .int(2) }.map(\.name) == ["b"])
+        #expect(all.where { $0.anyValue.any == .int(2) }.map(\.name) == ["a"])
+        #expect(all.where { $0.anyValue[5] == .none }.map(\.name) == ["a", "b"])
+        #expect(all.where { $0.anyValue[1] == .int(2) && $0.name == "a" }.count == 1)
+        #expect(all.where { !($0.anyValue["k"][0] == .int(1)) }.map(\.name) == ["a"])
+    }
+
+    @Test func aNestedListObservedByItselfSeesItsChangesAndItsEnd() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyValue = AnyRealmValue.fromDictionary(["list": AnyRealmValue.fromArray([.int(1), .int(2)]), "other": .int(0)])
+        try realm.write { realm.add(o) }
+        let list = try #require(o.anyValue.dictionaryValue?["list"]?.listValue)
+        var updates: [[[Int]]] = []
+        var initial = 0
+        let token = list.observe { change in
+            switch change {
+            case .initial: initial += 1
+            case .update(let l, let d, let i, let m):
+                updates.append([d, i, m])
+                #expect(l === list)
+            case .error(let error): Issue.record("unexpected \(error)")
+            }
+        }
+        defer { token.invalidate() }
+        #expect(initial == 1)
+        // A change elsewhere in the value reports nothing.
+        try realm.write { o.anyValue.dictionaryValue?["other"] = .int(1) }
+        #expect(updates.isEmpty)
+        // Changes through another accessor: the observed list reads the new elements.
+        try realm.write { o.anyValue.dictionaryValue?["list"]?.listValue?.insert(.int(0), at: 0) }
+        #expect(updates.last == [[], [0], []])
+        #expect(Array(list) == [.int(0), .int(1), .int(2)])
+        try realm.write { o.anyValue.dictionaryValue?["list"]?.listValue?.remove(at: 1) }
+        #expect(updates.last == [[1], [], []])
+        try realm.write { list[1] = .string("two") }
+        #expect(updates.last == [[], [], [1]])
+        #expect(updates.count == 3)
+        // The key assigned a scalar: every element deleted, then nothing more.
+        try realm.write { o.anyValue.dictionaryValue?["list"] = .int(5) }
+        #expect(updates.last == [[0, 1], [], []])
+        #expect(list.isEmpty)
+        try realm.write { o.anyValue.dictionaryValue?["list"] = AnyRealmValue.fromArray([.int(9)]) }
+        #expect(updates.count == 4)
+    }
+
+    @Test func aNestedDictionaryObservedByItselfEndsWithItsObject() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyList.append(AnyRealmValue.fromDictionary(["a": .int(1), "b": .int(2)]))
+        try realm.write { realm.add(o) }
+        let map = try #require(o.anyList[0].dictionaryValue)
+        var updates: [[[String]]] = []
+        let token = map.observe { change in
+            if case .update(_, let d, let i, let m) = change { updates.append([d, i, m]) }
+        }
+        defer { token.invalidate() }
+        try realm.write {
+            o.anyList[0].dictionaryValue?["c"] = .int(3)
+            o.anyList[0].dictionaryValue?["a"] = .int(10)
+            o.anyList[0].dictionaryValue?["b"] = nil
+        }
+        #expect(updates == [[["b"], ["c"], ["a"]]])
+        #expect(map["a"] == .int(10) && map["c"] == .int(3) && map["b"] == nil)
+        // The object deleted: every key deleted.
+        try realm.write { realm.delete(o) }
+        #expect(updates.last == [["a", "c"], [], []])
+        #expect(updates.count == 2)
+    }
+
+    @Test func aNestedListCanBeObservedOnAQueue() throws {
+        let realm = try realm()
+        let o = MixedHolder()
+        o.anyValue = AnyRealmValue.fromArray([.int(1)])
+        try realm.write { realm.add(o) }
+        let list = try #require(o.anyValue.listValue)
+        let log = ChangeLog<List<AnyRealmValue>>()
+        let token = list.observe(on: DispatchQueue(label: "nested-observation")) { change in
+            log.record(change, count: \.count)
+        }
+        defer { token.invalidate() }
+        #expect(log.wait { $0.initial == 1 })
+        try realm.write { o.anyValue.listValue?.append(.int(2)) }
+        #expect(log.wait { $0.updates.count == 1 })
+        #expect(log.updates == [Change(insertions: [1])])
+        #expect(log.counts == [1, 2])
+    }
+
     @Test func theDynamicAPIReadsNestedCollectionsAsArraysAndDictionaries() throws {
         let realm = try realm()
         let rex = NestedMixedDog()

@@ -8,9 +8,9 @@
 // - Dates are a fixed instant instead of `Date()`, which a stored date (nanoseconds) need not
 //   reproduce to the last bit of its Double.
 // - testMixedCollectionObjectNotifications counts the changes its observer gets when the write
-//   commits (Atoll delivers them then, on this thread) instead of waiting for an expectation.
-//   testMixedCollectionDictionaryNotifications and testMixedCollectionArrayNotifications are not
-//   ported: Atoll cannot observe a nested collection itself yet (only its owning object).
+//   commits (Atoll delivers them then, on this thread) instead of waiting for an expectation;
+//   so do testMixedCollectionDictionaryNotifications and testMixedCollectionArrayNotifications,
+//   which also check that the observer got exactly one update.
 
 import Atoll
 import Foundation
@@ -530,6 +530,109 @@ final class ModernAnyColObject: Object {
         try assertObjectNotification { o.anyValue.dictionaryValue?["key0"]?.dictionaryValue?["key2"] = nil }
         try assertObjectNotification { o.anyValue.dictionaryValue?.removeAll() }
         #expect(o.anyValue.dictionaryValue?.count == 0)
+    }
+
+    /// realm-swift's testMixedCollectionDictionaryNotifications: a dictionary nested in a
+    /// managed AnyRealmValue, observed by itself, reports changed keys.
+    @Test func testMixedCollectionDictionaryNotifications() throws {
+        let subDict2: AnyRealmValue = AnyRealmValue.fromDictionary(["key5": .float(43)])
+        let subDict1: AnyRealmValue = AnyRealmValue.fromDictionary(["key1": subDict2])
+        let dictionary: [String: AnyRealmValue] = [
+            "key0": subDict1,
+            "key3": .decimal128(Decimal128(1)),
+        ]
+
+        let o = AnyRealmTypeObject()
+        o.anyValue = AnyRealmValue.fromDictionary(dictionary)
+        let realm = try t.realmWithTestPath()
+        try realm.write { realm.add(o) }
+
+        func assertDictionaryNotification(_ dictionary: Map<String, AnyRealmValue>?, deletions: [String], insertions: [String], modifications: [String],
+                                          sourceLocation: SourceLocation = #_sourceLocation, block: () -> Void) throws {
+            var updates: [(d: [String], i: [String], m: [String])] = []
+            let token = dictionary?.observe { change in
+                switch change {
+                case .initial: break
+                case .update(_, deletions: let d, insertions: let i, modifications: let m): updates.append((d, i, m))
+                case .error(let error): Issue.record("Unexpected error \(error)", sourceLocation: sourceLocation)
+                }
+            }
+            #expect(token != nil, sourceLocation: sourceLocation)
+            try realm.write { block() }
+            #expect(updates.count == 1, "\(updates)", sourceLocation: sourceLocation)
+            if let u = updates.first {
+                #expect(u.d == deletions, sourceLocation: sourceLocation)
+                #expect(u.i == insertions, sourceLocation: sourceLocation)
+                #expect(u.m == modifications, sourceLocation: sourceLocation)
+            }
+            token?.invalidate()
+        }
+
+        try assertDictionaryNotification(o.anyValue.dictionaryValue, deletions: [], insertions: ["key2"], modifications: []) {
+            o.anyValue.dictionaryValue?["key2"] = AnyRealmValue.fromDictionary(dictionary)
+        }
+        try assertDictionaryNotification(o.anyValue.dictionaryValue, deletions: [], insertions: ["key10"], modifications: []) {
+            o.anyValue.dictionaryValue?["key10"] = AnyRealmValue.fromDictionary(dictionary)
+        }
+        try assertDictionaryNotification(o.anyValue.dictionaryValue?["key10"]?.dictionaryValue, deletions: [], insertions: [], modifications: ["key0"]) {
+            o.anyValue.dictionaryValue?["key10"]?.dictionaryValue?["key0"] = .string("new")
+        }
+        try assertDictionaryNotification(o.anyValue.dictionaryValue, deletions: ["key3"], insertions: [], modifications: []) {
+            o.anyValue.dictionaryValue?["key3"] = nil
+        }
+        try assertDictionaryNotification(o.anyValue.dictionaryValue?["key0"]?.dictionaryValue?["key1"]?.dictionaryValue, deletions: [], insertions: ["key6"], modifications: []) {
+            o.anyValue.dictionaryValue?["key0"]?.dictionaryValue?["key1"]?.dictionaryValue?["key6"] = .date(Date(timeIntervalSince1970: 1_700_000_000))
+        }
+        try assertDictionaryNotification(o.anyValue.dictionaryValue?["key0"]?.dictionaryValue?["key1"]?.dictionaryValue, deletions: ["key5", "key6"], insertions: [], modifications: []) {
+            o.anyValue.dictionaryValue?["key0"]?.dictionaryValue?["key1"]?.dictionaryValue?.removeAll()
+        }
+    }
+
+    /// realm-swift's testMixedCollectionArrayNotifications: a list nested in a managed
+    /// AnyRealmValue, observed by itself, reports changed positions.
+    @Test func testMixedCollectionArrayNotifications() throws {
+        let subArray2: AnyRealmValue = AnyRealmValue.fromArray([.float(43), .string("lunch"), .double(12.34)])
+        let subArray1: AnyRealmValue = AnyRealmValue.fromArray([subArray2, .bool(false)])
+        let array: [AnyRealmValue] = [subArray1, .decimal128(Decimal128(1))]
+
+        let o = AnyRealmTypeObject()
+        o.anyValue = AnyRealmValue.fromArray(array)
+        let realm = try t.realmWithTestPath()
+        try realm.write { realm.add(o) }
+
+        func assertListNotification(_ list: List<AnyRealmValue>?, deletions: [Int], insertions: [Int], modifications: [Int],
+                                    sourceLocation: SourceLocation = #_sourceLocation, block: () -> Void) throws {
+            var updates: [(d: [Int], i: [Int], m: [Int])] = []
+            let token = list?.observe { change in
+                switch change {
+                case .initial: break
+                case .update(_, deletions: let d, insertions: let i, modifications: let m): updates.append((d, i, m))
+                case .error(let error): Issue.record("Unexpected error \(error)", sourceLocation: sourceLocation)
+                }
+            }
+            #expect(token != nil, sourceLocation: sourceLocation)
+            try realm.write { block() }
+            #expect(updates.count == 1, "\(updates)", sourceLocation: sourceLocation)
+            if let u = updates.first {
+                #expect(u.d == deletions, sourceLocation: sourceLocation)
+                #expect(u.i == insertions, sourceLocation: sourceLocation)
+                #expect(u.m == modifications, sourceLocation: sourceLocation)
+            }
+            token?.invalidate()
+        }
+
+        try assertListNotification(o.anyValue.listValue, deletions: [], insertions: [2], modifications: []) {
+            o.anyValue.listValue?.append(AnyRealmValue.fromArray(array))
+        }
+        try assertListNotification(o.anyValue.listValue?[0].listValue, deletions: [], insertions: [], modifications: [1]) {
+            o.anyValue.listValue?[0].listValue?[1] = .objectId(ObjectId.generate())
+        }
+        try assertListNotification(o.anyValue.listValue?[0].listValue?[0].listValue, deletions: [2], insertions: [], modifications: []) {
+            o.anyValue.listValue?[0].listValue?[0].listValue?.removeLast()
+        }
+        try assertListNotification(o.anyValue.listValue?[0].listValue?[0].listValue, deletions: [0, 1], insertions: [], modifications: []) {
+            o.anyValue.listValue?[0].listValue?[0].listValue?.removeAll()
+        }
     }
 
     @Test func testReassignToMixedList() throws {

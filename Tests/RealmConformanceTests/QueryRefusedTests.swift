@@ -80,4 +80,16 @@ final class ModernMapOfObjectsObject: Object {
         }
         #expect(reason == "Subqueries must contain a keypath starting with a collection.")
     }
+
+    @Test func anAnyRealmValueSubscriptInASubqueryIsRefusedWithRealmSwiftsReason() throws {
+        let realm = try t.inMemoryRealm("mixed subscript subquery")
+        let objects = realm.objects(LinkToModernSetMapMixedObject.self)
+        let reason = refusal { _ = try objects.whereThrowing({ ($0.list.anyCol[0] == .int(1)).count > 0 }) }
+        #expect(reason == "Subqueries do not support AnyRealmValue subscripts.")
+        // Outside a subquery the same path is an ANY comparison through the list.
+        let (text, arguments) = Query<LinkToModernSetMapMixedObject>._constructForTesting().list.anyCol[0]["k"].any._constructPredicate()
+        #expect(text == "list.anyCol[%@][%@][%K]")
+        #expect(arguments.count == 3 && arguments[0] as? Int == 0 && arguments[1] as? String == "k" && arguments[2] as? String == "#any")
+        #expect(try objects.whereThrowing({ $0.list.anyCol[0] == .int(1) }).count == 0)
+    }
 }

@@ -9,9 +9,10 @@
 // MutableSet and Map properties (ModernAllTypesObject here must not change: other suites use it),
 // filled with realm-swift's setUp values. Ported: every statement of the test functions below
 // that reads only those properties (taken mechanically from the generated file). Left out:
-// - `.object(...)` mixed values and nested collections in AnyRealmValue (testEqualAnyRealmList,
-//   testEqualAnyRealmDictionary, testNestedAnyRealm*, the `[0]`/`["key"]`/`.any` subscripts):
-//   Atoll's AnyRealmValue holds neither objects nor collections.
+// - `.object(...)` mixed values, and comparing a whole nested collection with a constant
+//   (testEqualAnyRealmList, testEqualAnyRealmDictionary: `anyCol == .list(...)`), which Atoll's
+//   query arguments cannot carry. The subscripts into nested collections (`[0]`, `["key"]`,
+//   `.any`: testNestedAnyRealmList, testNestedAnyRealmDictionary) are ported.
 // - `setCol` / `mapCol` (sets and maps of objects) and testMapSubscriptObject, which is an
 //   assertThrows case (Atoll stops the program for the misuse, like the other assertThrows).
 // - The statements on ModernCollectionsOfEnums and the custom-persistable wrappers, as in
@@ -1054,6 +1055,128 @@ class LinkToModernSetMapMixedObject: Object {
         setAnyRealmValueCol(with: .uuid(UUID(uuidString: "33041937-05b2-464a-98ad-3910cbe0d09e")!), object: object)
         assertQuery("(anyCol != %@)", AnyRealmValue.uuid(UUID(uuidString: "33041937-05b2-464a-98ad-3910cbe0d09e")!), count: 0) {
             $0.anyCol != .uuid(UUID(uuidString: "33041937-05b2-464a-98ad-3910cbe0d09e")!)
+        }
+    }
+
+    @Test func testNestedAnyRealmList() {
+        let object = objects()[0]
+        let subArray2: AnyRealmValue = AnyRealmValue.fromArray([ .string("john"), .bool(false) ])
+        let subArray3: AnyRealmValue = AnyRealmValue.fromArray([ subArray2, .double(76.54) ])
+        let subArray4: AnyRealmValue = AnyRealmValue.fromArray([ subArray3, .int(99)])
+        let array: Array<AnyRealmValue> = [
+            subArray4, .float(20.34)
+        ]
+
+        setAnyRealmValueCol(with: AnyRealmValue.fromArray(array), object: object)
+        assertQuery("(anyCol[%@] == %@)", values: [1, AnyRealmValue.float(20.34)], count: 1) {
+            $0.anyCol[1] == .float(20.34)
+        }
+
+        assertQuery("(anyCol[%K] == %@)", values: ["#any", AnyRealmValue.float(20.34)], count: 1) {
+            $0.anyCol.any == .float(20.34)
+        }
+
+        assertQuery("(anyCol[%@][%@] == %@)", values: [0, 1, AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol[0][1] == .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@][%@] == %@)", values: [0, 0, 1, AnyRealmValue.double(76.54)], count: 1) {
+            $0.anyCol[0][0][1] == .double(76.54)
+        }
+
+        assertQuery("(anyCol[%@][%@][%K] == %@)", values: [0, 0, "#any", AnyRealmValue.double(76.54)], count: 1) {
+            $0.anyCol[0][0].any == .double(76.54)
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%@] == %@)", values: [0, 0, 0, 0, AnyRealmValue.string("john")], count: 1) {
+            $0.anyCol[0][0][0][0] == .string("john")
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%@] == %@)", values: [0, 0, 0, 1, AnyRealmValue.bool(false)], count: 1) {
+            $0.anyCol[0][0][0][1] == .bool(false)
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%K] == %@)", values: [0, 0, 0, "#any", AnyRealmValue.string("john")], count: 1) {
+            $0.anyCol[0][0][0].any == .string("john")
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%K] == %@)", values: [0, 0, 0, "#any", AnyRealmValue.bool(false)], count: 1) {
+            $0.anyCol[0][0][0].any == .bool(false)
+        }
+
+        assertQuery("(anyCol[%@][%@] >= %@)", values: [0, 1, AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol[0][1] >= .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@] <= %@)", values: [0, 1, AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol[0][1] <= .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@] != %@)", values: [0, 1, AnyRealmValue.int(99)], count: 0) {
+            $0.anyCol[0][1] != .int(99)
+        }
+
+        assertQuery("(anyCol[%@] == %@)", values: ["#any", AnyRealmValue.float(20.34)], count: 0) {
+            $0.anyCol["#any"] == .float(20.34)
+        }
+    }
+
+    @Test func testNestedAnyRealmDictionary() {
+        let object = objects()[0]
+        let subDict2: AnyRealmValue = AnyRealmValue.fromDictionary(["key6": .string("john"), "key7": .bool(false)])
+        let subDict3: AnyRealmValue = AnyRealmValue.fromDictionary(["key4": subDict2, "key5": .double(76.54)])
+        let subDict4: AnyRealmValue = AnyRealmValue.fromDictionary(["key2": subDict3, "key3": .int(99)])
+        let dict: Dictionary<String, AnyRealmValue> = [
+            "key0": subDict4, "key1": .float(20.34)
+        ]
+
+        setAnyRealmValueCol(with: AnyRealmValue.fromDictionary(dict), object: object)
+        assertQuery("(anyCol[%@] == %@)", values: ["key1", AnyRealmValue.float(20.34)], count: 1) {
+            $0.anyCol["key1"] == .float(20.34)
+        }
+
+        assertQuery("(anyCol[%K] == %@)", values: ["#any", AnyRealmValue.float(20.34)], count: 1) {
+            $0.anyCol.any == .float(20.34)
+        }
+
+        assertQuery("(anyCol[%@][%@] == %@)", values: ["key0", "key3", AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol["key0"]["key3"] == .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%K] == %@)", values: ["key0", "#any", AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol["key0"].any == .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@][%@] == %@)", values: ["key0", "key2", "key5", AnyRealmValue.double(76.54)], count: 1) {
+            $0.anyCol["key0"]["key2"]["key5"] == .double(76.54)
+        }
+
+        assertQuery("(anyCol[%@][%@][%K] == %@)", values: ["key0", "key2", "#any", AnyRealmValue.double(76.54)], count: 1) {
+            $0.anyCol["key0"]["key2"].any == .double(76.54)
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%@] == %@)", values: ["key0", "key2", "key4", "key6", AnyRealmValue.string("john")], count: 1) {
+            $0.anyCol["key0"]["key2"]["key4"]["key6"] == .string("john")
+        }
+
+        assertQuery("(anyCol[%@][%@][%@][%@] == %@)", values: ["key0", "key2", "key4", "key7", AnyRealmValue.bool(false)], count: 1) {
+            $0.anyCol["key0"]["key2"]["key4"]["key7"] == .bool(false)
+        }
+
+        assertQuery("(anyCol[%@][%K] >= %@)", values: ["key0", "#any", AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol["key0"].any >= .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%K] <= %@)", values: ["key0", "#any", AnyRealmValue.int(99)], count: 1) {
+            $0.anyCol["key0"].any <= .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@] != %@)", values: ["key0", "key3", AnyRealmValue.int(99)], count: 0) {
+            $0.anyCol["key0"]["key3"] != .int(99)
+        }
+
+        assertQuery("(anyCol[%@][%@] == %@)", values: ["key0", "#any", AnyRealmValue.int(99)], count: 0) {
+            $0.anyCol["key0"]["#any"] == .int(99)
         }
     }
 

@@ -8,6 +8,10 @@ extension List {
     /// given). A moved element is a deletion and an insertion. Deleting the list's object
     /// reports every element as deleted.
     ///
+    /// A list nested in a managed `AnyRealmValue` (`object.value.listValue`) is observed the
+    /// same way; when it stops existing (its object is deleted, or the value holding it is
+    /// assigned something else) every element is reported deleted and no update follows.
+    ///
     /// ```swift
     /// let token = person.dogs.observe { change in
     ///     if case .update(_, let deletions, let insertions, let modifications) = change { ... }
@@ -18,7 +22,22 @@ extension List {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken
     {
-        guard let m = managed else { atollProgrammerError("only managed lists can be observed; add the object to a realm first") }
+        guard let m = managed else {
+            if let link = nestedLink, let nested = self as? List<AnyRealmValue> {
+                // `nested` is `self` seen as what it is; the lists in the changes are too.
+                return nested.observeNested(link, on: queue) { change in
+                    switch change {
+                    case .initial(let l):
+                        if let l = l as? List<Element> { block(.initial(l)) }
+                    case .update(let l, let d, let i, let m):
+                        if let l = l as? List<Element> { block(.update(l, deletions: d, insertions: i, modifications: m)) }
+                    case .error(let error):
+                        block(.error(error))
+                    }
+                }
+            }
+            atollProgrammerError("only managed lists can be observed; add the object to a realm first")
+        }
         m.realm.verifyThread()
         if let objectType = Element.self as? Object.Type { ObjectSchema.of(objectType).requireObservable(keyPaths) }
         if let queue {

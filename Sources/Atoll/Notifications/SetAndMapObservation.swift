@@ -68,7 +68,25 @@ extension Map {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken
     {
-        guard let m = managed else { atollProgrammerError("only managed maps can be observed; add the object to a realm first") }
+        guard let m = managed else {
+            if let link = nestedLink, let nested = self as? Map<String, AnyRealmValue> {
+                // `nested` is `self` seen as what it is; the maps in the changes are too.
+                return nested.observeNested(link, on: queue) { change in
+                    switch change {
+                    case .initial(let m):
+                        if let m = m as? Map<Key, Value> { block(.initial(m)) }
+                    case .update(let m, let d, let i, let mods):
+                        if let m = m as? Map<Key, Value> {
+                            block(.update(m, deletions: d.map { Key(_atollMapKey: $0) }, insertions: i.map { Key(_atollMapKey: $0) },
+                                          modifications: mods.map { Key(_atollMapKey: $0) }))
+                        }
+                    case .error(let error):
+                        block(.error(error))
+                    }
+                }
+            }
+            atollProgrammerError("only managed maps can be observed; add the object to a realm first")
+        }
         m.realm.verifyThread()
         if let objectType = Value._atollType.objectType { ObjectSchema.of(objectType).requireObservable(keyPaths) }
         if let queue {

@@ -61,8 +61,22 @@ indirect enum QueryNode {
     case subqueryCount(QueryNode)
     /// `map[%@]`: one key's value of a map; the key is an argument.
     case mapSubscript(QueryNode, key: String)
+    /// `value[%@][%@][%K]`: a way into the collections nested in a mixed value: positions and
+    /// keys are arguments, every element (`.any`) is `[%K]` with the argument `#any`, as
+    /// RealmSwift writes them (the query language reads `[%K]` with `#any` as `[*]`).
+    case mixedSubscripts(QueryNode, [MixedSubscript])
     /// A query RealmSwift refuses when it is built, with its reason (reported when used).
     case invalid(String)
+}
+
+/// One subscript of `Query<AnyRealmValue>`.
+enum MixedSubscript {
+    /// `[0]`: the element at a position of a nested list.
+    case index(Int)
+    /// `["key"]`: the value under a key of a nested dictionary.
+    case key(String)
+    /// `.any`: every element of a nested list or value of a nested dictionary.
+    case all
 }
 
 /// Writes a `QueryNode` tree as predicate text and arguments.
@@ -132,6 +146,11 @@ struct QueryPredicateBuilder {
             let variable = "$col\(subqueryCounter)"
             var rewriter = SubqueryRewriter(variable: variable)
             let rewritten = rewriter.rewrite(inner)
+            if let refused = rewriter.refusal {
+                // RealmSwift refuses a map or AnyRealmValue subscript in a subquery first.
+                fail(refused)
+                return
+            }
             guard let collection = rewriter.collection else {
                 fail("Subqueries must contain a keypath starting with a collection.")
                 return
@@ -145,6 +164,22 @@ struct QueryPredicateBuilder {
             build(map)
             format += "[%@]"
             arguments.append(key)
+        case .mixedSubscripts(let value, let subscripts):
+            if let prefix { format += prefix }
+            build(value)
+            for s in subscripts {
+                switch s {
+                case .index(let i):
+                    format += "[%@]"
+                    arguments.append(i)
+                case .key(let k):
+                    format += "[%@]"
+                    arguments.append(k)
+                case .all:
+                    format += "[%K]"
+                    arguments.append("#any")
+                }
+            }
         case .invalid(let reason):
             fail(reason)
         }
@@ -161,6 +196,8 @@ struct QueryPredicateBuilder {
 private struct SubqueryRewriter {
     let variable: String
     private(set) var collection: String?
+    /// Why the subquery is refused, if it holds what RealmSwift refuses in one.
+    private(set) var refusal: String?
 
     init(variable: String) { self.variable = variable }
 
@@ -185,7 +222,11 @@ private struct SubqueryRewriter {
         case .subqueryCount, .constant, .invalid:
             return node
         case .mapSubscript:
+            if refusal == nil { refusal = "Subqueries do not support map subscripts." }
             return .invalid("Subqueries do not support map subscripts.")
+        case .mixedSubscripts:
+            if refusal == nil { refusal = "Subqueries do not support AnyRealmValue subscripts." }
+            return .invalid("Subqueries do not support AnyRealmValue subscripts.")
         }
     }
 }

@@ -168,6 +168,7 @@ public struct BoundKeyPath: Sendable, Hashable, CustomStringConvertible {
             switch step.mapAccess {
             case .key(let key)?: "\(step.property.name)['\(key)']"
             case .keys?: "\(step.property.name).@keys"
+            case .collection?: step.property.name + step.mixedPath.map(\.spelling).joined()
             case nil: step.property.name + step.mixedPath.map(\.spelling).joined()
             }
         }.joined(separator: ".")
@@ -212,6 +213,11 @@ public enum MixedPathElement: Sendable, Hashable {
     case all
     /// The keys of a nested dictionary (`.@keys`), as strings.
     case keys
+    /// The nested collection itself as one value, for `value[*] == {1, 2, 3}` (realm-core
+    /// compares a list literal with the elements of `[*]` position by position): a list as
+    /// `.list`, a dictionary as the `.list` of its values in key order; nothing for a value that
+    /// is no collection. Only the binder puts it at the end of a path, in place of `[*]`.
+    case whole
 
     /// How the element reads in a key path: `['key']`, `[0]`, `[LAST]`, `[*]`, `.@keys`.
     public var spelling: String {
@@ -220,6 +226,7 @@ public enum MixedPathElement: Sendable, Hashable {
         case .index(let i): return i == -1 ? "[LAST]" : "[\(i)]"
         case .all: return "[*]"
         case .keys: return ".@keys"
+        case .whole: return "[*]"
         }
     }
 }
@@ -230,6 +237,9 @@ public enum MapAccess: Sendable, Hashable {
     case key(String)
     /// `map.@keys`: the keys, as strings.
     case keys
+    /// A list or map of mixed values read as one mixed list or dictionary, for the step's
+    /// `mixedPath` (`list[0].k`, `dict[*]`, `dict['a'][0]`).
+    case collection
 }
 
 /// `items.@avg.priority` (values: `items.priority`) or `scores.@max` (values: `scores`).

@@ -30,6 +30,16 @@ extension BindingSession {
         if let quantifier = node.quantifier, case .constant = left {
             throw AtollError.invalidQuery("\(quantifier.rawValue) needs a list {…} or a key path through a collection after it", at: node.quantifierOffset)
         }
+        if node.operator == .equal, node.quantifier == nil, node.rightQuantifier == nil {
+            // `value[*] == {1, 2, 3}`, `{3, 2, 1} == value[*][*]`: the elements of a nested
+            // collection, as a whole, equal to the list (realm-core, without ANY/ALL/NONE).
+            if case .list(let constants, _) = right, case .keyPath(let path, let offset) = left, let whole = Self.wholeCollectionPath(path) {
+                return try wholeCollectionEquality(node, path: whole, offset: offset, constants: constants)
+            }
+            if case .list(let constants, _) = left, case .keyPath(let path, let offset) = right, let whole = Self.wholeCollectionPath(path) {
+                return try wholeCollectionEquality(node, path: whole, offset: offset, constants: constants)
+            }
+        }
         if case .list(let constants, let offset) = left, !right.isConstant {
             guard node.quantifier != nil || node.rightQuantifier != nil || !right.isToManyKeyPath else {
                 throw AtollError.invalidQuery(
@@ -103,6 +113,28 @@ extension BindingSession {
             throw AtollError.invalidQuery("\(node.rightQuantifier?.rawValue ?? "ANY") on the right side needs a list {…} or a collection", at: node.right.offset)
         }
         return try keyPathFirst(node, left: left, right: right, rightQuantifier: node.rightQuantifier)
+    }
+
+    /// `path` with its final `[*]` into a mixed value read as the nested collection itself
+    /// (``MixedPathElement/whole``); nil when the path does not end in `[*]` there.
+    static func wholeCollectionPath(_ path: BoundKeyPath) -> BoundKeyPath? {
+        guard var last = path.steps.last, last.mixedPath.last == .all, last.mapAccess == nil || last.mapAccess == .collection else { return nil }
+        last.mixedPath[last.mixedPath.count - 1] = .whole
+        var steps = path.steps
+        steps[steps.count - 1] = last
+        return BoundKeyPath(rootClassName: path.rootClassName, steps: steps, valueType: path.valueType, objectClassName: path.objectClassName,
+                            isToMany: steps.contains { $0.isToMany }, canBeNull: true)
+    }
+
+    /// The elements of each collection `path` reaches (ANY over the collections before it)
+    /// compared position by position with `constants`, each pair as mixed values compare.
+    private func wholeCollectionEquality(_ node: ComparisonNode, path: BoundKeyPath, offset: Int, constants: [ConstantOperand]) throws -> BoundPredicate {
+        let info = OperandInfo(type: .mixed, objectClassName: nil, canBeNull: true, description: "the elements of '\(path)'")
+        let values = try constants.map { try convert($0, to: info, operator: .equal) }
+        return .comparison(BoundComparison(
+            quantifier: .any, left: .keyPath(path), operator: .equal, right: .constant(.list(values)),
+            valueType: .mixed, offset: node.offset
+        ))
     }
 
     /// ANY: some operand holds; ALL: every one; NONE: none.

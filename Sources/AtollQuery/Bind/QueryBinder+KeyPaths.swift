@@ -31,13 +31,29 @@ extension BindingSession {
                 throw AtollError.invalidQuery("the variable '$\(name)' can only start a key path", at: offset)
             case .keyPathArgument(_, let offset):
                 throw AtollError.invalidQuery("%K cannot be nested in a key path argument", at: offset)
-            case .property(let name, _) where Self.isMixedValue(steps.last):
-                // `value.key` in a mixed value: the value under `key` of its nested dictionary.
+            case .property(let name, _) where Self.isMixedValue(steps.last) || Self.isMixedMapEntry(steps.last):
+                // `value.key` in a mixed value: the value under `key` of its nested dictionary
+                // (also `dict['a'].key` on a map of mixed values).
+                Self.enterMixedPath(&steps)
                 steps[steps.count - 1].mixedPath.append(.key(name))
-            case .mapKey(let keyNode, let offset) where Self.isMixedValue(steps.last):
+            case .mapKey(let keyNode, let offset) where Self.isMixedValue(steps.last) || Self.isMixedMapEntry(steps.last)
+                || Self.entersMixedCollectionColumn(steps.last, keyNode):
+                // In a mixed value; or the first step into a list (`list[0]`, `list[*]`) or
+                // map (`dict[*]`, `dict['a'][0]`) of mixed values, whose elements may hold
+                // nested collections (realm-core's paths on collection columns).
+                if case .literal(let text) = keyNode, let last = steps.last, last.property.isList, !last.property.isMap, last.mixedPath.isEmpty {
+                    throw AtollError.invalidQuery("'\(last.property.name)' is a list, so ['\(text)'] has no value; a list takes a position ([0], [FIRST], [LAST]) or [*]", at: offset)
+                }
+                Self.enterMixedPath(&steps)
                 let element: MixedPathElement
                 switch keyNode {
                 case .literal(let text): element = .key(text)
+                case .argument(.format(.keyPath, let i)):
+                    // `[%K]`: RealmSwift's spelling of `[*]`, with the argument `#any`.
+                    guard case .string("#any") = try argument(.format(.keyPath, index: i), at: offset) else {
+                        throw AtollError.invalidQuery("[%K] in a mixed value takes the argument '#any' (every element, as [*])", at: offset)
+                    }
+                    element = .all
                 case .argument(let reference):
                     switch try argument(reference, at: offset) {
                     case .string(let text): element = .key(text)
@@ -56,11 +72,13 @@ extension BindingSession {
                     return .count(try mixedSize(steps, scope: scope, offset: offset))
                 }
                 steps[steps.count - 1].mixedPath.append(element)
-            case .collectionOperator(let op, let offset) where Self.isMixedValue(steps.last) && (op == .count || op == .keys):
-                // `value.@size` (`@count`), `value.@keys`: of the collection nested in a mixed value.
+            case .collectionOperator(let op, let offset) where (Self.isMixedValue(steps.last) || Self.isMixedMapEntry(steps.last)) && (op == .count || op == .keys):
+                // `value.@size` (`@count`), `value.@keys`: of the collection nested in a mixed
+                // value (also `dict['a'].@size` on a map of mixed values).
                 guard index == components.endIndex - 1 else {
                     throw AtollError.invalidQuery("\(op.rawValue) must be at the end of a key path", at: offset)
                 }
+                Self.enterMixedPath(&steps)
                 if op == .count { return .count(try mixedSize(steps, scope: scope, offset: offset)) }
                 steps[steps.count - 1].mixedPath.append(.keys)
             case .property(let name, _) where steps.last.map({ $0.property.isMap && $0.property.type != .object && $0.mapAccess == nil }) ?? false:
@@ -87,6 +105,8 @@ extension BindingSession {
                 let key: String
                 switch keyNode {
                 case .literal(let text): key = text
+                case .argument(.format(.keyPath, _)):
+                    throw AtollError.invalidQuery("[%K] ('#any', every element) applies to the collections nested in a mixed (AnyRealmValue) value; a map key in [ ] is a string or %@", at: offset)
                 case .argument(let reference):
                     guard case .string(let text) = try argument(reference, at: offset) else {
                         throw AtollError.invalidQuery("the map key argument \(reference.spelling) must be a string", at: offset)
@@ -117,10 +137,45 @@ extension BindingSession {
         return .value(try keyPath(scope: scope, steps: steps, offset: node.offset))
     }
 
-    /// Whether `step` reads a mixed (AnyRealmValue) property, whose value may be a nested collection.
+    /// Whether `step` reads a mixed (AnyRealmValue) property, whose value may be a nested
+    /// collection, or is already on a path into a list or map of mixed values.
     static func isMixedValue(_ step: BoundKeyPathStep?) -> Bool {
-        guard let step, step.property.type == .mixed, !step.property.isToMany, step.mapAccess == nil else { return false }
+        guard let step, step.property.type == .mixed, !step.property.isLinkingObjects, step.mapAccess == nil || step.mapAccess == .collection else { return false }
+        if step.property.isList && step.mixedPath.isEmpty { return false }
         return !step.mixedPath.contains(.keys)
+    }
+
+    /// Whether `step` reads one key of a map of mixed values (`dict['a']`), whose value may be
+    /// a nested collection that the path goes on into.
+    static func isMixedMapEntry(_ step: BoundKeyPathStep?) -> Bool {
+        guard let step, step.property.type == .mixed, step.property.isMap, step.mixedPath.isEmpty,
+              case .key? = step.mapAccess else { return false }
+        return true
+    }
+
+    /// Whether `[key]` after `step` starts a path into a list or map column of mixed values:
+    /// any subscript of a list (not a set), and of a map `[*]` and `[SIZE]` (a key stays a map
+    /// access, `map['key']`; a position in a map is an error).
+    static func entersMixedCollectionColumn(_ step: BoundKeyPathStep?, _ key: MapKeyNode) -> Bool {
+        guard let step, step.property.type == .mixed, step.property.isList, !step.property.isSet,
+              step.mapAccess == nil, step.mixedPath.isEmpty else { return false }
+        if !step.property.isMap { return true }
+        switch key {
+        case .literal, .argument, .index, .first, .last: return false
+        case .all, .size: return true
+        }
+    }
+
+    /// Turns `dict['a']` on a map of mixed values into the path `['a']` into the map read as
+    /// one mixed dictionary, so that nested path elements can follow it.
+    /// A list or map column entering a path gets `MapAccess.collection`, which sends the
+    /// evaluator through the frame that reads it as one mixed collection.
+    static func enterMixedPath(_ steps: inout [BoundKeyPathStep]) {
+        guard let last = steps.last, last.property.type == .mixed, last.property.isList else { return }
+        if case .key(let key)? = last.mapAccess, isMixedMapEntry(last) {
+            steps[steps.count - 1].mixedPath = [.key(key)]
+        }
+        steps[steps.count - 1].mapAccess = .collection
     }
 
     /// `value.@size`, `value[SIZE]`: the number of elements of the collection nested at the end

@@ -97,6 +97,8 @@ public struct QueryProperty: Sendable, Hashable {
     /// A map (`isList` is true too: a map reads as the list of its values, ordered by key);
     /// only maps take `map['key']`, `@keys` and `@values`.
     public var isMap = false
+    /// A set (`isList` is true too). Sets take no positions or nested paths.
+    public var isSet = false
 
     public init(
         name: String, type: QueryValueType, isOptional: Bool = false, isList: Bool = false,

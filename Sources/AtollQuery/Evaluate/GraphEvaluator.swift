@@ -61,8 +61,8 @@ struct GraphEvaluator {
                 return true
             }
             if p.isList {
-                // `map['key']`, `map.@keys`: in a frame of their own, so that this recursive
-                // frame stays as small as StackSafetyTests needs.
+                // `map['key']`, `map.@keys`, `list[0][*]`: in a frame of their own, so that
+                // this recursive frame stays as small as StackSafetyTests needs.
                 if path.steps[i].mapAccess != nil { return try visitMap(path, step: i, from: o, body) }
                 let list = try o.table.list(o.row, p.columnIndex)
                 if p.type == .object, let target = p.objectClassName {
@@ -118,6 +118,9 @@ struct GraphEvaluator {
     /// under the key.
     @inline(never)
     private func visitMap(_ path: BoundKeyPath, step i: Int, from o: ObjectRef, _ body: (QueryValue) throws -> Bool) throws -> Bool {
+        // A path into a list or map of mixed values (`list[0]['k']`): here, not in `visit`,
+        // whose recursive frame must stay small.
+        if !path.steps[i].mixedPath.isEmpty { return try visitMixed(path, step: i, from: o, body) }
         let p = path.steps[i].property
         let last = i == path.steps.count - 1
         let keys = try o.table.mapKeys(o.row, p.columnIndex)
@@ -162,12 +165,32 @@ struct GraphEvaluator {
             case (.keys, .mixedMap(let m)):
                 for k in m.keys.sorted(by: StorageValue.mapKeyPrecedes) where try !body(.string(k)) { return false }
                 return true
+            case (.whole, .mixedList(let l)):
+                return try body(.list(l.map { QueryValue($0, linkTarget: nil, in: o.table) }))
+            case (.whole, .mixedMap(let m)):
+                return try body(.list(m.keys.sorted(by: StorageValue.mapKeyPrecedes).map { QueryValue(m[$0]!, linkTarget: nil, in: o.table) }))
+            case (.whole, _):
+                return true
             default:
                 break
             }
             return toMany ? true : try body(.null)
         }
-        return try walk(try o.table.value(o.row, step.property.columnIndex), step.mixedPath[...])
+        return try walk(try Self.mixedRoot(step.property, of: o), step.mixedPath[...])
+    }
+
+    /// The value a path into mixed values starts from: a mixed property's value; a list or map
+    /// of mixed values read as one mixed list or dictionary (realm-core's paths on collection
+    /// columns: `list[0]['k']`, `dict['a'][*]`).
+    private static func mixedRoot(_ p: QueryProperty, of o: ObjectRef) throws -> StorageValue {
+        guard p.isList else { return try o.table.value(o.row, p.columnIndex) }
+        let values = try o.table.list(o.row, p.columnIndex).values
+        guard p.isMap else { return .mixedList(values) }
+        let keys = try o.table.mapKeys(o.row, p.columnIndex)
+        guard keys.count == values.count else {
+            throw AtollError(.fileCorrupted, "the map '\(p.name)' has \(keys.count) keys but \(values.count) values")
+        }
+        return .mixedMap(Dictionary(zip(keys, values), uniquingKeysWith: { a, _ in a }))
     }
 
     /// Every value `path` reaches from `start` (sorting and DISTINCT use the first).

@@ -42,7 +42,7 @@ extension QueryEngine {
         let step = path.steps[0]
         let property = step.property
         let column = property.columnIndex
-        guard property.isList, property.isIndexed, property.linkingObjectsOrigin == nil, column >= 0, column < table.spec.columns.count,
+        guard step.mixedPath.isEmpty, property.isList, property.isIndexed, property.linkingObjectsOrigin == nil, column >= 0, column < table.spec.columns.count,
               table.hasIndex(column) else { return nil }
         let spec = table.spec.columns[column]
         let values: [QueryValue]

@@ -20,6 +20,7 @@ extension QuerySchema {
                     isList: col.isList, objectClassName: col.linkTarget,
                     isIndexed: col.isIndexed || col.name == spec.primaryKey, columnIndex: c)
                 property.isMap = col.isMap
+                property.isSet = col.isSet
                 properties.append(property)
             }
             for l in spec.linkingObjects {

@@ -35,6 +35,9 @@ enum ValueComparison {
         // the same object only in the same class (an empty name is a link column's unnamed target).
         case (.object(let xc, let x), .object(let yc, let y)): return x == y && (xc == yc || xc.isEmpty || yc.isEmpty)
         case (.timestamp, .timestamp): return a.normalizedTimestamp == b.normalizedTimestamp
+        // Two lists (a nested collection and a list literal): position by position, each pair
+        // by these rules (realm-core compares two lists element by element).
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
         case (.decimal128(let x), _): if let order = compareDecimal(x, b) { return order == 0 }; return false
         case (_, .decimal128(let y)): if let order = compareDecimal(y, a) { return order == 0 }; return false
         default:

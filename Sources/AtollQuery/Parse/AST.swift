@@ -176,6 +176,8 @@ public enum KeyPathComponent: Sendable, Hashable {
 /// The key of `map[…]`: a string literal or an argument.
 public enum MapKeyNode: Sendable, Hashable {
     case literal(String)
+    /// `[$0]`, `[%@]`; also `[%K]`, whose argument must be `#any` (every element, `[*]`, in a
+    /// mixed value: RealmSwift's spelling).
     case argument(ArgumentReference)
     /// `[0]`: a position in a list nested in a mixed value.
     case index(Int)

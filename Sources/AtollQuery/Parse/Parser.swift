@@ -470,7 +470,7 @@ struct Parser {
         return KeyPathNode(components: components, offset: offset)
     }
 
-    /// `['key']`, `[$0]` or `[%@]` after a map (at `[`).
+    /// `['key']`, `[$0]`, `[%@]` or `[%K]` after a map (at `[`).
     private mutating func parseMapKey() throws -> KeyPathComponent {
         let offset = current.offset
         advance()
@@ -481,7 +481,9 @@ struct Parser {
         case .argument(let argumentIndex):
             try notePositionalArgument(at: current.offset)
             key = .argument(.positional(argumentIndex))
-        case .formatSpecifier(let specifier) where specifier != .keyPath:
+        case .formatSpecifier(let specifier):
+            // `[%K]` with the argument `#any` is `[*]` (RealmSwift's `Query` writes it so); the
+            // binder checks the argument.
             key = .argument(.format(specifier, index: try takeFormatArgument(at: current.offset)))
         case .literal(.int(let i)) where i >= 0 && i <= Int64(Int32.max):
             key = .index(Int(i))
