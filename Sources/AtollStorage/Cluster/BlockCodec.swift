@@ -191,13 +191,21 @@ enum BlockCodec {
             p.setU8(at, UInt8(w)); p.setU8(at + 1, (hasNulls ? 1 : 0) | (hasExternal ? 2 : 0))
             let heapBase = at + 2 + offsetBytes + nullBytes + extBytes
             var heapAt = heapBase
-            // First pass: copy the bytes; second: pack the running offsets.
+            // First pass: copy the bytes, one copy per run of rows whose values lie back to back
+            // in the leaf's heap (all of them, in a leaf decoded from a page and appended to);
+            // second: pack the running offsets.
             if let heap = b.heap {
+                var runStart = 0, runEnd = 0
                 for r in 0..<n {
                     let s = Int(b.values.pointer.i64(r * 16)), e = Int(b.values.pointer.i64(r * 16 + 8))
-                    if e > s { (p + heapAt).copyMemory(from: heap.pointer + s, byteCount: e - s) }
-                    heapAt += e - s
+                    if s == runEnd { runEnd = e; continue }
+                    if runEnd > runStart { (p + heapAt).copyMemory(from: heap.pointer + runStart, byteCount: runEnd - runStart) }
+                    heapAt += runEnd - runStart
+                    runStart = s
+                    runEnd = e
                 }
+                if runEnd > runStart { (p + heapAt).copyMemory(from: heap.pointer + runStart, byteCount: runEnd - runStart) }
+                heapAt += runEnd - runStart
             }
             var running: Int64 = 0
             let vp = b.values.pointer

@@ -10,21 +10,24 @@
 // fits a page (MutableLeaf.estimatedEncodedBytes is an upper bound).
 
 final class ClusterTreeWriter {
-    private(set) var root: PageNumber
+    // The mutable state below is used by the one write transaction's thread, one access at a
+    // time (no access is held across a call that can reach the writer again), so the
+    // per-access dynamic exclusivity checks are skipped (as for Table's write state).
+    @exclusivity(unchecked) private(set) var root: PageNumber
     let layout: LeafLayout
     let allocator: PageAllocator
-    private(set) var dirty: [PageNumber: MutableLeaf] = [:]
+    @exclusivity(unchecked) private(set) var dirty: [PageNumber: MutableLeaf] = [:]
 
     /// Where the last insert or modify left its row.
-    private var resultLeaf: MutableLeaf?
-    private var resultRow = 0
+    @exclusivity(unchecked) private var resultLeaf: MutableLeaf?
+    @exclusivity(unchecked) private var resultRow = 0
 
     /// Where leaves of the last commit stay decoded (CommittedLeafCache.swift), and this tree's
     /// table there; nil for trees that neither use nor feed it (rebuilds).
     private let committedLeaves: AtollLock<CommittedLeafCache>?
     private let table: TableKey
     /// The leaves `finish` encoded that the commit leaves in `committedLeaves` once it returns.
-    private(set) var leavesToKeep: [CommittedLeaf] = []
+    @exclusivity(unchecked) private(set) var leavesToKeep: [CommittedLeaf] = []
 
     init(root: PageNumber, layout: LeafLayout, allocator: PageAllocator,
          committedLeaves: AtollLock<CommittedLeafCache>? = nil, table: TableKey = TableKey(0)) {
@@ -96,9 +99,9 @@ final class ClusterTreeWriter {
     }
 
     /// The rightmost path, when it consists of pages this transaction owns and ends at `leaf`.
-    private var appendPath: [PageNumber] = []
-    private var appendLeaf: MutableLeaf?
-    private var appendGeneration: UInt64 = .max
+    @exclusivity(unchecked) private var appendPath: [PageNumber] = []
+    @exclusivity(unchecked) private var appendLeaf: MutableLeaf?
+    @exclusivity(unchecked) private var appendGeneration: UInt64 = .max
 
     private func rememberAppendPath(to leaf: MutableLeaf) throws {
         appendLeaf = nil
@@ -180,10 +183,10 @@ final class ClusterTreeWriter {
     }
 
     /// The leaf page `run(.patch, _)` copied.
-    private var resultPage: PageNumber = 0
+    @exclusivity(unchecked) private var resultPage: PageNumber = 0
     /// Leaves of this tree held as pages the transaction owns (copied by `run(.patch, _)`),
     /// until a change decodes them (`ownedLeaf`) or the tree is freed.
-    private var patched = PageBitmap()
+    @exclusivity(unchecked) private var patched = PageBitmap()
 
     /// The number of a page of the writer's space, from a pointer into it.
     @inline(__always)
@@ -196,10 +199,10 @@ final class ClusterTreeWriter {
     }
 
     /// The last leaf found by `modify` or `insert`, valid while no row moved between leaves.
-    private var lastLeaf: MutableLeaf?
-    private var lastGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var lastLeaf: MutableLeaf?
+    @exclusivity(unchecked) private var lastGeneration: UInt64 = 0
     /// Incremented whenever rows move between leaves or leaves leave the tree.
-    private var structureGeneration: UInt64 = 0
+    @exclusivity(unchecked) private var structureGeneration: UInt64 = 0
 
     private func remember(_ leaf: MutableLeaf) {
         lastLeaf = leaf

@@ -176,6 +176,17 @@ enum PostingsIndex {
         }
     }
 
+    /// Moves one object's entry from value `old` to value `new` (nil: none), in value order as
+    /// `apply(_:root:allocator:)` would.
+    static func apply(key: UInt64, old: [UInt8]?, new: [UInt8]?, root: inout PageNumber, allocator a: PageAllocator) throws {
+        guard old != new else { return }
+        var steps: [(value: [UInt8], delta: Int8)] = []
+        if let old { steps.append((old, -1)) }
+        if let new { steps.append((new, 1)) }
+        if steps.count == 2, steps[1].value.lexicographicallyPrecedes(steps[0].value) { steps.swapAt(0, 1) }
+        for step in steps { try apply(value: step.value, ops: [(key, step.delta)], root: &root, allocator: a) }
+    }
+
     /// Applies sorted (key, +1/-1) operations for one value, rewriting only the chunks they touch.
     private static func apply(value: [UInt8], ops: [(key: UInt64, value: Int8)], root: inout PageNumber, allocator a: PageAllocator) throws {
         var i = 0
@@ -224,10 +235,17 @@ enum PostingsIndex {
                 j += 1
             }
             while ki < keys.count { merged.append(keys[ki]); ki += 1 }
+            let chunks = PostingsChunk.chunks(merged)
+            // The old chunk goes unless a new one has its key (first object key): that one's
+            // `put` replaces it in place (a key added after the first, the common case, costs
+            // one B-tree operation, not a delete and an insert).
             if let old = chunkKeyBytes {
-                _ = try old.withUnsafeBytes { try BTree.delete(root: &root, key: $0, allocator: a) }
+                let oldFirst = old.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: value.count, as: UInt64.self)) }
+                if !chunks.contains(where: { $0.first == oldFirst }) {
+                    _ = try old.withUnsafeBytes { try BTree.delete(root: &root, key: $0, allocator: a) }
+                }
             }
-            for chunk in PostingsChunk.chunks(merged) {
+            for chunk in chunks {
                 guard let first = chunk.first else { continue }
                 let key = chunkKey(value, first)
                 let bytes = PostingsChunk.encode(chunk)

@@ -44,10 +44,16 @@ struct TableRoots: Equatable {
         t.nextKey = try r.varint()
         t.backlinkRoot = try r.u32()
         let n = try r.length(max: SchemaLimits.columnsPerTableMax)
+        t.indexRoots.reserveCapacity(n)
         for _ in 0..<n { t.indexRoots.append(try r.u32()) }
-        for p in [t.clusterRoot, t.backlinkRoot] + t.indexRoots where p != 0 && (p < FileFormat.firstDataPage || p >= pageCount) {
-            throw AtollError.corrupted("table roots name page \(p), outside the file")
+        func check(_ p: PageNumber) throws {
+            if p != 0 && (p < FileFormat.firstDataPage || p >= pageCount) {
+                throw AtollError.corrupted("table roots name page \(p), outside the file")
+            }
         }
+        try check(t.clusterRoot)
+        try check(t.backlinkRoot)
+        for p in t.indexRoots { try check(p) }
         return t
     }
 }
@@ -133,6 +139,8 @@ final class SchemaSnapshot: Sendable {
     let specs: [TableKey: TableSpec]
     let keysByName: [String: TableKey]
     let layouts: [TableKey: LeafLayout]
+    /// What a Table caches of each table's columns, made once per schema.
+    let columns: [TableKey: Table.Columns]
     /// Values other layers derive from this schema (the query language's view of it), made
     /// once per schema rather than once per use.
     let derived = DerivedValues()
@@ -142,9 +150,11 @@ final class SchemaSnapshot: Sendable {
         self.specs = specs
         var byName: [String: TableKey] = [:]
         var layouts: [TableKey: LeafLayout] = [:]
-        for (k, s) in specs { byName[s.name] = k; layouts[k] = LeafLayout(s) }
+        var columns: [TableKey: Table.Columns] = [:]
+        for (k, s) in specs { byName[s.name] = k; layouts[k] = LeafLayout(s); columns[k] = Table.Columns(s) }
         keysByName = byName
         self.layouts = layouts
+        self.columns = columns
     }
 
     static func load(catalogRoot: PageNumber, generation: UInt64, space: PageSpace) throws -> SchemaSnapshot {

@@ -703,10 +703,27 @@ extension Table {
         return IndexKey.encode(try value(h, c), mixed: columnInfo[c].type == .mixed).bytes
     }
 
+    private static func isSingleValue(_ v: IndexedValue) -> Bool {
+        if case .value = v { return true }
+        return false
+    }
+
     /// Brings the indexes up to date with the objects changed since the last flush.
     func flushIndexes() throws {
         guard let allocator = transaction.allocator else { return }
+        // A column where one object changed and nothing else is buffered (a one-object commit)
+        // goes to its tree directly: no per-value buffer, sorting or netting.
+        var direct: [(column: Int, key: UInt64, old: [UInt8]?, new: [UInt8]?)] = []
         for (c, touched) in indexTouched {
+            if touched.count == 1, pendingIndex[c]?.isEmpty ?? true, !hasCollectionIndex(c), let (key, old) = touched.first,
+               old == .none || Self.isSingleValue(old) {
+                var oldBytes: [UInt8]?
+                if case .value(let o) = old { oldBytes = o }
+                var newBytes: [UInt8]?
+                if let h = try locate(ObjectKey(key)) { newBytes = try indexKey(h, c) }
+                if oldBytes != newBytes { direct.append((c, key, oldBytes, newBytes)) }
+                continue
+            }
             var pending = pendingIndex[c] ?? PendingIndexChanges()
             let isCollection = hasCollectionIndex(c)
             // In key order, so that most rows are found in the leaf of the previous one: a bulk
@@ -741,6 +758,12 @@ extension Table {
             pendingIndex[c] = pending
         }
         indexTouched.removeAll()
+        for d in direct.sorted(by: { $0.column < $1.column }) {
+            var root = roots.indexRoots[d.column]
+            try PostingsIndex.apply(key: d.key, old: d.old, new: d.new, root: &root, allocator: allocator)
+            roots.indexRoots[d.column] = root
+            isChanged = true
+        }
         for (c, pending) in pendingIndex.sorted(by: { $0.key < $1.key }) where !pending.isEmpty {
             var root = roots.indexRoots[c]
             try PostingsIndex.apply(pending, root: &root, allocator: allocator)

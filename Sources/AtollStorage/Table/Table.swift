@@ -63,7 +63,7 @@ public final class Table {
     /// What the write and read paths need of each column, without copying specs (and their
     /// strings) per value.
     @usableFromInline
-    struct ColumnInfo {
+    struct ColumnInfo: Sendable {
         @usableFromInline var type: ColumnType
         @usableFromInline var isNullable: Bool
         @usableFromInline var isList: Bool
@@ -80,30 +80,45 @@ public final class Table {
     /// write transactions, whose pages and layout can change.
     private let validatedPages: ValidatedPages?
 
-    init(key: TableKey, spec: TableSpec, layout: LeafLayout, roots: TableRoots, transaction: Transaction) {
+    /// `columns`: `Columns(spec)`, when the caller has it made already (SchemaSnapshot keeps
+    /// one per table, so opening a table in each transaction does not make it again).
+    init(key: TableKey, spec: TableSpec, layout: LeafLayout, roots: TableRoots, transaction: Transaction, columns: Columns? = nil) {
         validatedPages = transaction.allocator == nil ? ValidatedPages(pageCount: transaction.snapshotSpace.pageCount) : nil
         self.key = key
         self.spec = spec
         self.layout = layout
         self.roots = roots
         self.transaction = transaction
-        cacheColumnInfo()
+        cacheColumnInfo(columns ?? Columns(spec))
     }
 
     func replaceSchema(_ spec: TableSpec) {
         self.spec = spec
         layout = LeafLayout(spec)
-        cacheColumnInfo()
+        cacheColumnInfo(Columns(spec))
     }
 
-    private func cacheColumnInfo() {
-        primaryKeyColumn = spec.primaryKeyIndex
-        keyIsPrimaryKey = spec.keyIsPrimaryKey
-        let pkIndexColumn = keyIsPrimaryKey ? nil : primaryKeyColumn
-        columnInfo = spec.columns.enumerated().map { c, col in
-            ColumnInfo(type: col.type, isNullable: col.isNullable, isList: col.isList,
-                       needsIndex: col.isIndexed || c == pkIndexColumn, intBits: col.intBits)
+    /// What a table caches of its spec's columns.
+    struct Columns: Sendable {
+        let info: [ColumnInfo]
+        let primaryKeyColumn: Int?
+        let keyIsPrimaryKey: Bool
+
+        init(_ spec: TableSpec) {
+            primaryKeyColumn = spec.primaryKeyIndex
+            keyIsPrimaryKey = spec.keyIsPrimaryKey
+            let pkIndexColumn = keyIsPrimaryKey ? nil : primaryKeyColumn
+            info = spec.columns.enumerated().map { c, col in
+                ColumnInfo(type: col.type, isNullable: col.isNullable, isList: col.isList,
+                           needsIndex: col.isIndexed || c == pkIndexColumn, intBits: col.intBits)
+            }
         }
+    }
+
+    private func cacheColumnInfo(_ columns: Columns) {
+        primaryKeyColumn = columns.primaryKeyColumn
+        keyIsPrimaryKey = columns.keyIsPrimaryKey
+        columnInfo = columns.info
     }
 
     public var name: String { spec.name }

@@ -82,7 +82,7 @@ public class Transaction {
         if roots.indexRoots.count < spec.columns.count {
             roots.indexRoots += Array(repeating: 0, count: spec.columns.count - roots.indexRoots.count)
         }
-        let t = Table(key: key, spec: spec, layout: layout, roots: roots, transaction: self)
+        let t = Table(key: key, spec: spec, layout: layout, roots: roots, transaction: self, columns: schema.columns[key])
         if let allocator {
             t.cluster = ClusterTreeWriter(root: roots.clusterRoot, layout: layout, allocator: allocator,
                                           committedLeaves: database.committedLeaves, table: key)
