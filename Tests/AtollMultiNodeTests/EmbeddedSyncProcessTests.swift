@@ -59,6 +59,17 @@ import AtollTestSupport
             #expect(state.contains("1 revenue=20.5 extra=open tags=[fresh,local] prices={coffee:4,tea:3} kind=online address={New 5 geo=1.5}"), "\(state)")
             #expect(!state.contains("\n2 ") && !state.hasPrefix("2 "), "\(state)")
             #expect(state.contains("3 revenue=0 extra=none tags=[gone]"), "\(state)")
+
+            // A mixed value that links an object (a typed link) travels by class and primary key;
+            // its target deleted, it shows none, and it points again when the target comes back.
+            try shop("b", ["@1:3"])
+            state = try converged { $0.contains("1 revenue=20.5 extra=->3") }
+            try shop("c", ["!3"])
+            state = try converged { $0.contains("1 revenue=20.5 extra=none") }
+            #expect(!state.contains("\n3 "), "\(state)")
+            try shop("a", ["+3:back"])
+            state = try converged { $0.contains("1 revenue=20.5 extra=->3") }
+            #expect(state.contains("3 revenue=0 extra=none tags=[back]"), "\(state)")
             // The whole files agree too.
             _ = try cluster.waitForConvergence(names, timeout: 60)
 

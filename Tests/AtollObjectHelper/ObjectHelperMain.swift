@@ -98,7 +98,8 @@ struct AtollObjectHelper {
                 // $ID:DEC revenue, ?ID:VALUE extra (an int when VALUE is one, else a string),
                 // +ID:TAG a tag, =ID:KEY:INT a price, kID:KIND the kind, sID:STREET the address's
                 // street (an address is made when there is none), gID:LAT its geo's lat (likewise),
-                // aID:STREET a new address replacing the old, 0ID no address, !ID deletes the shop.
+                // aID:STREET a new address replacing the old, 0ID no address, !ID deletes the shop,
+                // @ID:OTHER extra links shop OTHER (AnyRealmValue.object; made when missing).
                 let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Shop.self, ShopAddress.self, ShopGeo.self]))
                 for op in args[3...] {
                     let parts = op.dropFirst().split(separator: ":", maxSplits: 2).map(String.init)
@@ -131,6 +132,9 @@ struct AtollObjectHelper {
                             a.street = arg
                             shop.address = a
                         case "0": shop.address = nil
+                        case "@":
+                            let other = Int(arg) ?? 0
+                            shop.extra = .object(realm.object(ofType: Shop.self, forPrimaryKey: other) ?? realm.create(Shop.self, value: ["id": other]))
                         default: break
                         }
                     }
@@ -144,6 +148,7 @@ struct AtollObjectHelper {
                     case .int(let i): "\(i)"
                     case .string(let s): s
                     case .none: "none"
+                    case .object: "->\(shop.extra.object(Shop.self).map { "\($0.id)" } ?? "?")"
                     default: "\(shop.extra)"
                     }
                     let prices = shop.prices.keys.sorted().map { k in "\(k):\(shop.prices[k] ?? -1)" }

@@ -151,6 +151,11 @@ func canonicalDump(_ db: Database) throws -> String {
             let t = try r.table(named: spec.name).unwrapped(spec.name)
             out += "\(spec.name) (\(t.count))\n"
             func show(_ v: StorageValue, _ c: ColumnSpec) throws -> String {
+                if case .typedLink(let table, let k) = v {
+                    // A mixed value that links an object: its class and primary key.
+                    let tt = try r.table(table)
+                    return "->\(tt.spec.name):\(try tt.primaryKeyValue(k))"
+                }
                 guard case .link(let k) = v, let target = c.linkTarget else { return v.description }
                 let tt = try r.table(named: target).unwrapped(target)
                 if tt.spec.isEmbedded {

@@ -134,12 +134,16 @@ enum Workload {
             try cards.set(key, TestSchema.Card.amount, .decimal128(v))
             what = "amount \(id) \(v)"
         case 20..<30:
-            let v: StorageValue = switch Int.random(in: 0..<6, using: &rng) {
+            let persons = try w.people()
+            let v: StorageValue = switch Int.random(in: 0..<8, using: &rng) {
             case 0: .int(Int64.random(in: 0..<9, using: &rng))
             case 1: .string("a\(Int.random(in: 0..<9, using: &rng))")
             case 2: .double(Double(Int.random(in: 0..<9, using: &rng)) / 2)
             case 3: .bool(rng.chance(50))
             case 4: .decimal128(Decimal128(Int64.random(in: 0..<9, using: &rng)))
+            // A typed link (AnyRealmValue.object) to a person, whose deletes and re-creations
+            // other changes make.
+            case 5, 6: try rng.pick(people).flatMap { try persons.find(primaryKey: .string($0)) }.map { StorageValue.typedLink(persons.key, $0) } ?? .null
             default: .null
             }
             try cards.set(key, TestSchema.Card.any, v)
@@ -225,10 +229,12 @@ enum Workload {
             return "label0 \(id)"
         case 35..<52:
             let k = markKey()
-            let v: StorageValue = switch Int.random(in: 0..<4, using: &rng) {
+            let v: StorageValue = switch Int.random(in: 0..<5, using: &rng) {
             case 0: .int(Int64.random(in: 0..<9, using: &rng))
             case 1: .string("m\(Int.random(in: 0..<9, using: &rng))")
             case 2: .double(Double(Int.random(in: 0..<9, using: &rng)) / 2)
+            // A typed link to a person (a map of mixed values).
+            case 3: try person().map { StorageValue.typedLink(persons.key, $0) } ?? .null
             default: .null
             }
             try bags.mapSet(key, TestSchema.Bag.marks, key: k, v)

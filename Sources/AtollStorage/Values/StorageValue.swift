@@ -154,6 +154,8 @@ extension StorageValue {
              // A nested map: varint count, then (string key, value) pairs, keys ascending by their
              // UTF-8 bytes (mixed values only).
              mixedMap = 16
+             // 17 is taken: sync marks a typed link by its target's class and primary key with it
+             // (ChangesetContent.typedLinkTag).
     }
 
     package func encode(into w: inout ByteWriter) {

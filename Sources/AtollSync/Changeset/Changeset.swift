@@ -76,6 +76,9 @@ public enum SyncValue: Hashable, Sendable, CustomStringConvertible {
     case value(StorageValue)
     /// A link, by the target's primary key.
     case link(primaryKey: StorageValue)
+    /// A mixed value that links an object (a typed link, `AnyRealmValue.object`): the target's
+    /// class names itself, as the property does not (changeset body format 5).
+    case typedLink(className: String, primaryKey: StorageValue)
 
     /// No value (a nil property, or a link to nothing).
     public static let null = SyncValue.value(.null)
@@ -84,7 +87,13 @@ public enum SyncValue: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .value(let v): v.description
         case .link(let pk): "->\(pk)"
+        case .typedLink(let c, let pk): "->\(c):\(pk)"
         }
+    }
+
+    /// Whether it is a typed link (body format 5).
+    public var isTypedLink: Bool {
+        if case .typedLink = self { true } else { false }
     }
 }
 

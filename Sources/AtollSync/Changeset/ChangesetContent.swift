@@ -47,6 +47,12 @@ import AtollStorage
 /// Snapshots (format 2) carry them too, with their own stamps. A node or relay of a version
 /// that reads only formats 1 to 3 refuses a format 4 body (`.protocolViolation`, "upgrade
 /// Atoll"), as it refuses any format it does not know.
+///
+/// Format 5 (what nodes make for a transaction that writes a mixed value linking an object) is
+/// format 4 with one more form of value, a typed link: tag 17, the target's class (an index into
+/// the class names), then its primary key (tagged). A body without one stays format 4 or 3.
+/// Snapshots carry typed links too. A node or relay that reads only formats 1 to 4 refuses a
+/// format 5 body as it refuses any format it does not know ("upgrade Atoll").
 public struct ChangesetContent: Equatable, Sendable {
     /// The class names the instructions refer to by index.
     public var classes: [String] = []
@@ -66,7 +72,11 @@ public struct ChangesetContent: Equatable, Sendable {
     static let snapshotFormatVersion: UInt8 = 2
     static let seenStampsFormatVersion: UInt8 = 3
     static let collectionsFormatVersion: UInt8 = 4
+    static let typedLinksFormatVersion: UInt8 = 5
     static let linkTag: UInt8 = 12
+    /// A typed link: the target's class and primary key (format 5 and snapshots; in metadata
+    /// records the class is written by name). Storage leaves tag 17 free for it.
+    static let typedLinkTag: UInt8 = 17
 
     enum Op: UInt8 {
         case create = 1, erase, set, addInteger, listInsert, listSet, listErase, setAdd, setRemove, mapSet, mapRemove
@@ -79,7 +89,7 @@ extension ChangesetContent {
     /// The body bytes of this content for a changeset made by `origin`.
     public func encode(origin: NodeID) -> [UInt8] {
         // Set and map instructions exist only from format 4, which has seen stamps (none here).
-        let collections = instructions.contains { $0.isCollectionInstruction }
+        let collections = instructions.contains { $0.isCollectionInstruction || $0.carriesTypedLink }
         var encoder = ChangesetBodyEncoder(origin: origin, seenStamps: collections)
         for c in classes { _ = encoder.classIndex(c) }
         for p in properties { _ = encoder.propertyIndex(p) }
@@ -108,6 +118,8 @@ struct ChangesetBodyEncoder {
     private(set) var instructionCount = 0
     /// A set or map instruction was appended: the body is format 4.
     private(set) var hasCollectionInstructions = false
+    /// A typed link was appended: the body is format 5.
+    private(set) var hasTypedLinks = false
 
     init(origin: NodeID, explicitStamps: Bool = false, seenStamps: Bool = false) {
         precondition(!(explicitStamps && seenStamps), "snapshots carry no seen stamps")
@@ -152,6 +164,12 @@ struct ChangesetBodyEncoder {
         switch v {
         case .value(let s): s.encode(into: &body)
         case .link(let pk): body.u8(ChangesetContent.linkTag); pk.encode(into: &body)
+        case .typedLink(let className, let pk):
+            precondition(explicitStamps || seenStamps, "typed links exist from format 5, which has seen stamps")
+            hasTypedLinks = true
+            body.u8(ChangesetContent.typedLinkTag)
+            body.varint(UInt64(classIndex(className)))
+            pk.encode(into: &body)
         }
     }
 
@@ -229,7 +247,8 @@ struct ChangesetBodyEncoder {
     func finish() -> [UInt8] {
         var w = ByteWriter(capacity: body.count + 64)
         w.u8(explicitStamps ? ChangesetContent.snapshotFormatVersion
-            : seenStamps ? (hasCollectionInstructions ? ChangesetContent.collectionsFormatVersion : ChangesetContent.seenStampsFormatVersion)
+            : seenStamps ? (hasTypedLinks ? ChangesetContent.typedLinksFormatVersion
+                : hasCollectionInstructions ? ChangesetContent.collectionsFormatVersion : ChangesetContent.seenStampsFormatVersion)
             : ChangesetContent.formatVersion)
         w.varint(UInt64(nodes.count))
         for n in nodes { w.append(n.bytes) }
@@ -273,6 +292,8 @@ struct ChangesetBodyDecoder {
     let seenStamps: Bool
     /// Format 4 or a snapshot: set and map instructions may come.
     let collections: Bool
+    /// Format 5 or a snapshot: typed links may come.
+    let typedLinks: Bool
     private(set) var seen: Stamp?
     private(set) var decoded = 0
     /// Format 2: the stamp of the instruction `next()` returned last, and for a list insert its
@@ -290,11 +311,13 @@ struct ChangesetBodyDecoder {
             let format = try r.u8()
             let expected = snapshot ? ChangesetContent.snapshotFormatVersion : ChangesetContent.formatVersion
             guard format == expected || (!snapshot && (format == ChangesetContent.seenStampsFormatVersion
-                || format == ChangesetContent.collectionsFormatVersion)) else {
-                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)\(snapshot ? "" : ", 3 and 4")); upgrade Atoll")
+                || format == ChangesetContent.collectionsFormatVersion || format == ChangesetContent.typedLinksFormatVersion)) else {
+                throw AtollError(.protocolViolation, "\(snapshot ? "snapshot" : "changeset") format \(format) is not supported (this node reads format \(expected)\(snapshot ? "" : ", 3, 4 and 5")); upgrade Atoll")
             }
             seenStamps = format == ChangesetContent.seenStampsFormatVersion || format == ChangesetContent.collectionsFormatVersion
-            collections = snapshot || format == ChangesetContent.collectionsFormatVersion
+                || format == ChangesetContent.typedLinksFormatVersion
+            collections = snapshot || format == ChangesetContent.collectionsFormatVersion || format == ChangesetContent.typedLinksFormatVersion
+            typedLinks = snapshot || format == ChangesetContent.typedLinksFormatVersion
             let nodeCount = try r.length(max: r.remaining / 16)
             var nodes: [NodeID] = []
             nodes.reserveCapacity(nodeCount)
@@ -334,10 +357,22 @@ struct ChangesetBodyDecoder {
 
     private mutating func value() throws -> SyncValue {
         let save = reader.offset
-        if try reader.u8() == ChangesetContent.linkTag {
+        let tag = try reader.u8()
+        if tag == ChangesetContent.linkTag {
             let pk = try StorageValue.decode(from: &reader)
             if case .link = pk { throw AtollError(.protocolViolation, "a link's primary key is itself a link") }
             return .link(primaryKey: pk)
+        }
+        if tag == ChangesetContent.typedLinkTag {
+            guard typedLinks else { throw AtollError(.protocolViolation, "a changeset of a format before 5 carries a typed link") }
+            guard !classes.isEmpty else { throw AtollError(.protocolViolation, "a typed link names a class but the changeset has none") }
+            let c = try reader.length(max: classes.count - 1)
+            let pk = try StorageValue.decode(from: &reader)
+            switch pk {
+            case .null, .int, .string, .uuid, .objectId: break
+            default: throw AtollError(.protocolViolation, "a typed link's primary key cannot be a \(pk.typeName)")
+            }
+            return .typedLink(className: classes[c], primaryKey: pk)
         }
         reader.offset = save
         let v = try StorageValue.decode(from: &reader)

@@ -79,8 +79,15 @@ extension Conflict {
                 let v = try t.value(k, column)
                 if case .link(let target) = v, let name = t.spec.columns[column].linkTarget, let tt = try r.table(named: name) {
                     c.winningValue = .link(primaryKey: try tt.primaryKeyValue(target))
+                } else if case .typedLink(let table, let target) = v, r.spec(of: table)?.primaryKeyIndex != nil {
+                    let tt = try r.table(table)
+                    c.winningValue = .typedLink(className: tt.spec.name, primaryKey: try tt.primaryKeyValue(target))
                 } else if v.isNull, let dangling = f.danglingTarget {
-                    c.winningValue = .link(primaryKey: dangling)
+                    if t.spec.columns[column].type == .mixed, case let (name, pk)? = MixedLinkTarget.parse(dangling) {
+                        c.winningValue = .typedLink(className: name, primaryKey: pk)
+                    } else {
+                        c.winningValue = .link(primaryKey: dangling)
+                    }
                 } else {
                     c.winningValue = .value(v)
                 }
@@ -163,6 +170,11 @@ extension Conflict {
                 throw AtollError(.objectNotFound, "the losing value links to '\(t.spec.columns[column].linkTarget ?? "?")' \(targetPK), which does not exist")
             }
             value = .link(tk)
+        case .typedLink(let className, let targetPK):
+            guard let tt = try w.table(named: className), let tk = try tt.find(primaryKey: targetPK) else {
+                throw AtollError(.objectNotFound, "the losing value links to '\(className)' \(targetPK), which does not exist")
+            }
+            value = .typedLink(tt.key, tk)
         }
         let k: ObjectKey
         if let existing {

@@ -162,6 +162,7 @@ enum ConflictLedger {
         case nil: w.u8(0)
         case .value(let s)?: w.u8(1); s.encode(into: &w)
         case .link(let pk)?: w.u8(2); pk.encode(into: &w)
+        case .typedLink(let className, let pk)?: w.u8(3); w.string(className); pk.encode(into: &w)
         }
     }
 
@@ -170,6 +171,9 @@ enum ConflictLedger {
         case 0: return nil
         case 1: return .value(try StorageValue.decode(from: &r))
         case 2: return .link(primaryKey: try StorageValue.decode(from: &r))
+        case 3:
+            let className = try r.string(max: SchemaLimits.tableNameBytesMax)
+            return .typedLink(className: className, primaryKey: try StorageValue.decode(from: &r))
         case let t: throw AtollError.corrupted("conflict ledger entry with value tag \(t)")
         }
     }

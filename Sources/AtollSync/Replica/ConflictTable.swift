@@ -53,6 +53,7 @@ package enum ConflictTable {
         case nil: .null
         case .value(let s)?: text(s)
         case .link(let pk)?: text(pk)
+        case .typedLink(_, let pk)?: text(pk)
         }
     }
 

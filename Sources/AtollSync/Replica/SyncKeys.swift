@@ -121,12 +121,18 @@ extension SyncValue {
         switch self {
         case .value(let v): v.encode(into: &w)
         case .link(let pk): w.u8(ChangesetContent.linkTag); pk.encode(into: &w)
+        case .typedLink(let className, let pk): w.u8(ChangesetContent.typedLinkTag); w.string(className); pk.encode(into: &w)
         }
     }
 
     package static func decode(from r: inout ByteReader) throws -> SyncValue {
         let save = r.offset
-        if try r.u8() == ChangesetContent.linkTag { return .link(primaryKey: try StorageValue.decode(from: &r)) }
+        let tag = try r.u8()
+        if tag == ChangesetContent.linkTag { return .link(primaryKey: try StorageValue.decode(from: &r)) }
+        if tag == ChangesetContent.typedLinkTag {
+            let className = try r.string(max: SchemaLimits.tableNameBytesMax)
+            return .typedLink(className: className, primaryKey: try StorageValue.decode(from: &r))
+        }
         r.offset = save
         return .value(try StorageValue.decode(from: &r))
     }

@@ -298,10 +298,7 @@ struct RecoveryPlan: Equatable {
         }
         // Collections last, with their local value now (nothing when the object is gone locally).
         func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
-            try SyncValue.refuseTypedLink(v, c, column)
-            guard case .link(let target) = v else { return .value(v) }
-            guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
-            return .link(primaryKey: try txn.table(tc.key).primaryKeyValue(target))
+            try SyncValue.travelling(v, c, column, schema: schema, txn: txn) { tc, k in try txn.table(tc.key).primaryKeyValue(k) }
         }
         for (name, pk, property) in lists {
             // Lists of embedded objects are not recovered, as embedded objects are not (their
@@ -337,12 +334,16 @@ struct RecoveryPlan: Equatable {
     /// Makes the plan's changes in `w`.
     func apply(_ w: WriteTransaction, schema: SyncSchema) throws {
         func resolve(_ c: SyncedClass, _ column: Int, _ v: SyncValue) throws -> StorageValue? {
-            guard case .link(let pk) = v else {
-                if case .value(let s) = v { return s }
-                return nil
+            switch v {
+            case .value(let s):
+                return s
+            case .link(let pk):
+                guard let tc = c.linkTargets[column], let target = try Self.row(tc, pk, w) else { return nil }
+                return .link(target)
+            case .typedLink(let name, let pk):
+                guard let tc = schema.byName[name], let target = try Self.row(tc, pk, w) else { return nil }
+                return .typedLink(tc.key, target)
             }
-            guard let tc = c.linkTargets[column], let target = try Self.row(tc, pk, w) else { return nil }
-            return .link(target)
         }
         for op in operations {
             switch op {

@@ -502,7 +502,7 @@ extension SyncReplica {
                       try bytes.withUnsafeBytes({ try ObjectRecord.decode($0, s.nodes) }).exists
                 else { throw AtollError.corrupted("'\(c.name)' \(pk) is in the table but its sync record says it does not exist") }
                 for column in c.spec.columns.indices where c.spec.columns[column].isSet || c.spec.columns[column].isMap {
-                    try SyncWriter.checkCollection(r, s.nodes, c, t, k, ok, column, pk: pk)
+                    try SyncWriter.checkCollection(r, s.nodes, c, t, k, ok, column, pk: pk, schema: schema)
                 }
                 for column in c.embeddedLists.keys.sorted() {
                     // A list of embedded objects: its live elements are the table's list.
@@ -530,6 +530,8 @@ extension SyncReplica {
                         let expected: SyncValue
                         if case .link(let target) = v, let tc = c.linkTargets[column] {
                             expected = .link(primaryKey: try r.table(tc.key).primaryKeyValue(target))
+                        } else if case .typedLink(let table, let target) = v, let tc = schema.classes[table] {
+                            expected = .typedLink(className: tc.name, primaryKey: try r.table(tc.key).primaryKeyValue(target))
                         } else {
                             expected = .value(v)
                         }

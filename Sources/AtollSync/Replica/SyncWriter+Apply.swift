@@ -237,8 +237,8 @@ extension SyncWriter {
         var kept: [ObjectRecord.Field] = []
         for f in o.fields {
             guard f.stamp <= stamp else { kept.append(f); continue }
-            if let target = f.danglingTarget, let tc = c.linkTargets[f.column] {
-                try removeDangling(target: SyncTrees.objectKey(tc.key, target), origin: ok, column: f.column)
+            if let target = f.danglingTarget, let key = danglingTargetKey(c, f.column, target) {
+                try removeDangling(target: key, origin: ok, column: f.column)
             }
             var value = c.defaults[f.column]
             if f.hasIncrements {
@@ -287,7 +287,10 @@ extension SyncWriter {
     private func noteIncomingLinksDangling(_ target: SyncedClass, _ pk: StorageValue, _ targetKey: [UInt8], _ k: ObjectKey) throws {
         let targetTable = try table(target)
         for origin in schema.classes.values.sorted(by: { $0.key < $1.key }) {
-            for (column, linked) in origin.linkTargets.enumerated() where linked === target {
+            // Link columns to the target's class, and mixed columns (typed links to any class).
+            for (column, linked) in origin.linkTargets.enumerated() where linked === target || origin.spec.columns[column].type == .mixed {
+                let mixed = origin.spec.columns[column].type == .mixed
+                let travelling: SyncValue = mixed ? .typedLink(className: target.name, primaryKey: pk) : .link(primaryKey: pk)
                 var seen = Set<ObjectKey>()
                 for originKey in try targetTable.backlinks(to: k, from: origin.key, column: column) where seen.insert(originKey).inserted {
                     if origin === target && originKey == k { continue }
@@ -298,13 +301,13 @@ extension SyncWriter {
                     } else if origin.spec.columns[column].isList {
                         let lk = SyncTrees.listKey(ok, column: column)
                         var l = try list(lk)
-                        for i in l.elements.indices where l.elements[i].isVisible && l.elements[i].value == .link(primaryKey: pk) {
+                        for i in l.elements.indices where l.elements[i].isVisible && l.elements[i].value == travelling {
                             l.elements[i].isHidden = true
                         }
                         setList(lk, l)
                     } else {
                         var o = try object(ok)
-                        o.withField(column) { $0.danglingTarget = pk }
+                        o.withField(column) { $0.danglingTarget = danglingRecordValue(travelling) }
                         setObject(ok, o)
                     }
                     try addDangling(target: targetKey, origin: ok, column: column, originPrimaryKey: originPK)
@@ -333,6 +336,18 @@ extension SyncWriter {
             }
             if let k = try rowKey(tc, targetPK) { return (.link(k), nil) }
             return (.null, targetPK)
+        case .typedLink(let name, let targetPK):
+            guard spec.type == .mixed else {
+                throw AtollError(.protocolViolation, "a changeset writes a typed link into '\(c.name).\(spec.name)', which is not a mixed property")
+            }
+            let remembered = MixedLinkTarget.recordValue(className: name, primaryKey: targetPK)
+            // A class this node does not sync (a newer node's): nothing here can show it.
+            guard let tc = schema.byName[name] else { return (.null, remembered) }
+            guard tc.accepts(primaryKey: targetPK) else {
+                throw AtollError(.protocolViolation, "a changeset links '\(c.name).\(spec.name)' to a '\(tc.name)' by a key of the wrong type")
+            }
+            if let k = try rowKey(tc, targetPK) { return (.typedLink(tc.key, k), nil) }
+            return (.null, remembered)
         }
     }
 
@@ -351,8 +366,8 @@ extension SyncWriter {
         // After prepareWrite: a link to the object itself resolves once it exists.
         var (value, dangling) = try storageValue(c, column, v)
         try o.withField(column) { f in
-            if let old = f.danglingTarget, let tc = c.linkTargets[column] {
-                try removeDangling(target: SyncTrees.objectKey(tc.key, old), origin: ok, column: column)
+            if let old = f.danglingTarget, let target = danglingTargetKey(c, column, old) {
+                try removeDangling(target: target, origin: ok, column: column)
             }
             f.danglingTarget = dangling
             if f.hasIncrements {
@@ -362,8 +377,8 @@ extension SyncWriter {
             }
             f.stamp = stamp
         }
-        if let dangling, let tc = c.linkTargets[column] {
-            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        if let dangling, let target = danglingTargetKey(c, column, dangling) {
+            try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
         }
         setObject(ok, o)
         try table(c).set(k, column, value)
@@ -439,8 +454,10 @@ extension SyncWriter {
         e.isHidden = dangling != nil
         l.insert(e, at: at)
         setList(lk, l)
-        if let dangling, let tc = c.linkTargets[column] {
-            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        if let dangling {
+            if let target = danglingTargetKey(c, column, dangling) {
+                try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
+            }
         } else {
             try table(c).listInsert(k, column, at: l.visibleIndex(before: at), value)
         }
@@ -469,8 +486,10 @@ extension SyncWriter {
         l.elements[i].value = v
         l.elements[i].valueStamp = stamp
         l.elements[i].isHidden = dangling != nil
-        if let dangling, let tc = c.linkTargets[column] {
-            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        if let dangling {
+            if let target = danglingTargetKey(c, column, dangling) {
+                try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
+            }
         } else {
             try t.listInsert(k, column, at: position, value)
         }

@@ -12,8 +12,10 @@ extension SyncWriter {
         let classes = only ?? Array(schema.classes.values)
         var made = 0
         var stamp = Stamp(hlc: clock.tick(physicalMilliseconds: physicalMilliseconds()), node: nodeID)
-        // Set and map instructions exist from body format 4 (with seen stamps: none here).
-        let collections = classes.contains { !collectionColumns(of: $0).isEmpty } || !schema.embedded.isEmpty
+        // Set and map instructions exist from body format 4, typed links (in mixed values) from
+        // format 5, both with seen stamps (none here).
+        let collections = classes.contains { c in !collectionColumns(of: c).isEmpty || c.spec.columns.contains { $0.type == .mixed } }
+            || !schema.embedded.isEmpty
         var encoder = ChangesetBodyEncoder(origin: nodeID, seenStamps: collections)
         func append(_ i: SyncInstruction) {
             if collections { encoder.append(i, seen: nil) } else { encoder.append(i) }
@@ -95,9 +97,6 @@ extension SyncWriter {
     }
 
     private func bootstrapValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
-        try SyncValue.refuseTypedLink(v, c, column)
-        guard case .link(let target) = v else { return .value(v) }
-        guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
-        return .link(primaryKey: try table(tc).primaryKeyValue(target))
+        try travelling(v, c, column)
     }
 }

@@ -100,8 +100,10 @@ extension SyncWriter {
         putSetRecord(ck, s)
         guard !wasLive else { return }
         let (value, dangling) = try elementValue(c, column, v, set: true)
-        if let dangling, let tc = c.linkTargets[column] {
-            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        if let dangling {
+            if let target = danglingTargetKey(c, column, dangling) {
+                try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
+            }
         } else {
             try table(c).setInsert(k, column, value)
         }
@@ -150,8 +152,8 @@ extension SyncWriter {
             return
         }
         let (value, dangling) = try elementValue(c, column, v, set: false)
-        if let dangling, let tc = c.linkTargets[column] {
-            try addDangling(target: SyncTrees.objectKey(tc.key, dangling), origin: ok, column: column, originPrimaryKey: pk)
+        if let dangling, let target = danglingTargetKey(c, column, dangling) {
+            try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
         }
         try table(c).mapSet(k, column, key: key, value)
     }
@@ -256,15 +258,10 @@ extension SyncWriter {
         let t = try table(c)
         let ok = SyncTrees.objectKey(c.key, pk)
         let ck = SyncTrees.listKey(ok, column: column)
-        func travelling(_ v: StorageValue) throws -> SyncValue {
-            try SyncValue.refuseTypedLink(v, c, column)
-            guard case .link(let target) = v else { return .value(v) }
-            guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
-            return .link(primaryKey: try table(tc).primaryKeyValue(target))
-        }
+        func travelling(_ v: StorageValue) throws -> SyncValue { try self.travelling(v, c, column) }
         /// Whether `v` links to a target that is not in the table (the link dangles); remembers it.
         func dangles(_ v: SyncValue?) throws -> Bool {
-            guard case .link(let targetPK) = v, let tc = c.linkTargets[column] else { return false }
+            guard let v, case let (tc, targetPK)? = linkTarget(c, column, v) else { return false }
             guard try rowKey(tc, targetPK) == nil else { return false }
             try addDangling(target: SyncTrees.objectKey(tc.key, targetPK), origin: ok, column: column, originPrimaryKey: pk)
             return true
@@ -352,17 +349,23 @@ extension SyncWriter {
 
     /// Throws `.fileCorrupted` unless the table's set or map is the projection of its record.
     static func checkCollection(_ r: Transaction, _ nodes: NodeTable, _ c: SyncedClass, _ t: Table, _ k: ObjectKey,
-                                _ ok: [UInt8], _ column: Int, pk: StorageValue) throws
+                                _ ok: [UInt8], _ column: Int, pk: StorageValue, schema: SyncSchema) throws
     {
         let name = "'\(c.name)' \(pk).\(c.spec.columns[column].name)"
         let bytes = try r.internalValue(SyncTrees.collections, key: SyncTrees.listKey(ok, column: column))
         func travelling(_ v: StorageValue) throws -> SyncValue {
-            try SyncValue.refuseTypedLink(v, c, column)
-            guard case .link(let target) = v, let tc = c.linkTargets[column] else { return .value(v) }
-            return .link(primaryKey: try r.table(tc.key).primaryKeyValue(target))
+            try SyncValue.travelling(v, c, column, schema: schema, txn: r) { tc, k in try r.table(tc.key).primaryKeyValue(k) }
         }
         func exists(_ v: SyncValue) throws -> Bool {
-            guard case .link(let targetPK) = v, let tc = c.linkTargets[column] else { return true }
+            let target: (SyncedClass, StorageValue)?
+            switch v {
+            case .link(let targetPK): target = c.linkTargets[column].map { ($0, targetPK) }
+            case .typedLink(let className, let targetPK):
+                guard let tc = schema.byName[className] else { return false }
+                target = (tc, targetPK)
+            case .value: target = nil
+            }
+            guard case let (tc, targetPK)? = target else { return true }
             return try r.table(tc.key).find(primaryKey: targetPK) != nil
         }
         if c.spec.columns[column].isSet {

@@ -25,7 +25,10 @@ extension SyncWriter {
         if case .link(let target) = v, let tc = c.linkTargets[column] {
             return .link(primaryKey: try table(tc).primaryKeyValue(target))
         }
-        if v.isNull, let dangling { return .link(primaryKey: dangling) }
+        if case .typedLink(let t, let target) = v, let tc = schema.classes[t] {
+            return .typedLink(className: tc.name, primaryKey: try table(tc).primaryKeyValue(target))
+        }
+        if v.isNull, let dangling { return danglingValue(c, column, dangling) }
         return .value(v)
     }
 

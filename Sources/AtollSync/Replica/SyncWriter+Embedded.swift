@@ -114,6 +114,7 @@ extension SyncWriter {
             let v = try et.value(current, f)
             let held = r.value(f, under: tombstone) ?? SyncedClass.defaultValue(ec.spec.columns[f])
             guard v != held else { continue }
+            try SyncValue.refuseInEmbeddedField(v, ec.name, ec.spec.columns[f].name)
             let seen = Self.later(r.field(f)?.stamp, tombstone)
             let s = x.base.at(encoder.instructionCount)
             let property = encoder.propertyIndex(ec.spec.columns[f].name)

@@ -165,10 +165,7 @@ extension SyncWriter {
         }
         func property(_ c: SyncedClass, _ column: Int) -> Int { encoder.propertyIndex(c.spec.columns[column].name) }
         func syncValue(_ c: SyncedClass, _ column: Int, _ v: StorageValue) throws -> SyncValue {
-            try SyncValue.refuseTypedLink(v, c, column)
-            guard case .link(let target) = v else { return .value(v) }
-            guard let tc = c.linkTargets[column] else { throw AtollError.corrupted("'\(c.name)' column \(column) is not a synced link") }
-            return .link(primaryKey: try primaryKey(tc, target))
+            try SyncValue.travelling(v, c, column, schema: schema, txn: txn, primaryKey: primaryKey)
         }
         /// A change of a synced class's schema that sync cannot carry (docs/SYNC.md, "Schema
         /// changes"): said with what to do instead.
@@ -304,10 +301,19 @@ extension SyncWriter {
                 // name it (a re-created object gets them back).
                 for n in pendingNulls {
                     guard let oc = schema.classes[n.table] else { continue }
+                    // A mixed property remembers the target's class too (a typed link); one to a
+                    // class that does not sync never travelled.
+                    let remembered: StorageValue
+                    if oc.spec.columns[n.column].type == .mixed {
+                        guard let tc = schema.classes[t] else { continue }
+                        remembered = MixedLinkTarget.recordValue(className: tc.name, primaryKey: pk)
+                    } else {
+                        remembered = pk
+                    }
                     let originPK = try primaryKey(oc, n.key)
                     let origin = SyncTrees.objectKey(n.table, originPK)
                     var oo = try object(origin)
-                    oo.withField(n.column) { $0.danglingTarget = pk }
+                    oo.withField(n.column) { $0.danglingTarget = remembered }
                     setObject(origin, oo)
                     try addDangling(target: target, origin: origin, column: n.column, originPrimaryKey: originPK)
                 }
@@ -334,8 +340,8 @@ extension SyncWriter {
                 // What this write replaces here: the property's write, or the object's delete.
                 let seen = max(o.field(column)?.stamp ?? .zero, o.deleted ?? .zero)
                 try o.withField(column) { f in
-                    if let old = f.danglingTarget, let tc = c.linkTargets[column] {
-                        try removeDangling(target: SyncTrees.objectKey(tc.key, old), origin: ok, column: column)
+                    if let old = f.danglingTarget {
+                        if let target = danglingTargetKey(c, column, old) { try removeDangling(target: target, origin: ok, column: column) }
                         f.danglingTarget = nil
                     }
                     if f.hasIncrements {
@@ -400,7 +406,7 @@ extension SyncWriter {
                     // Its target is being deleted: the element stays, hidden, and comes back
                     // with the target.
                     l.elements[i].isHidden = true
-                    if case .link(let targetPK) = e.value, let tc = c.linkTargets[column] {
+                    if case let (tc, targetPK)? = linkTarget(c, column, e.value) {
                         try addDangling(target: SyncTrees.objectKey(tc.key, targetPK), origin: ok, column: column, originPrimaryKey: pk)
                     }
                 } else {
@@ -560,8 +566,8 @@ extension SyncWriter {
     func deleteMetadata(_ c: SyncedClass, objectKey ok: [UInt8], stamp: Stamp) throws {
         var o = try object(ok)
         for f in o.fields {
-            if let t = f.danglingTarget, let tc = c.linkTargets[f.column] {
-                try removeDangling(target: SyncTrees.objectKey(tc.key, t), origin: ok, column: f.column)
+            if let t = f.danglingTarget, let target = danglingTargetKey(c, f.column, t) {
+                try removeDangling(target: target, origin: ok, column: f.column)
             }
             if f.hasIncrements { _ = try trimIncrements(ok, column: f.column, through: nil) }
         }

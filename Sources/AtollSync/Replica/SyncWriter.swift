@@ -187,11 +187,15 @@ final class SyncWriter {
         for e in entries {
             try txn.deleteInternal(SyncTrees.dangling, key: e.key)
             guard let originClass = schema.classes[e.originTable], e.column < originClass.spec.columns.count,
-                  originClass.linkTargets[e.column] === c
+                  originClass.linkTargets[e.column] === c || originClass.spec.columns[e.column].type == .mixed
             else { continue }
             let originRecord = try object(e.origin)
             guard originRecord.exists, let originKey = try rowKey(originClass, e.originPK) else { continue }
             let t = try table(originClass)
+            // A mixed column links with a typed link: the value names the target's class.
+            let mixed = originClass.spec.columns[e.column].type == .mixed
+            let travelling: SyncValue = mixed ? .typedLink(className: c.name, primaryKey: pk) : .link(primaryKey: pk)
+            let stored: StorageValue = mixed ? .typedLink(c.key, key) : .link(key)
             if originClass.spec.columns[e.column].isSet || originClass.spec.columns[e.column].isMap {
                 try reprojectCollection(originClass, e.origin, e.column, originKey)
             } else if originClass.spec.columns[e.column].isList {
@@ -201,9 +205,9 @@ final class SyncWriter {
                 var changed = false
                 for i in l.elements.indices {
                     let el = l.elements[i]
-                    if el.isHidden, !el.isDeleted, el.value == .link(primaryKey: pk) {
+                    if el.isHidden, !el.isDeleted, el.value == travelling {
                         l.elements[i].isHidden = false
-                        try t.listInsert(originKey, e.column, at: visible, .link(key))
+                        try t.listInsert(originKey, e.column, at: visible, stored)
                         changed = true
                     }
                     if l.elements[i].isVisible { visible += 1 }
@@ -211,9 +215,9 @@ final class SyncWriter {
                 if changed { setList(lk, l) }
             } else {
                 var o = originRecord
-                guard let i = o.fieldIndex(e.column), o.fields[i].danglingTarget == pk else { continue }
+                guard let i = o.fieldIndex(e.column), o.fields[i].danglingTarget == danglingRecordValue(travelling) else { continue }
                 o.fields[i].danglingTarget = nil
-                try t.set(originKey, e.column, .link(key))
+                try t.set(originKey, e.column, stored)
                 setObject(e.origin, o)
             }
         }

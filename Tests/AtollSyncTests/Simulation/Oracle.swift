@@ -161,6 +161,10 @@ struct Oracle {
         case .link(let pk):
             guard let target = c.linkTarget, objects[Key(className: target, pk: pk)]?.exists == true else { return nil }
             return "->\(pk)"
+        case .typedLink(let target, let pk):
+            // A mixed value that links an object: shown with its class, while the target exists.
+            guard objects[Key(className: target, pk: pk)]?.exists == true else { return nil }
+            return "->\(target):\(pk)"
         }
     }
 
@@ -171,6 +175,9 @@ struct Oracle {
         var base: (stamp: Stamp, value: StorageValue)
         if let (s, v) = o.sets[c.name], deleted.map({ s > $0 }) ?? true {
             if case .link = v {
+                return show(v, c) ?? "null"
+            }
+            if case .typedLink = v {
                 return show(v, c) ?? "null"
             }
             guard case .value(let sv) = v else { return "null" }

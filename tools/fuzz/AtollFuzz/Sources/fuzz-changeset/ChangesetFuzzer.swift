@@ -83,6 +83,11 @@ enum ChangesetSeeds {
         }
         let snapshotBody = snapshot.finish()
         let small = ChangesetContent(classes: ["Item"], properties: ["title"], instructions: [.set(a, property: 0, value: .value(.string("t")))]).encode(origin: origin)
+        // Format 5: typed links (mixed values that link an object) by class and primary key.
+        let typed = ChangesetContent(classes: ["Holder", "Person"], properties: ["value", "items"], instructions: [
+            .set(a, property: 0, value: .typedLink(className: "Person", primaryKey: .string("ann"))),
+            .listInsert(a, property: 1, after: nil, lamport: 1, value: .typedLink(className: "Holder", primaryKey: .int(3))),
+        ]).encode(origin: origin)
         let batch = ChangesetBatch.encode([
             Changeset(origin: origin, seq: 1, hlc: 100, body: body),
             Changeset(origin: other, seq: 4, hlc: 90, flags: Changeset.continuesFlag, body: small),
@@ -93,6 +98,7 @@ enum ChangesetSeeds {
             (name: "body", bytes: [0] + body),
             (name: "body-small", bytes: [0] + small),
             (name: "body-empty", bytes: [0] + ChangesetContent().encode(origin: origin)),
+            (name: "body-typed-link", bytes: [0] + typed),
             (name: "snapshot", bytes: [1] + snapshotBody),
             (name: "batch", bytes: [2] + batch),
             (name: "batch-snapshot", bytes: [3] + snapshotBatch),
