@@ -3,17 +3,19 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 4; version 2 added schema_history, version 3
-// last_digest and the append that records it, version 4 stability_point). Every relay sharing the database reads and
+// The relay's tables in PostgreSQL (schema version 5; version 2 added schema_history, version 3
+// last_digest and the append that records it, version 4 stability_point, version 5
+// deletion_point and applied_bound). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
 //                           the log's identity, the same at every relay of the database)
 //   atoll_relay_realms      id (the realm number used in keys), name, fingerprint, head,
 //                           operations through head, schema_history (SyncSchemaDescription's
-//                           encoding; NULL until a node describes its schema), stability_point
-//                           (the highest stability point a relay sent; docs/SYNC.md). The row is
-//                           the realm's append lock.
+//                           encoding; NULL until a node describes its schema), stability_point,
+//                           deletion_point (u64 bits in a bigint) and applied_bound (a position):
+//                           the highest a relay sent (docs/SYNC.md, "The stability point"). The
+//                           row is the realm's append lock.
 //   atoll_relay_trims       per realm: trimmed_through, operations_at_trim, and
 //                           snapshot_lease_until (ms since 1970; no relay trims the realm before
 //                           it: one is streaming its compacted history). The row is the trim lock,
@@ -37,7 +39,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 4
+    static let version = 5
     /// How long one statement of a migration may take, waiting for the locks it needs included
     /// (another relay's migration, or tables that relays of an older version are using).
     static let migrationMilliseconds: Int64 = 300_000
@@ -169,6 +171,14 @@ enum PostgresRelaySchema {
         "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS stability_point bigint NOT NULL DEFAULT 0",
     ]
 
+    /// From version 4: the realm's deletion point and applied bound are kept with its stability
+    /// point (a relay that restarts, or another relay of the database, still refuses changesets
+    /// made before merging the applied bound).
+    static let versionFive: [String] = [
+        "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS deletion_point bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS applied_bound bigint NOT NULL DEFAULT 0",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -198,10 +208,11 @@ enum PostgresRelaySchema {
                     if stored < 2 { for statement in versionTwo { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 3 { for statement in versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 4 { for statement in versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 5 { for statement in versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo + versionThree + versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) }
                 let id = newRelayID ?? NodeID.random()
                 try session.query("INSERT INTO atoll_relay_meta (key, value) VALUES ('schema_version', \(String(version))), ('relay_id', \(id.description))")
                 created = true

@@ -83,19 +83,21 @@ package final class PostgresRelayStore: RelayStore {
         // One snapshot: head, trimmed position, origins and the peer agree with each other.
         var realm = try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws -> RelayRealm in
             guard let row = try session.query("""
-                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim, r.schema_history, r.stability_point
+                SELECT r.id, r.fingerprint, r.head, r.operations, t.trimmed_through, t.operations_at_trim, r.schema_history, r.stability_point,
+                       r.deletion_point, r.applied_bound
                 FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.name = \(id)
                 """).first
             else { throw AtollError(.ioError, "realm '\(id)' vanished from PostgreSQL") }
-            let (index, stored, head, operations, trimmed, operationsAtTrim, history, point) =
-                try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64, ByteBuffer?, Int64).self)
+            let (index, stored, head, operations, trimmed, operationsAtTrim, history, point, deletionPoint, applied) =
+                try row.decode((Int32, ByteBuffer, Int64, Int64, Int64, Int64, ByteBuffer?, Int64, Int64, Int64).self)
             var realm = RelayRealm(id: id, index: UInt32(bitPattern: index), fingerprint: Array(stored.readableBytesView))
             if let history { realm.schema = try SyncSchemaDescription.decode(Array(history.readableBytesView), fromPeer: false) }
             realm.head = UInt64(head)
             realm.operations = UInt64(operations)
             realm.trimmedThrough = UInt64(trimmed)
             realm.operationsAtTrim = UInt64(operationsAtTrim)
-            realm.stabilityPoint = UInt64(bitPattern: point)
+            realm.stability = RelayStability(point: UInt64(bitPattern: point), deletionPoint: UInt64(bitPattern: deletionPoint),
+                                             applied: UInt64(bitPattern: applied))
             for row in try session.query("SELECT origin, stored, trimmed, last_digest FROM atoll_relay_origins WHERE realm = \(index)") {
                 let (origin, s, t, digest) = try row.decode((ByteBuffer, Int64, Int64, Int64).self)
                 guard let o = NodeID(bytes: origin.readableBytesView) else { throw AtollError.corrupted("atoll_relay_origins: an origin of \(origin.readableBytes) bytes") }
@@ -313,29 +315,42 @@ package final class PostgresRelayStore: RelayStore {
         return realms[realmID]?.head ?? 0
     }
 
-    package func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws {
+    package func raiseStability(_ realmID: String, to bounds: RelayStability) throws {
         let realm = try realm(realmID)
-        // Compared as unsigned (a stamp's bits are kept in a bigint, as the log's hlc): the sign
-        // bit flipped on both sides.
-        let p = Int64(bitPattern: point)
+        // Stamps are compared as unsigned (a stamp's bits are kept in a bigint, as the log's
+        // hlc): the sign bit flipped on both sides. Positions are below 2^63.
+        let p = Int64(bitPattern: bounds.point), d = Int64(bitPattern: bounds.deletionPoint)
+        let a = Int64(clamping: bounds.applied)
         guard let row = try session.query("""
-            UPDATE atoll_relay_realms SET stability_point = CASE
-                WHEN (stability_point # (-9223372036854775808)::bigint) < (\(p) # (-9223372036854775808)::bigint)
-                THEN \(p) ELSE stability_point END
-            WHERE id = \(Int32(bitPattern: realm.index)) RETURNING stability_point
+            UPDATE atoll_relay_realms SET
+                stability_point = CASE
+                    WHEN (stability_point # (-9223372036854775808)::bigint) < (\(p) # (-9223372036854775808)::bigint)
+                    THEN \(p) ELSE stability_point END,
+                deletion_point = CASE
+                    WHEN (deletion_point # (-9223372036854775808)::bigint) < (\(d) # (-9223372036854775808)::bigint)
+                    THEN \(d) ELSE deletion_point END,
+                applied_bound = GREATEST(applied_bound, \(a))
+            WHERE id = \(Int32(bitPattern: realm.index)) RETURNING stability_point, deletion_point, applied_bound
             """).first
         else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
-        realms[realmID]?.stabilityPoint = UInt64(bitPattern: try row.decode(Int64.self))
+        realms[realmID]?.stability = try Self.stability(row)
     }
 
-    package func storedStabilityPoint(_ realmID: String) throws -> UInt64 {
+    package func storedStability(_ realmID: String) throws -> RelayStability {
         let realm = try realm(realmID)
-        guard let row = try session.query("SELECT stability_point FROM atoll_relay_realms WHERE id = \(Int32(bitPattern: realm.index))").first else {
-            throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL")
-        }
-        let point = UInt64(bitPattern: try row.decode(Int64.self))
-        realms[realmID]?.stabilityPoint = point
-        return point
+        guard let row = try session.query("""
+            SELECT stability_point, deletion_point, applied_bound FROM atoll_relay_realms WHERE id = \(Int32(bitPattern: realm.index))
+            """).first
+        else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
+        let bounds = try Self.stability(row)
+        realms[realmID]?.stability = bounds
+        return bounds
+    }
+
+    /// A row of stability_point, deletion_point, applied_bound.
+    private static func stability(_ row: PostgresRow) throws -> RelayStability {
+        let (point, deletionPoint, applied) = try row.decode((Int64, Int64, Int64).self)
+        return RelayStability(point: UInt64(bitPattern: point), deletionPoint: UInt64(bitPattern: deletionPoint), applied: UInt64(max(0, applied)))
     }
 
     package func refreshHeads(_ realmIDs: Set<String>) throws -> [String] {

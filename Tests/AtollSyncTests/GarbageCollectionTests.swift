@@ -41,6 +41,9 @@ import AtollTestSupport
         let messages: [SyncMessage] = [
             .clockFloor(0x1234_5678_9ABC),
             .stabilityPoint(point: 77 << 16, through: 12),
+            .appliedFloor(41),
+            .appliedFloor(.max),
+            .deletionPoint(point: 76 << 16, through: 11),
             .welcome(.init(relayID: a, uploadedThrough: 0, head: 9, expired: true)),
         ]
         for m in messages { #expect(try SyncMessage(frame: m.frame) == m) }
@@ -53,6 +56,48 @@ import AtollTestSupport
         payload[0] = 4
         #expect(throws: AtollError.self) { try SyncMessage(frame: Frame(kind: SyncMessage.Kind.welcome.rawValue, payload: payload)) }
         #expect(throws: AtollError.self) { try SyncMessage(frame: Frame(kind: SyncMessage.Kind.stabilityPoint.rawValue, payload: [1])) }
+    }
+
+    /// A node's applied floor: the log position it had merged when it made its oldest change the
+    /// relay has not acknowledged (or now, with none), kept through a restart; UInt64.max while
+    /// it has merged nothing of another node.
+    @Test func theAppliedFloorIsWhatWasMergedWhenTheOldestUnacknowledgedChangeWasMade() throws {
+        let x = try TestNode(), y = try TestNode()
+        let relay = NodeID(high: 9, low: 9)
+        try y.db.write { w in
+            try w.items().create(primaryKey: .int(1))
+        }
+        try y.db.write { w in
+            try w.items().create(primaryKey: .int(2))
+        }
+        let ys = try y.outgoing(after: 0)
+        #expect(ys.count == 2)
+        try x.db.write { w in _ = try w.items().create(primaryKey: .int(10)) }
+        #expect(try x.replica.extractLocalChanges() == 1)
+        #expect(try x.replica.appliedFloor(relay: relay) == .max)
+        try x.replica.apply([ys[0]], cursor: DownloadCursor(relayID: relay, seq: 1))
+        // Its own change names only what it made; what it merged now counts.
+        #expect(try x.replica.appliedFloor(relay: relay) == 1)
+        try x.db.write { w in _ = try w.items().create(primaryKey: .int(11)) }
+        // Extracted by the apply, before it merges position 2: made with position 1 merged.
+        try x.replica.apply([ys[1]], cursor: DownloadCursor(relayID: relay, seq: 2))
+        #expect(try x.replica.appliedFloor(relay: relay) == 1)
+        #expect(try x.replica.appliedFloor(relay: NodeID(high: 8, low: 8)) == 0, "nothing merged of another relay's log")
+        x.replica.acknowledgeUpload(through: 2)
+        #expect(try x.replica.appliedFloor(relay: relay) == 2)
+        // A position passed with nothing to merge is merged.
+        x.replica.advanceCursor(to: DownloadCursor(relayID: relay, seq: 3))
+        #expect(try x.replica.appliedFloor(relay: relay) == 3)
+
+        // Restarted with an unacknowledged change made at position 3 (and the acknowledgement
+        // committed with it): the file kept that position.
+        try x.db.write { w in _ = try w.items().create(primaryKey: .int(12)) }
+        #expect(try x.replica.extractLocalChanges() == 1)
+        x.replica = try SyncReplica.open(x.db, configuration: x.replica.configuration)
+        #expect(x.replica.uploadAcknowledged == 2)
+        #expect(try x.replica.appliedFloor(relay: relay) == 3)
+        x.replica.acknowledgeUpload(through: 3)
+        #expect(try x.replica.appliedFloor(relay: relay) == 3)
     }
 
     /// Nodes that collect deleted objects (`ReplicaConfiguration.collectsDeletedObjects`).
@@ -242,8 +287,8 @@ import AtollTestSupport
     /// 30% of them with peer expiry: nodes fold increments at whatever moment the points reach
     /// them, forgotten nodes recover; every schedule still converges to the oracle computed from
     /// every stored changeset (so no deleted object came back and no stored write was lost).
-    /// This checks that the schedules really collect and expire. (The simulator's nodes keep
-    /// deleted objects' metadata, the default; `ATOLL_SIM_COLLECT_DELETED=1` turns it on.)
+    /// This checks that the schedules really collect and expire. (The simulator's nodes drop
+    /// deleted objects' metadata, the default; `ATOLL_SIM_COLLECT_DELETED=0` keeps it.)
     @Test func simulatedSchedulesCollectAndRecoverFromExpiry() throws {
         var objects = 0, increments = 0, recoveries = 0, collecting = 0
         let count = Int(ProcessInfo.processInfo.environment["ATOLL_SIM_GC_SCHEDULES"] ?? "") ?? 48
@@ -261,7 +306,7 @@ import AtollTestSupport
             if t.sessionsThatCollected > 0 { collecting += 1 }
         }
         #expect(collecting > count / 2, "schedules in which a node collected: \(collecting) of \(count)")
-        let collectsDeleted = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] == "1"
+        let collectsDeleted = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] != "0"
         #expect(collectsDeleted ? objects > 0 : objects == 0, "objects \(objects)")
         #expect(increments > 0, "increments \(increments)")
         #expect(recoveries > 0, "expiry recoveries: \(recoveries)")
@@ -352,14 +397,16 @@ import AtollTestSupport
         try y.replica.checkInvariants()
     }
 
-    /// Why `collectsDeletedObjects` is off by default (docs/SYNC.md, "What a node collects"):
-    /// the point bounds the stamps of changesets still to come, not what their makers had seen.
-    /// Node `a`, its clock ahead, reports a floor above a delete it has not seen (the delete
-    /// was made offline by a node whose clock is behind), then goes offline; the point passes
-    /// the delete and x and y drop the object; `a`, the object still alive there, appends to
-    /// its list after an element x and y no longer have. They cannot apply it.
-    @Test func aNodeThatHadNotSeenTheDeleteInsertsAfterACollectedListElement() throws {
-        let net = try Loopback(.file, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+    /// Why the stability point alone cannot let deleted objects go (docs/SYNC.md, "What a node
+    /// collects"): the point bounds the stamps of changesets still to come, not what their
+    /// makers had seen. Node `a`, its clock ahead, reports a floor above a delete it has not
+    /// seen (the delete was made offline by a node whose clock is behind), then goes offline;
+    /// the point passes the delete, but `a` has not merged it, so the deletion point stays
+    /// below it and x and y keep the object's metadata. `a`, the object still alive there,
+    /// appends to its list after an element x and y still have. Once every node has merged a
+    /// later delete of the object, it goes everywhere.
+    @Test(arguments: RelayStoreKind.allCases) func aNodeThatHadNotSeenTheDeleteInsertsAfterAListElementTheOthersKept(store: RelayStoreKind) throws {
+        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
         let x = try Self.collecting(), y = try Self.collecting()
         let a = try TestNode(clock: ManualClock(1_700_000_010_000)) { $0.collectsDeletedObjects = true }
         let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica), sa = NodeSession(replica: a.replica)
@@ -378,29 +425,102 @@ import AtollTestSupport
         net.perform(2, sy.transportDisconnected(error: nil, now: 0))
         try y.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
         net.perform(2, sy.localCommitted(now: 0))
-        // a writes (stamped ahead), is acknowledged, reports its floor, and goes offline.
+        // a writes (stamped ahead), is acknowledged, reports its floors, and goes offline.
         try a.db.write { w in _ = try w.items().create(primaryKey: .int(2)) }
         net.perform(3, sa.localCommitted(now: 0))
         net.settle()
         net.perform(3, [.disconnect])
         net.perform(3, sa.transportDisconnected(error: nil, now: 0))
-        // y returns with the delete; the point passes it; x and y drop the object.
+        // y returns with the delete; the point passes it, the deletion point does not.
         net.connect(sy, as: 4)
         net.settle()
         Self.tick(net, at: 1000)
-        #expect(sx.collected.objects == 1 && sy.collected.objects == 1)
-        #expect(try !Self.hasRecord(x, item: 1))
+        let point = try #require(net.relay.stabilityPoint("test")).point
+        let deletion = try #require(net.relay.deletionPoint("test"))
+        #expect(deletion.point <= point)
+        #expect(sx.collectedPoint == point && sy.collectedPoint == point)
+        #expect(sx.collected.objects == 0 && sy.collected.objects == 0)
+        #expect(try Self.hasRecord(x, item: 1) && Self.hasRecord(y, item: 1))
 
         // a, which never saw the delete, appends to the object's list.
         try a.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 1), TestSchema.Item.tags, at: 2, .string("late")) }
         net.perform(3, sa.localCommitted(now: 0))
         net.connect(sa, as: 5)
         net.settle()
-        let (xs, ys, as_) = (try x.dump(), try y.dump(), try a.dump())
-        withKnownIssue("a list insert after an element of a collected object cannot be applied") {
-            #expect(net.nodeErrors.isEmpty, "\(net.nodeErrors)")
-            #expect(xs == as_ && ys == as_)
+        #expect(net.nodeErrors.isEmpty, "\(net.nodeErrors)")
+        #expect(try x.dump() == a.dump() && y.dump() == a.dump())
+        Self.tick(net, at: 2000)
+        #expect(try x.dump() == a.dump() && y.dump() == a.dump())
+
+        // Deleted again, once every node has merged that delete, the object goes everywhere.
+        try x.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        Self.tick(net, at: 3000)
+        Self.tick(net, at: 4000)
+        for (node, session) in [(x, sx), (y, sy), (a, sa)] {
+            #expect(session.collected.objects == 1)
+            #expect(try !Self.hasRecord(node, item: 1))
+            try node.replica.checkInvariants()
         }
+        #expect(net.nodeErrors.isEmpty, "\(net.nodeErrors)")
+        #expect(try x.dump() == a.dump() && y.dump() == a.dump())
+    }
+
+    /// A node that joins after the deletion point was computed, merges part of the log (an
+    /// object alive, its delete not yet merged) and changes the object offline: the others
+    /// dropped what its change names, so the relay refuses the change (it was made before the
+    /// node merged the applied bound), and the node resets to the relay's state and makes its
+    /// change again, which then names only what every node has.
+    @Test(arguments: RelayStoreKind.allCases) func aNodeThatJoinedLateAndChangedWhatTheOthersCollectedResets(store: RelayStoreKind) throws {
+        // One trimmed entry per trim: the object's creation is in the compacted history, its
+        // delete still in the log.
+        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0, trimEntriesMax: 1))
+        let x = try Self.collecting()
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        try x.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            for j in 0..<2 { try w.items().listInsert(k, TestSchema.Item.tags, at: j, .string("g\(j)")) }
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try x.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        Self.tick(net, at: 1000)
+        #expect(sx.collected.objects == 1)
+        #expect(try !Self.hasRecord(x, item: 1))
+        #expect(try #require(net.relay.deletionPoint("test")).applied > 0)
+
+        // z merges the object's creation, not its delete, then changes the object offline.
+        let z = try Self.collecting()
+        let sz = NodeSession(replica: z.replica)
+        net.afterDelivery = { c, _ in
+            guard c == 2, (try? z.db.read { r in try r.items().count }) == 1 else { return }
+            net.sessions[2] = nil
+            net.perform(2, [.disconnect])
+        }
+        net.connect(sz, as: 2)
+        net.settle()
+        net.afterDelivery = nil
+        net.perform(2, sz.transportDisconnected(error: nil, now: 0))
+        guard try z.db.read({ r in try r.items().count }) == 1 else {
+            Issue.record("z should hold the object, its delete not merged")
+            return
+        }
+        try z.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 1), TestSchema.Item.tags, at: 2, .string("late")) }
+        net.perform(2, sz.localCommitted(now: 0))
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(sz.expiryRecoveries == 1)
+        net.connect(sz, as: 4)
+        net.settle()
+        #expect(sz.clientResetsCompleted == 1)
+        #expect(try z.dump() == x.dump())
+        try z.replica.checkInvariants()
+        try x.replica.checkInvariants()
     }
 
     @Test(arguments: RelayStoreKind.allCases) func changesetsBelowAReportedFloorOrThePointAreRefused(store: RelayStoreKind) throws {

@@ -191,10 +191,10 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '5' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '6' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 5; this atoll-relay knows up to 4: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 6; this atoll-relay knows up to 5: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
         }
@@ -211,6 +211,7 @@ import Testing
             _ = try Self.store(url).openRealm("r", fingerprint: description.fingerprint, node: x.id)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url), """
                 ALTER TABLE atoll_relay_realms DROP COLUMN schema_history; ALTER TABLE atoll_relay_origins DROP COLUMN last_digest;
+                ALTER TABLE atoll_relay_realms DROP COLUMN stability_point, DROP COLUMN deletion_point, DROP COLUMN applied_bound;
                 UPDATE atoll_relay_meta SET value = '1' WHERE key = 'schema_version'
                 """)
             let one = try Self.store(url), two = try Self.store(url)
@@ -226,6 +227,11 @@ import Testing
             #expect(try one.recordSchema("r", from: description, to: withTag))
             #expect(try !two.recordSchema("r", from: stale.schema, to: description))
             #expect(try two.openRealm("r", fingerprint: description.fingerprint, node: x.id).schema == withTag)
+            // The bounds of garbage collection (versions 4 and 5) are kept, each only raised;
+            // stamps compare as unsigned.
+            try one.raiseStability("r", to: RelayStability(point: 1 << 63 | 5, deletionPoint: 1 << 63 | 3, applied: 7))
+            try two.raiseStability("r", to: RelayStability(point: 4, deletionPoint: 1 << 63 | 4, applied: 2))
+            #expect(try one.storedStability("r") == RelayStability(point: 1 << 63 | 5, deletionPoint: 1 << 63 | 4, applied: 7))
         }
     }
 

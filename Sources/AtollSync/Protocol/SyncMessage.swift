@@ -20,7 +20,13 @@ import AtollStorage
 /// by acknowledgement (docs/SYNC.md, "The stability point"): the node reports its clock floor
 /// (`clockFloor`), the relay sends the realm's stability point (`stabilityPoint`), and `welcome`
 /// says when the relay had forgotten the node (`Welcome.expired`, flag bit 3).
-public let syncProtocolVersion: UInt32 = 5
+///
+/// Version 6 adds the bound that lets nodes collect deleted objects (docs/SYNC.md, "The stability
+/// point"): the node reports the log position it has merged, as far as its unstored changes are
+/// concerned (`appliedFloor`), and the relay sends the realm's deletion point
+/// (`deletionPoint`), below which every delete was merged by every peer before it made any
+/// changeset still to come.
+public let syncProtocolVersion: UInt32 = 6
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
 
@@ -113,6 +119,18 @@ public enum SyncMessage: Equatable, Sendable {
     /// or before position `through`; a node that has applied the log through `through` may drop
     /// the metadata that only such changesets could need.
     case stabilityPoint(point: UInt64, through: UInt64)
+    /// Node to relay (version 6): every changeset of this node that the relay has not stored,
+    /// and every one it will make, is made after the node merged every changeset of the
+    /// relay's log at or before `position` (UInt64.max: it has merged no other node's changeset
+    /// yet, so its changes name only what it made itself). Sent when it changes, and before
+    /// uploads made after it changed.
+    case appliedFloor(UInt64)
+    /// Relay to node (version 6): the realm's deletion point, at most its stability point. A
+    /// changeset stamped below `point` is in the log at or before a position every peer the
+    /// relay counts had merged before making any changeset still to come (and any other node's
+    /// changesets made before merging it are refused); a node that has applied the log through
+    /// `through` may drop the metadata of objects deleted below it.
+    case deletionPoint(point: UInt64, through: UInt64)
 
     /// The node's handshake: its identity, realm, synced schema and what it already has.
     public struct Hello: Equatable, Sendable {
@@ -223,6 +241,10 @@ public enum SyncMessage: Equatable, Sendable {
         case clockFloor
         /// `SyncMessage.stabilityPoint`.
         case stabilityPoint
+        /// `SyncMessage.appliedFloor`.
+        case appliedFloor
+        /// `SyncMessage.deletionPoint`.
+        case deletionPoint
     }
 
     /// The frame kind the message travels as.
@@ -241,6 +263,8 @@ public enum SyncMessage: Equatable, Sendable {
         case .snapshotAck: .snapshotAck
         case .clockFloor: .clockFloor
         case .stabilityPoint: .stabilityPoint
+        case .appliedFloor: .appliedFloor
+        case .deletionPoint: .deletionPoint
         }
     }
 }
@@ -319,9 +343,11 @@ extension SyncMessage {
             w.u8(resend ? 1 : 0)
         case .clockFloor(let floor):
             w.varint(floor)
-        case .stabilityPoint(let point, let through):
+        case .stabilityPoint(let point, let through), .deletionPoint(let point, let through):
             w.varint(point)
             w.varint(through)
+        case .appliedFloor(let position):
+            w.varint(position)
         }
         return w.bytes
     }
@@ -454,6 +480,10 @@ extension SyncMessage {
             return .clockFloor(try r.varint())
         case .stabilityPoint:
             return .stabilityPoint(point: try r.varint(), through: try r.varint())
+        case .appliedFloor:
+            return .appliedFloor(try r.varint())
+        case .deletionPoint:
+            return .deletionPoint(point: try r.varint(), through: try r.varint())
         }
     }
 }

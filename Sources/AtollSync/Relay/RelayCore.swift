@@ -134,6 +134,19 @@ public final class RelayCore {
     /// kept) and the log position it holds through. Enforced on uploads: nodes may have
     /// collected under it.
     private var points: [String: (point: UInt64, through: UInt64)] = [:]
+    /// Per realm and node, the applied floor the node last reported (`appliedFloor`, protocol
+    /// 6): every changeset of it not yet stored, and every later one, is made after it merged
+    /// the log through that position (UInt64.max: it had merged nothing of another node). The
+    /// latest report, not the highest: a node that merges its first remote changeset lowers it
+    /// from UInt64.max. Kept in memory only, like the floors.
+    private var appliedFloors: [String: [NodeID: UInt64]] = [:]
+    /// Per realm, the deletion point computed last (or the one the store kept) and the log
+    /// position it holds through (docs/SYNC.md, "The stability point").
+    private var deletions: [String: (point: UInt64, through: UInt64)] = [:]
+    /// Per realm, the applied bound in force: the highest position computed (or stored) as
+    /// merged by every counted peer. Enforced on uploads: a changeset made before merging it
+    /// may name what nodes collected under the deletion point.
+    private var appliedBounds: [String: UInt64] = [:]
     /// The failure of the last flush of acknowledgements or trim (`tick`), nil once one
     /// succeeds. Both retry at their next interval; the driver reports the failure (nothing
     /// of a failed commit was written, and the log is never trimmed past a failed read).
@@ -159,6 +172,10 @@ public final class RelayCore {
         var version: UInt32 = 0
         /// The stability point last sent on this connection.
         var pointSent: UInt64 = 0
+        /// The deletion point last sent on this connection.
+        var deletionSent: UInt64 = 0
+        /// The applied floor the node last reported on this connection (protocol 6).
+        var appliedReport: UInt64?
         var known = VersionVector()
         var sent: UInt64 = 0
         /// The furthest log position ever sent on this connection: `sent` moves back when a
@@ -269,6 +286,10 @@ public final class RelayCore {
             // Only ever raised: a smaller report (a reordered or stale one) changes nothing.
             let known = floors[realm]?[conn.node] ?? 0
             if floor > known { floors[realm, default: [:]][conn.node] = floor }
+            return []
+        case (let realm?, .appliedFloor(let position)) where conn.version >= 6:
+            conn.appliedReport = position
+            appliedFloors[realm, default: [:]][conn.node] = position
             return []
         case (let realm?, .markRequest(let id)):
             // The head as stored now: with a shared store, what other relays stored counts too.
@@ -450,6 +471,17 @@ public final class RelayCore {
             // Nodes may have collected what a changeset stamped below the point would need.
             if let point = points[realmID]?.point, cs.hlc < point {
                 return refuse(c, .belowStabilityPoint, "changeset \(cs.seq) is stamped \(cs.hlc), below realm '\(RealmID.printable(realmID))'s stability point \(point) (this node's clock is behind the realm's): the node resets to the relay's state and makes its unsynced changes again")
+            }
+            // Nodes may have collected objects deleted at or before the applied bound: a
+            // changeset made before merging it may name what they dropped (an element of a
+            // deleted object's list). Counted peers reported having merged it; others reset.
+            if let bound = appliedBounds[realmID], bound > 0 {
+                guard conn.version >= 6 else {
+                    return refuse(c, .protocolVersion, "nodes of realm '\(RealmID.printable(realmID))' may have dropped the metadata of deleted objects, and a node of sync protocol \(conn.version) cannot say whether its changes were made before it had merged the deletes: upgrade Atoll on the node")
+                }
+                if conn.appliedReport ?? 0 < bound {
+                    return refuse(c, .belowStabilityPoint, "changeset \(cs.seq) was made before this node merged realm '\(RealmID.printable(realmID))'s log through position \(bound), which nodes may have collected deleted objects under: the node resets to the relay's state and makes its unsynced changes again")
+                }
             }
             // The node promised nothing more below its floor: the realm's stability point, and
             // what nodes collected under it, may rest on that promise.
@@ -693,7 +725,11 @@ public final class RelayCore {
         let physicalNow = configuration.physicalClock()
         for realmID in try store.trimCandidates() {
             let local = orderedConnections.filter { $0.realm == realmID }
-            try store.trim(realmID, localFloor: local.map(\.acknowledged).min(), connected: Set(local.map(\.node)),
+            // Not past what every peer has merged: the deletion point is computed from the
+            // stamps of the log after it (updateStabilityPoints).
+            var localFloor = local.map(\.acknowledged).min()
+            if configuration.computesStabilityPoints, let merged = try mergedByEveryPeer(realmID) { localFloor = min(localFloor ?? merged, merged) }
+            try store.trim(realmID, localFloor: localFloor, connected: Set(local.map(\.node)),
                            holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
                            limit: configuration.trimEntriesMax, now: physicalNow)
         }
@@ -706,7 +742,11 @@ public final class RelayCore {
     /// longer has those forgotten after `peerExpiryMilliseconds`), valid through the log head
     /// read after those floors arrived. A realm with a known peer that has not reported a floor
     /// to this relay (an older node, one connected only to another relay of a shared store, or
-    /// any peer after this relay restarted) has none. Returns the realms whose point rose.
+    /// any peer after this relay restarted) has none. With it, the deletion point: the smallest
+    /// applied floor A among the same peers (each must have reported one), and the smallest
+    /// stamp of the log after A, capped by the stability point; a changeset stamped below it is
+    /// at or before A (docs/SYNC.md, "The stability point"). Returns the realms whose point or
+    /// deletion point rose.
     @discardableResult
     func updateStabilityPoints() throws -> [String] {
         var moved: [String] = []
@@ -720,39 +760,116 @@ public final class RelayCore {
             }
             // Floors of nodes the store no longer lists are dropped with them.
             floors[realmID] = reported.filter { peers[$0.key] != nil }
-            guard point > 0, point > points[realmID]?.point ?? 0 else { continue }
+            appliedFloors[realmID] = appliedFloors[realmID]?.filter { peers[$0.key] != nil }
+            guard point > 0 else { continue }
             let head = try store.currentHead(realmID)
+            var bounds = RelayStability(point: point)
+            if let merged = try mergedByEveryPeer(realmID, peers: peers), let lowest = try lowestStamp(realmID, after: min(merged, head), through: head) {
+                bounds.applied = min(merged, head)
+                bounds.deletionPoint = min(point, lowest)
+            }
+            let pointRose = point > points[realmID]?.point ?? 0
+            let deletionRose = bounds.deletionPoint > deletions[realmID]?.point ?? 0
+            guard pointRose || deletionRose else { continue }
             // Kept before it is sent: after a restart (or at another relay of a shared store)
             // floors are unknown, and a node the point did not count (a new one) must still be
             // refused below it, since nodes collect under it.
-            try store.raiseStabilityPoint(realmID, to: point)
+            try store.raiseStability(realmID, to: bounds)
             // A shared store: a node that registered at another relay since the peers were read
             // has reported no floor here; the point is kept (so enforced), not sent.
-            guard try store.peers(realmID).keys.allSatisfy({ floors[realmID]?[$0] != nil }) else { continue }
-            points[realmID] = (point, head)
+            // The applied bound is enforced here from now on, sent or not (enforcing it only
+            // makes a node that was not counted reset).
+            if bounds.applied > 0 { appliedBounds[realmID] = max(appliedBounds[realmID] ?? 0, bounds.applied) }
+            let now = try store.peers(realmID).keys
+            guard now.allSatisfy({ floors[realmID]?[$0] != nil }) else { continue }
+            if pointRose { points[realmID] = (point, head) }
+            if deletionRose, now.allSatisfy({ appliedFloors[realmID]?[$0] != nil }) { deletions[realmID] = (bounds.deletionPoint, head) }
             moved.append(realmID)
         }
         return moved
     }
 
-    /// Takes the realm's stored stability point when it is above the one this relay holds (it
-    /// restarted, or another relay of a shared store sent a higher one), valid through the
-    /// head as stored now: every changeset stamped below it was stored before it was.
-    private func adoptStoredPoint(_ realmID: String) throws {
-        let stored = try store.storedStabilityPoint(realmID)
-        guard stored > points[realmID]?.point ?? 0 else { return }
-        points[realmID] = (stored, try store.currentHead(realmID))
+    /// The smallest applied floor among the realm's known peers (`peers`, or as the store lists
+    /// them), nil when one has not reported any to this relay.
+    private func mergedByEveryPeer(_ realmID: String, peers: [NodeID: RelayPeer]? = nil) throws -> UInt64? {
+        guard let reported = appliedFloors[realmID] else { return nil }
+        let peers = try peers ?? store.peers(realmID)
+        guard !peers.isEmpty else { return nil }
+        var merged = UInt64.max
+        for node in peers.keys {
+            guard let a = reported[node] else { return nil }
+            merged = min(merged, a)
+        }
+        return merged
     }
 
-    /// The realm's stability point for `conn`, when it speaks protocol 5 and has not had it.
+    /// The smallest stamp of the realm's log entries in (`after`, `through`] (UInt64.max: none),
+    /// or nil when some of them were trimmed (their stamps are gone) or there are too many to
+    /// read now (the deletion point waits).
+    private func lowestStamp(_ realmID: String, after: UInt64, through: UInt64) throws -> UInt64? {
+        guard let realm = store.realms[realmID], after >= realm.trimmedThrough else { return nil }
+        guard through - after <= Self.deletionScanEntriesMax else { return nil }
+        var lowest = UInt64.max
+        var position = after
+        while position < through {
+            let batch: (entries: [RelayEntry], through: UInt64)
+            do {
+                batch = try store.entries(realmID, after: position, maxBytes: SyncLimits.batchBytesMax) { cs in
+                    lowest = min(lowest, cs.hlc)
+                    return false
+                }
+            } catch let e as AtollError where e.kind == .invalidTransaction {
+                return nil  // another relay of a shared store trimmed them meanwhile
+            }
+            guard batch.through > position else { return nil }
+            position = batch.through
+        }
+        return lowest
+    }
+
+    /// Most log entries read to compute a deletion point (the entries not yet merged by every
+    /// peer); beyond it the deletion point waits for the slowest peer to catch up.
+    static let deletionScanEntriesMax: UInt64 = 200_000
+
+    /// Takes the realm's stored stability point (and deletion point and applied bound) when it
+    /// is above the one this relay holds (it restarted, or another relay of a shared store sent
+    /// a higher one), valid through the head as stored now: every changeset stamped below it
+    /// was stored before it was.
+    private func adoptStoredPoint(_ realmID: String) throws {
+        let stored = try store.storedStability(realmID)
+        if stored.applied > appliedBounds[realmID] ?? 0 { appliedBounds[realmID] = stored.applied }
+        let pointRose = stored.point > points[realmID]?.point ?? 0
+        let deletionRose = stored.deletionPoint > deletions[realmID]?.point ?? 0
+        guard pointRose || deletionRose else { return }
+        let head = try store.currentHead(realmID)
+        if pointRose { points[realmID] = (stored.point, head) }
+        if deletionRose { deletions[realmID] = (stored.deletionPoint, head) }
+    }
+
+    /// The realm's stability point (and, for protocol 6, its deletion point) for `conn`, when
+    /// it speaks protocol 5 and has not had it.
     private func sendPoint(_ conn: Connection) -> [RelayAction] {
-        guard conn.version >= 5, let realmID = conn.realm, let p = points[realmID], p.point > conn.pointSent else { return [] }
-        conn.pointSent = p.point
-        return [.send(conn.id, SyncMessage.stabilityPoint(point: p.point, through: p.through).frame)]
+        guard conn.version >= 5, let realmID = conn.realm else { return [] }
+        var actions: [RelayAction] = []
+        if let p = points[realmID], p.point > conn.pointSent {
+            conn.pointSent = p.point
+            actions.append(.send(conn.id, SyncMessage.stabilityPoint(point: p.point, through: p.through).frame))
+        }
+        if conn.version >= 6, let d = deletions[realmID], d.point > conn.deletionSent {
+            conn.deletionSent = d.point
+            actions.append(.send(conn.id, SyncMessage.deletionPoint(point: d.point, through: d.through).frame))
+        }
+        return actions
     }
 
     /// The stability point of `realmID` as last computed (for tests and status).
     func stabilityPoint(_ realmID: String) -> (point: UInt64, through: UInt64)? { points[realmID] }
+
+    /// The deletion point of `realmID` as last computed, and the applied bound in force (for
+    /// tests and status).
+    func deletionPoint(_ realmID: String) -> (point: UInt64, through: UInt64, applied: UInt64)? {
+        deletions[realmID].map { ($0.point, $0.through, appliedBounds[realmID] ?? 0) }
+    }
 
     // MARK: status
 

@@ -20,7 +20,9 @@ import AtollStorage
 //                                                   changeset `stored`
 //   relay.peers    u32 BE realm ++ 16-byte node  -> varint acknowledged log position,
 //                                                   varint first seen, varint last seen (ms)
-//   relay.points   UTF-8 realm id                -> varint stability point (the highest sent)
+//   relay.points   UTF-8 realm id                -> varint stability point (the highest sent),
+//                                                   then (protocol 6) varint deletion point,
+//                                                   varint applied bound (absent: 0)
 //
 // The log of a realm is the arrival order of its changesets. Arrival order respects causality
 // (a node's changeset can depend only on changesets the relay had already stored and sent it),
@@ -102,7 +104,12 @@ package final class RelayFileStore: RelayStore {
             let id = String(decoding: k, as: UTF8.self)
             guard realms[id] != nil else { throw AtollError.corrupted("relay stability point of unknown realm '\(id)'") }
             var rd = ByteReader(v, context: "relay stability point")
-            realms[id]?.stabilityPoint = try rd.varint()
+            var bounds = RelayStability(point: try rd.varint())
+            if rd.remaining > 0 {
+                bounds.deletionPoint = try rd.varint()
+                bounds.applied = try rd.varint()
+            }
+            realms[id]?.stability = bounds
             return true
         }
     }
@@ -294,17 +301,20 @@ package final class RelayFileStore: RelayStore {
 
     package func peers(_ realmID: String) throws -> [NodeID: RelayPeer] { realms[realmID]?.peers ?? [:] }
 
-    package func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws {
+    package func raiseStability(_ realmID: String, to bounds: RelayStability) throws {
         guard let realm = realms[realmID] else { throw AtollError(.invalidArgument, "realm '\(realmID)' was not opened on this relay") }
-        guard point > realm.stabilityPoint else { return }
-        var v = ByteWriter(capacity: 10)
-        v.varint(point)
+        let raised = realm.stability.raised(to: bounds)
+        guard raised != realm.stability else { return }
+        var v = ByteWriter(capacity: 30)
+        v.varint(raised.point)
+        v.varint(raised.deletionPoint)
+        v.varint(raised.applied)
         try write { w in try w.putInternal(Self.points, key: Array(realmID.utf8), value: v.bytes) }
-        realms[realmID]?.stabilityPoint = point
+        realms[realmID]?.stability = raised
     }
 
     /// The file is this relay's alone: its view is current.
-    package func storedStabilityPoint(_ realmID: String) throws -> UInt64 { realms[realmID]?.stabilityPoint ?? 0 }
+    package func storedStability(_ realmID: String) throws -> RelayStability { realms[realmID]?.stability ?? RelayStability() }
 
     private func notePeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64, firstContact: Bool) {
         guard realms[realmID] != nil else { return }

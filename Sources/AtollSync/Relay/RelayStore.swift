@@ -46,11 +46,12 @@ package struct RelayRealm {
     /// Peers this relay knows (the file store: all of them; a shared store: those noted here and
     /// the one `openRealm` was asked about).
     package var peers: [NodeID: RelayPeer] = [:]
-    /// The highest stability point any relay of the store sent for the realm (0: none), as
-    /// this relay last read it (`storedStabilityPoint` reads it anew). Persisted before it is
-    /// sent, so that a restarted relay, or another relay of a shared store, still refuses
-    /// changesets stamped below it (docs/SYNC.md, "The stability point").
-    package var stabilityPoint: UInt64 = 0
+    /// The highest stability point, deletion point and applied bound any relay of the store
+    /// sent for the realm (0: none), as this relay last read them (`storedStability` reads them
+    /// anew). Persisted before they are sent, so that a restarted relay, or another relay of a
+    /// shared store, still refuses changesets stamped below the point and changesets made
+    /// before merging the applied bound (docs/SYNC.md, "The stability point").
+    package var stability = RelayStability()
 
     package init(id: String, index: UInt32, fingerprint: [UInt8]) {
         self.id = id
@@ -73,6 +74,32 @@ package struct RelayPeer: Equatable {
         self.firstSeenMilliseconds = firstSeenMilliseconds
         self.lastSeenMilliseconds = lastSeenMilliseconds
         self.isDirty = isDirty
+    }
+}
+
+/// A realm's garbage collection bounds as a relay stores them (docs/SYNC.md, "The stability
+/// point"). Each only ever rises.
+package struct RelayStability: Equatable, Sendable {
+    /// The stability point, a clock reading (0: none): changesets stamped below it are refused
+    /// from nodes the relay did not count.
+    package var point: UInt64 = 0
+    /// The deletion point, a clock reading at most `point` (0: none): a delete stamped below it
+    /// is in the log at or before `applied`.
+    package var deletionPoint: UInt64 = 0
+    /// The applied bound, a log position (0: none): every peer counted had merged the log
+    /// through it before making any changeset still to come; a changeset made before merging
+    /// it is refused.
+    package var applied: UInt64 = 0
+
+    package init(point: UInt64 = 0, deletionPoint: UInt64 = 0, applied: UInt64 = 0) {
+        self.point = point
+        self.deletionPoint = deletionPoint
+        self.applied = applied
+    }
+
+    /// Each bound the higher of the two.
+    package func raised(to other: RelayStability) -> RelayStability {
+        RelayStability(point: max(point, other.point), deletionPoint: max(deletionPoint, other.deletionPoint), applied: max(applied, other.applied))
     }
 }
 
@@ -180,12 +207,13 @@ package protocol RelayStore: AnyObject {
     /// The realm's known peers (for status).
     func peers(_ realmID: String) throws -> [NodeID: RelayPeer]
 
-    /// Raises the realm's stored stability point to `point`, durably (never lowers it).
-    func raiseStabilityPoint(_ realmID: String, to point: UInt64) throws
+    /// Raises the realm's stored bounds to `bounds`, durably, each on its own (never lowers
+    /// one).
+    func raiseStability(_ realmID: String, to bounds: RelayStability) throws
 
-    /// The realm's stability point as stored now (a shared store asks the database: another
-    /// relay may have raised it).
-    func storedStabilityPoint(_ realmID: String) throws -> UInt64
+    /// The realm's bounds as stored now (a shared store asks the database: another relay may
+    /// have raised them).
+    func storedStability(_ realmID: String) throws -> RelayStability
 
     /// The realms trimming should look at.
     func trimCandidates() throws -> [String]

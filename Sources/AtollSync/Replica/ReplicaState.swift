@@ -13,6 +13,10 @@ import AtollStorage
 ///     varint node count, per node: 16 bytes id, varint applied seq
 ///                                         the version vector: highest contiguous seq applied
 ///                                         per origin; for node 0, the last seq it made
+///     varint applied floor                (optional, written since sync protocol 6; absent: 0)
+///                                         a position in the relay's log: every own changeset
+///                                         not acknowledged was made after merging it (max: made
+///                                         before merging any other node's changeset)
 struct ReplicaState: Equatable {
     var realmID: String
     var fingerprint: [UInt8]
@@ -21,6 +25,10 @@ struct ReplicaState: Equatable {
     var uploadAcknowledged: UInt64 = 0
     var relayID: NodeID = .zero
     var relayCursor: UInt64 = 0
+    /// A position of relay `relayID`'s log: every own changeset not acknowledged was made after
+    /// merging the log through it (UInt64.max: before merging any other node's changeset; 0:
+    /// not known). Written with every commit (`AppliedTracking`).
+    var appliedFloor: UInt64 = 0
     var nodes: NodeTable
     /// Per node index: the highest contiguous seq applied (index 0: the last own seq).
     var applied: [UInt64]
@@ -37,7 +45,7 @@ struct ReplicaState: Equatable {
     static func == (a: ReplicaState, b: ReplicaState) -> Bool {
         a.realmID == b.realmID && a.fingerprint == b.fingerprint && a.clock == b.clock && a.extractedThrough == b.extractedThrough
             && a.uploadAcknowledged == b.uploadAcknowledged && a.relayID == b.relayID && a.relayCursor == b.relayCursor
-            && a.nodes.ids == b.nodes.ids && a.applied == b.applied
+            && a.appliedFloor == b.appliedFloor && a.nodes.ids == b.nodes.ids && a.applied == b.applied
     }
 
     var nodeID: NodeID { nodes.ids[0] }
@@ -79,6 +87,8 @@ struct ReplicaState: Equatable {
             w.append(id.bytes)
             w.varint(applied[i])
         }
+        // Older readers stop after the node table.
+        if appliedFloor > 0 { w.varint(appliedFloor) }
         return w.bytes
     }
 
@@ -112,6 +122,7 @@ struct ReplicaState: Equatable {
         s.nodes = NodeTable(ids)
         guard s.nodes.count == n else { throw AtollError.corrupted("sync state names a node twice") }
         s.applied = applied
+        if r.remaining > 0 { s.appliedFloor = try r.varint() }
         return s
     }
 }

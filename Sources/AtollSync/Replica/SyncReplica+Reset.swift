@@ -154,6 +154,10 @@ extension SyncReplica {
             state = writer.state
             acknowledgedInMemory = 0
             cursorInMemory = nil
+            // A new node that has merged the relay's state whole (nothing waits staged).
+            appliedTracking = AppliedTracking(state)
+            appliedTracking.runs = []
+            appliedTracking.reached(cursor, staged: false)
             return outcome
         } catch {
             w.rollback()

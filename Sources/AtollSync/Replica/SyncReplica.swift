@@ -18,12 +18,11 @@ public struct ReplicaConfiguration: Sendable {
     public var newNodeID: NodeID?
     /// How many entries the conflict ledger keeps, and for how long (Conflict.swift).
     public var conflictRetention = ConflictRetention()
-    /// Whether garbage collection under the relay's stability point also drops the metadata of
-    /// deleted objects (tombstones, their lists', sets', maps' and embedded objects' records).
-    /// Off by default in this version: a node that had not yet seen an object's delete when the
-    /// point passed it may still write into the object's list after an element the collecting
-    /// nodes dropped (docs/SYNC.md, "The stability point"). Increments are folded either way.
-    public var collectsDeletedObjects = false
+    /// Whether garbage collection also drops the metadata of deleted objects (tombstones, their
+    /// lists', sets', maps' and embedded objects' records) once they are below the relay's
+    /// deletion point: every peer had merged the delete before making any change still to come
+    /// (docs/SYNC.md, "The stability point"). On by default; increments are folded either way.
+    public var collectsDeletedObjects = true
     /// Test hooks (every node of a realm must use the same values): where a local transaction's
     /// changeset is cut (`SyncLimits.changesetSplitBytes`), and the most body bytes of one
     /// transaction, made or received (`SyncLimits.transactionBytesMax`). Larger values are
@@ -112,6 +111,8 @@ public final class SyncReplica {
     /// Local commits extracted since `takeOversizeWarnings()` that were too large for one
     /// transaction.
     var oversizeCommits: [SyncWriter.OversizeCommit] = []
+    /// What the applied floor is made of (`appliedFloor(relay:)`): see `AppliedTracking`.
+    var appliedTracking: AppliedTracking
 
     /// This node's identity.
     public var nodeID: NodeID { state.nodeID }
@@ -139,6 +140,9 @@ public final class SyncReplica {
     public func advanceCursor(to cursor: DownloadCursor) {
         guard cursor != downloadCursor else { return }
         cursorInMemory = cursor
+        // Nothing was merged, and nothing needed merging: what is merged reaches it too (unless
+        // parts of a transaction wait staged).
+        appliedTracking.reached(cursor, staged: nil)
     }
     /// The last version whose local changes are changesets.
     public var extractedThrough: UInt64 { state.extractedThrough }
@@ -150,6 +154,7 @@ public final class SyncReplica {
         self.configuration = configuration
         self.state = state
         self.schema = schema
+        appliedTracking = AppliedTracking(state)
     }
 
     /// Opens sync on a file: the first time, gives the file a node id, binds it to the realm and
@@ -278,11 +283,25 @@ public final class SyncReplica {
                 writer.state.relayID = c.relayID
                 writer.state.relayCursor = c.seq
             }
+            try appliedTracking.resolveStaged(w, cursor: downloadCursor)
+            let before = AppliedTracking.Before(self)
             let result = try body(writer)
             try persistAcknowledgements(writer)
+            writer.state.appliedFloor = appliedTracking.storedFloor(before, writer.state)
+            // Whether parts wait staged matters only where the download position moved.
+            var staged: Bool?
+            if writer.state.relayID != current.relayID || writer.state.relayCursor != current.relayCursor {
+                var any = false
+                try w.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in
+                    any = true
+                    return false
+                }
+                staged = any
+            }
             try writer.finish()
             let version = try w.commit()
             state = writer.state
+            appliedTracking.wrote(before, state, staged: staged)
             cursorInMemory = nil
             oversizeCommits += writer.oversizeCommits
             return (result, version)
@@ -474,7 +493,10 @@ public final class SyncReplica {
     public func reload() throws {
         let r = try database.beginRead()
         defer { r.close() }
-        if let s = try Self.loadState(r) { state = s }
+        if let s = try Self.loadState(r) {
+            state = s
+            appliedTracking = AppliedTracking(s)
+        }
     }
 }
 
@@ -545,5 +567,117 @@ extension SyncReplica {
                 throw AtollError.corrupted("'\(c.name)' has \(t.count) objects but \(existing) sync records that exist")
             }
         }
+    }
+}
+
+/// What a node's applied floor (`SyncMessage.appliedFloor`, docs/SYNC.md "The stability point")
+/// is made of, in memory. Every own changeset is extracted at the start of the transaction that
+/// extracts it, before that transaction moves the download position, so it was made with the
+/// log merged through the position as it stood before: each run of them records that. Where a
+/// batch had nothing to merge, the position moves without a transaction, and nothing needed
+/// merging. A position passed while parts of a transaction wait staged is not merged (their
+/// instructions are not) until the last part is. Every commit stores the smallest position
+/// recorded for the changesets it leaves unacknowledged (`ReplicaState.appliedFloor`), which
+/// is what a restart knows of them.
+struct AppliedTracking {
+    /// A position of `mergedRelay`'s log through which every changeset downloaded is merged.
+    var merged: UInt64 = 0
+    var mergedRelay: NodeID
+    /// Whether parts of a transaction (or snapshot chunks) wait in `sync.staged` (nil: not
+    /// known since the file was opened; `merged` is 0 until it is).
+    var staged: Bool?
+    /// Runs of own changesets not known acknowledged, in order: the last seq of the run, and
+    /// the relay and position merged when they were made (UInt64.max: the node had merged no
+    /// other node's changeset; it could name only what it made).
+    var runs: [(through: UInt64, relay: NodeID, merged: UInt64)] = []
+
+    /// After opening the file: its unacknowledged changesets as one run, at the smallest
+    /// position the last commit stored for them.
+    init(_ state: ReplicaState) {
+        mergedRelay = state.relayID
+        if state.ownSeq > state.uploadAcknowledged { runs = [(state.ownSeq, state.relayID, state.appliedFloor)] }
+    }
+
+    static func mergedAnything(_ state: ReplicaState) -> Bool {
+        state.applied.indices.contains { $0 > 0 && state.applied[$0] > 0 }
+    }
+
+    /// A run's position as a position of `relay`'s log.
+    static func position(_ merged: UInt64, of runRelay: NodeID, in relay: NodeID) -> UInt64 {
+        merged == .max || runRelay == relay ? merged : 0
+    }
+
+    /// Learns whether parts wait staged, once after opening (inside a transaction).
+    mutating func resolveStaged(_ t: Transaction, cursor: DownloadCursor) throws {
+        guard staged == nil else { return }
+        var any = false
+        try t.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in
+            any = true
+            return false
+        }
+        reached(cursor, staged: any)
+    }
+
+    /// The state before a transaction.
+    struct Before {
+        let node: NodeID
+        let ownSeq: UInt64
+        let relay: NodeID
+        /// The position the changesets this transaction extracts were made at.
+        let madeAt: UInt64
+
+        init(_ replica: SyncReplica) {
+            node = replica.state.nodeID
+            ownSeq = replica.state.ownSeq
+            relay = replica.appliedTracking.mergedRelay
+            madeAt = AppliedTracking.mergedAnything(replica.state) ? replica.appliedTracking.merged : .max
+        }
+    }
+
+    /// What a commit leaving `state` stores as `ReplicaState.appliedFloor`: the smallest
+    /// position (of `state.relayID`'s log) recorded for its unacknowledged changesets.
+    func storedFloor(_ before: Before, _ state: ReplicaState) -> UInt64 {
+        var floor = UInt64.max
+        for run in runs where run.through > state.uploadAcknowledged {
+            floor = min(floor, Self.position(run.merged, of: run.relay, in: state.relayID))
+        }
+        if state.ownSeq > before.ownSeq { floor = min(floor, Self.position(before.madeAt, of: before.relay, in: state.relayID)) }
+        return floor
+    }
+
+    /// A transaction committed, leaving `state`; `staged` says whether parts wait staged (nil:
+    /// the download position did not move).
+    mutating func wrote(_ before: Before, _ state: ReplicaState, staged: Bool?) {
+        if state.ownSeq > before.ownSeq { runs.append((state.ownSeq, before.relay, before.madeAt)) }
+        if let staged { reached(DownloadCursor(relayID: state.relayID, seq: state.relayCursor), staged: staged) }
+    }
+
+    /// The download position is now `cursor`; `staged` as in `wrote` (nil: unchanged).
+    mutating func reached(_ cursor: DownloadCursor, staged: Bool?) {
+        if let staged { self.staged = staged }
+        if cursor.relayID != mergedRelay {
+            mergedRelay = cursor.relayID
+            merged = 0
+        }
+        if self.staged == false { merged = max(merged, cursor.seq) }
+    }
+}
+
+extension SyncReplica {
+    /// The log position of `relay` this node reports as merged (`SyncMessage.appliedFloor`):
+    /// every own changeset the relay has not acknowledged, and every later one, was (will be)
+    /// made after this node merged every changeset of the log at or before it. UInt64.max: it
+    /// has merged nothing of another node yet (its changes name only what it made).
+    public func appliedFloor(relay: NodeID) throws -> UInt64 {
+        if appliedTracking.staged == nil {
+            let r = try database.beginRead()
+            defer { r.close() }
+            try appliedTracking.resolveStaged(r, cursor: downloadCursor)
+        }
+        let acked = uploadAcknowledged
+        appliedTracking.runs.removeAll { $0.through <= acked }
+        var floor: UInt64 = AppliedTracking.mergedAnything(state) ? (appliedTracking.mergedRelay == relay ? appliedTracking.merged : 0) : .max
+        for run in appliedTracking.runs { floor = min(floor, AppliedTracking.position(run.merged, of: run.relay, in: relay)) }
+        return floor
     }
 }

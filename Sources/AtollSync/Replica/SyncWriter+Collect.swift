@@ -48,7 +48,7 @@ extension SyncWriter {
     /// `point` (see the top of this file). (The clock needs no moving: this node's floor, which
     /// the point is at most, is at most its clock + 1.) Returns nil,
     /// changing nothing, while received parts or chunks wait in `sync.staged`.
-    func collectGarbage(below point: UInt64, deletedObjects: Bool) throws -> GarbageCollection? {
+    func collectGarbage(below point: UInt64, deletedBelow deletion: UInt64) throws -> GarbageCollection? {
         var staged = false
         try txn.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in
             staged = true
@@ -61,7 +61,7 @@ extension SyncWriter {
         let nodes = state.nodes
         try txn.forEachInternalEntry(SyncTrees.objects, from: []) { k, v in
             let o = try ObjectRecord.decode(v, nodes)
-            if deletedObjects, let d = o.deleted, d.hlc < point, !o.exists { dead.append(Array(k)) }
+            if let d = o.deleted, d.hlc < deletion, !o.exists { dead.append(Array(k)) }
             return true
         }
         for ok in dead {
@@ -173,14 +173,17 @@ extension SyncReplica {
 
     /// Drops, in one commit, the sync metadata that can no longer decide any merge once every
     /// changeset stamped below `point` has been applied here (the relay's stability point;
-    /// `SyncWriter+Collect.swift`). Pending local commits are extracted first. Returns nil,
-    /// having collected nothing, while parts of a remote transaction (or chunks of a snapshot)
-    /// wait in the file unapplied: call again once they are applied.
+    /// `SyncWriter+Collect.swift`), and, with `ReplicaConfiguration.collectsDeletedObjects`,
+    /// the metadata of objects deleted below `deletion` (the relay's deletion point, once the
+    /// log it holds through has been applied here; 0: none). Pending local commits are
+    /// extracted first. Returns nil, having collected nothing, while parts of a remote
+    /// transaction (or chunks of a snapshot) wait in the file unapplied: call again once they
+    /// are applied.
     @discardableResult
-    public func collectGarbage(below point: UInt64) throws -> GarbageCollection? {
+    public func collectGarbage(below point: UInt64, deletedBelow deletion: UInt64 = 0) throws -> GarbageCollection? {
         try write { w in
             _ = try w.extractPendingLocalCommits()
-            return try w.collectGarbage(below: point, deletedObjects: configuration.collectsDeletedObjects)
+            return try w.collectGarbage(below: point, deletedBelow: configuration.collectsDeletedObjects ? deletion : 0)
         }.0
     }
 }

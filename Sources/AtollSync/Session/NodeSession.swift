@@ -105,6 +105,8 @@ public final class NodeSession {
     /// The stability point this session last collected garbage under (0: none yet;
     /// docs/SYNC.md, "The stability point").
     public private(set) var collectedPoint: UInt64 = 0
+    /// The deletion point the last garbage collection dropped deleted objects under (0: none).
+    public private(set) var collectedDeletionPoint: UInt64 = 0
     /// What the garbage collections of this session dropped, in total.
     public private(set) var collected = GarbageCollection()
     /// Times the relay said it had forgotten this node (`Welcome.expired`) and the session
@@ -147,6 +149,11 @@ public final class NodeSession {
     /// A stability point received on this connection and not collected under yet, with the log
     /// position the node must have applied first.
     private var pendingPoint: (point: UInt64, through: UInt64)?
+    /// The applied floor last reported on this connection (protocol 6).
+    private var appliedSent: UInt64?
+    /// A deletion point received on this connection and not collected under yet, with the log
+    /// position the node must have applied first.
+    private var pendingDeletion: (point: UInt64, through: UInt64)?
     /// Test hook: an upload batch closes once its bodies reach this many bytes (the simulator
     /// spreads transactions over many batches with a small value).
     var uploadBatchBytesMax = SyncLimits.batchBytesMax
@@ -200,6 +207,8 @@ public final class NodeSession {
         snapshotNext = nil
         floorSent = 0
         pendingPoint = nil
+        appliedSent = nil
+        pendingDeletion = nil
     }
 
     /// An apply of downloaded data that threw (its batch was rolled back): a malformed payload
@@ -353,6 +362,9 @@ public final class NodeSession {
         case (.connected, .stabilityPoint(let point, let through)):
             if point > max(collectedPoint, pendingPoint?.point ?? 0) { pendingPoint = (point, through) }
             return collectIfStable()
+        case (.connected, .deletionPoint(let point, let through)):
+            if point > max(collectedDeletionPoint, pendingDeletion?.point ?? 0) { pendingDeletion = (point, through) }
+            return collectIfStable()
         case (.connected, .markReply(let id, let head)):
             relayHead = max(relayHead, head)
             if marks[id] != nil { marks[id] = .some(head) }
@@ -427,7 +439,9 @@ public final class NodeSession {
         lastDownloadProgress = now
         var actions = transition(.connected)
         for (id, head) in marks.sorted(by: { $0.key < $1.key }) where head == nil { actions.append(.send(SyncMessage.markRequest(id: id).frame)) }
-        return actions + pumpUploads(now: now) + reportFloor()
+        // The floors first: the relay refuses uploads made before merging its applied bound
+        // unless this node has said it had merged it.
+        return actions + reportFloor() + pumpUploads(now: now)
     }
 
     private func uploadAck(_ through: UInt64, resend: Bool, now: UInt64) -> [SessionAction] {
@@ -447,7 +461,8 @@ public final class NodeSession {
     private func pumpUploads(now: UInt64) -> [SessionAction] {
         // During a client reset nothing goes up: the unsynced changes are the reset's to decide.
         guard state == .connected, reset == nil else { return [] }
-        var actions: [SessionAction] = []
+        // The relay judges uploads by the applied floor reported before them.
+        var actions = reportApplied()
         do {
             while uploadInFlight.count < SyncLimits.uploadBatchesInFlightMax {
                 let batch = try replica.outgoingChangesets(after: uploadSent, maxBytes: uploadBatchBytesMax)
@@ -588,18 +603,39 @@ public final class NodeSession {
             // Not reported: the relay's point waits (it never moves on a floor it did not get).
             return [.error(error as? AtollError ?? AtollError(.ioError, "reading the outgoing log failed: \(error)"))]
         }
-        guard floor > floorSent else { return [] }
-        floorSent = floor
-        return [.send(SyncMessage.clockFloor(floor).frame)]
+        var actions: [SessionAction] = []
+        if floor > floorSent {
+            floorSent = floor
+            actions.append(.send(SyncMessage.clockFloor(floor).frame))
+        }
+        return actions + reportApplied()
     }
 
-    /// Collects garbage under the pending stability point once the node has applied the log
-    /// through the position that came with it.
+    /// Tells the relay the node's applied floor when it changed (protocol 6; not while
+    /// resetting): before uploads, and after downloads, acknowledgements and collections.
+    private func reportApplied() -> [SessionAction] {
+        guard state == .connected, reset == nil, let relayID else { return [] }
+        let floor: UInt64
+        do {
+            floor = try replica.appliedFloor(relay: relayID)
+        } catch {
+            return [.error(error as? AtollError ?? AtollError(.ioError, "reading the staged downloads failed: \(error)"))]
+        }
+        guard floor != appliedSent else { return [] }
+        appliedSent = floor
+        return [.send(SyncMessage.appliedFloor(floor).frame)]
+    }
+
+    /// Collects garbage under the pending stability point (and deletion point) once the node
+    /// has applied the log through the position that came with it.
     private func collectIfStable() -> [SessionAction] {
-        guard state == .connected, reset == nil, snapshotNext == nil, let p = pendingPoint, cursor >= p.through else { return [] }
+        guard state == .connected, reset == nil, snapshotNext == nil else { return [] }
+        let point = pendingPoint.flatMap { cursor >= $0.through ? $0.point : nil }
+        let deletion = pendingDeletion.flatMap { cursor >= $0.through ? $0.point : nil }
+        guard point != nil || deletion != nil else { return [] }
         do {
             // nil: parts of a transaction wait unapplied; the point waits for the next download.
-            guard let dropped = try replica.collectGarbage(below: p.point) else { return [] }
+            guard let dropped = try replica.collectGarbage(below: point ?? collectedPoint, deletedBelow: deletion ?? collectedDeletionPoint) else { return [] }
             collected.objects += dropped.objects
             collected.increments += dropped.increments
             collected.entries += dropped.entries
@@ -607,8 +643,14 @@ public final class NodeSession {
         } catch {
             return applyFailed(error)
         }
-        collectedPoint = p.point
-        pendingPoint = nil
+        if let point {
+            collectedPoint = point
+            pendingPoint = nil
+        }
+        if let deletion {
+            collectedDeletionPoint = deletion
+            pendingDeletion = nil
+        }
         return reportFloor()
     }
 

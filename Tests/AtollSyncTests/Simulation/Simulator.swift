@@ -713,6 +713,8 @@ extension SyncMessage {
         case .snapshotAck(let n, let r): "snapshotAck \(n) \(r)"
         case .clockFloor(let f): "clockFloor \(f)"
         case .stabilityPoint(let p, let t): "stabilityPoint \(p) through=\(t)"
+        case .appliedFloor(let a): "appliedFloor \(a)"
+        case .deletionPoint(let p, let t): "deletionPoint \(p) through=\(t)"
         }
     }
 }

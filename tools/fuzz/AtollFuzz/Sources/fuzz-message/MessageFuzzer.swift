@@ -112,6 +112,8 @@ enum MessageSeeds {
                            expired: true)),
             .clockFloor(1 << 40),
             .stabilityPoint(point: 1 << 39, through: 8),
+            .appliedFloor(17),
+            .deletionPoint(point: 1 << 38, through: 7),
         ]
         var seeds = messages.enumerated().map { i, m in (name: "message-\(i)", bytes: [m.frame.kind] + m.frame.payload) }
         let goodbye = Goodbye.frame(for: AtollError(.schemaMismatch, "schemas differ"))
