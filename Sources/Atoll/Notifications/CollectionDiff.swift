@@ -26,7 +26,7 @@ enum CollectionDiff {
                 deletions.append(i)
             }
         }
-        let stay = longestIncreasing(matched.map(\.new))
+        let stay = Set(LongestIncreasing.indexes(matched.map(\.new)))
         var insertedSet = Set<Int>()
         var modifications: [Int] = []
         for (j, m) in matched.enumerated() {
@@ -40,25 +40,5 @@ enum CollectionDiff {
         let matchedNew = Set(matched.map(\.new))
         for i in new.indices where !matchedNew.contains(i) { insertedSet.insert(i) }
         return (deletions.sorted(), insertedSet.sorted(), modifications.sorted())
-    }
-
-    /// Indices (into `values`) of one longest strictly increasing subsequence. O(n log n).
-    static func longestIncreasing(_ values: [Int]) -> Set<Int> {
-        guard !values.isEmpty else { return [] }
-        var tails: [Int] = []          // indices into values
-        var previous = [Int](repeating: -1, count: values.count)
-        for (i, v) in values.enumerated() {
-            var lo = 0, hi = tails.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
-            }
-            if lo > 0 { previous[i] = tails[lo - 1] }
-            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
-        }
-        var result = Set<Int>()
-        var i = tails.last ?? -1
-        while i >= 0 { result.insert(i); i = previous[i] }
-        return result
     }
 }

@@ -257,7 +257,7 @@ extension SyncWriter {
         // subsequence of their positions; rows are unique, so it is a longest common one).
         let placed = live.filter { $0.at != nil }
         var keptAt: [Int: ElementID] = [:] // table position -> element (document indexes move with inserts)
-        for k in Self.longestIncreasingRun(placed.map { $0.at ?? 0 }) { keptAt[placed[k].at ?? 0] = l.elements[placed[k].index].id }
+        for k in LongestIncreasing.indexes(placed.map { $0.at ?? 0 }) { keptAt[placed[k].at ?? 0] = l.elements[placed[k].index].id }
         let property = encoder.propertyIndex(listName)
         for e in live where e.at.map({ keptAt[$0] == nil }) ?? true {
             encoder.append(.listErase(holderAddress, property: property, element: l.elements[e.index].id))
@@ -301,27 +301,5 @@ extension SyncWriter {
             try extractEmbeddedChildren(x, try txn.table(ec.key), k, ec.embeddedColumns, ec.embeddedLists, path, pathNames, tombstone, &encoder)
         }
         if changed { try putEmbeddedList(lk, l) }
-    }
-
-    /// The indexes of a longest strictly increasing subsequence of `values` (O(n log n)).
-    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
-        var tails: [Int] = [] // index into values of the smallest tail of each length
-        var previous = [Int](repeating: -1, count: values.count)
-        for (i, v) in values.enumerated() {
-            var lo = 0, hi = tails.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
-            }
-            if lo > 0 { previous[i] = tails[lo - 1] }
-            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
-        }
-        var out: [Int] = []
-        var i = tails.last ?? -1
-        while i >= 0 {
-            out.append(i)
-            i = previous[i]
-        }
-        return out.reversed()
     }
 }
