@@ -80,6 +80,36 @@ import Testing
         #expect(try a.dump() == b.dump())
     }
 
+    @Test func aMapPutAfterSeeingARemovalFromAClockFarAheadIsStampedAfterIt() throws {
+        // a's clock runs five minutes ahead, past what b's clock follows; b applies a's removal
+        // of map key k0 (which puts no data into the object) and then puts k0 again. b's put
+        // was made after it saw the removal, so it must win on both nodes (it once kept the
+        // value on b only: the simulator's seed 1949).
+        let now = Self.realMilliseconds()
+        let a = try TestNode(clock: ManualClock(now + 300_000), collections: true)
+        let b = try TestNode(clock: ManualClock(now), collections: true)
+        let bag = ObjectKey(primaryKey: 1)
+        try a.db.write { w in
+            let k = try w.bags().create(primaryKey: .int(1))
+            try w.bags().mapSet(k, TestSchema.Bag.marks, key: "k0", .string("first"))
+        }
+        try b.replica.apply(try a.outgoing(after: 0))
+        try a.db.write { w in try w.bags().mapRemove(bag, TestSchema.Bag.marks, key: "k0") }
+        let removal = try a.outgoing(after: 1)
+        try b.replica.apply(removal)
+        try b.db.write { w in try w.bags().mapSet(bag, TestSchema.Bag.marks, key: "k0", .string("b, after the removal")) }
+        let fromB = try b.outgoing(after: 0)
+        #expect(fromB.count == 1)
+        #expect(fromB[0].hlc > removal[0].hlc)
+        try a.replica.apply(fromB)
+        for node in [a, b] {
+            let marks = try node.db.read { r in try r.bags().mapEntries(bag, TestSchema.Bag.marks) }
+            #expect(marks.map(\.key) == ["k0"])
+            #expect(marks.first?.value == .string("b, after the removal"))
+        }
+        #expect(try a.dump() == b.dump())
+    }
+
     @Test func commitTimesAreRemovedOnceExtracted() throws {
         let a = try TestNode(clock: ManualClock(Self.realMilliseconds()))
         for i in 1...3 { try a.db.write { w in _ = try w.items().create(primaryKey: .int(Int64(i))) } }

@@ -67,6 +67,11 @@ extension SyncWriter {
         c.spec.columns.indices.filter { c.spec.columns[$0].isSet || c.spec.columns[$0].isMap }
     }
 
+    /// The greatest stamp map `column` of object `ok` holds (of a write or a removal of a key).
+    func mapStampBound(_ ok: [UInt8], _ column: Int) throws -> Stamp? {
+        try mapRecord(SyncTrees.listKey(ok, column: column)).entries.values.lazy.map(\.stamp).max()
+    }
+
     // MARK: apply
 
     private func collectionColumn(_ c: SyncedClass, _ column: Int, set: Bool) throws {
@@ -330,6 +335,7 @@ extension SyncWriter {
             putSetRecord(ck, s)
             return (.setRemove(address, property: property, value: v, tags: tags), nil)
         case .put(let key, let v, let seen):
+            assert(seen.map { stamp > $0 } ?? true, "a local map put is stamped after what it replaces")
             var m = try mapRecord(ck)
             m.entries[key] = MapRecord.Entry(stamp: stamp, value: v)
             putMapRecord(ck, m)
@@ -338,6 +344,7 @@ extension SyncWriter {
             setObject(ok, o)
             return (.mapSet(address, property: property, key: key, value: v), seen)
         case .drop(let key, let seen):
+            assert(seen.map { stamp > $0 } ?? true, "a local map removal is stamped after what it replaces")
             var m = try mapRecord(ck)
             m.entries[key] = MapRecord.Entry(stamp: stamp, value: nil)
             putMapRecord(ck, m)

@@ -225,9 +225,19 @@ extension SyncWriter {
                 continue
             }
             guard let c = schema.classes[object.0], !extractionSkips.contains(object.0) else { continue }
-            let o = try self.object(SyncTrees.objectKey(c.key, try primaryKey(c, object.1)))
+            let ok = SyncTrees.objectKey(c.key, try primaryKey(c, object.1))
+            let o = try self.object(ok)
             if let l = o.latest, l > touched { touched = l }
             if let d = o.deleted, d > touched { touched = d }
+            // A map key's removal puts no data into the object (its stamp is not `latest`), yet
+            // a put of that key must come after it.
+            switch instruction {
+            case .listInsert(_, _, let column, _, _), .listSet(_, _, let column, _, _), .listErase(_, _, let column, _, _),
+                 .listClear(_, _, let column):
+                if c.spec.columns[column].isMap, let s = try mapStampBound(ok, column), s > touched { touched = s }
+            default:
+                break
+            }
         }
         if let e = reader.error { throw e }
         for ref in embedded {
