@@ -103,6 +103,40 @@ import AtollTestSupport
     /// Nodes that collect deleted objects (`ReplicaConfiguration.collectsDeletedObjects`).
     static func collecting() throws -> TestNode { try TestNode { $0.collectsDeletedObjects = true } }
 
+    @Test func aListElementOfAnObjectMadeAgainAfterItsRecordsWereCollectedGetsANewID() throws {
+        // x collects deleted item 1 (its list record with it) before y does; x then makes item 1
+        // again with a new tag. Its element must not take the id of a removed one, which y still
+        // holds as a tombstone (y once took the new insert for that removed element and dropped it).
+        let clock = ManualClock()
+        let x = try TestNode(clock: clock) { $0.collectsDeletedObjects = true }, y = try TestNode(clock: clock)
+        try x.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            for j in 0..<2 { try w.items().listInsert(k, TestSchema.Item.tags, at: j, .string("g\(j)")) }
+        }
+        var sent = try x.outgoing(after: 0)
+        try y.replica.apply(sent)
+        clock.advance(10)
+        try x.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        let erase = try x.outgoing(after: sent.last?.seq ?? 0)
+        sent += erase
+        try y.replica.apply(erase)
+        clock.advance(10)
+        let below = try #require(erase.last?.hlc) + 1
+        #expect(try x.replica.collectGarbage(below: below, deletedBelow: below)?.objects == 1)
+        #expect(try !Self.hasRecord(x, item: 1) && Self.hasRecord(y, item: 1))
+        clock.advance(10)
+        try x.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            try w.items().listInsert(k, TestSchema.Item.tags, at: 0, .string("again"))
+        }
+        try y.replica.apply(try x.outgoing(after: sent.last?.seq ?? 0))
+        for node in [x, y] {
+            #expect(try node.db.read { r in try r.items().listValues(ObjectKey(primaryKey: 1), TestSchema.Item.tags) } == [.string("again")])
+            try node.replica.checkInvariants()
+        }
+        #expect(try x.dump() == y.dump())
+    }
+
     @Test(arguments: RelayStoreKind.allCases) func aDeletedObjectsMetadataGoesOnceEveryNodeHasSeenTheDelete(store: RelayStoreKind) throws {
         let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
         let x = try Self.collecting(), y = try Self.collecting()

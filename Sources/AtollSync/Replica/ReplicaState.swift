@@ -17,6 +17,9 @@ import AtollStorage
 ///                                         a position in the relay's log: every own changeset
 ///                                         not acknowledged was made after merging it (max: made
 ///                                         before merging any other node's changeset)
+///     varint element counter              (optional, written when not 0; absent: 0) the
+///                                         greatest element number this node has given a list
+///                                         element, in any list
 struct ReplicaState: Equatable {
     var realmID: String
     var fingerprint: [UInt8]
@@ -29,6 +32,11 @@ struct ReplicaState: Equatable {
     /// merging the log through it (UInt64.max: before merging any other node's changeset; 0:
     /// not known). Written with every commit (`AppliedTracking`).
     var appliedFloor: UInt64 = 0
+    /// The greatest element number this node has given a list element, in any list: a new
+    /// element's number is greater, so that this node never gives two elements one id, even once
+    /// a deleted object's list records are collected and the object is made again
+    /// (`SyncWriter.newElementID`).
+    var elementCounter: UInt64 = 0
     var nodes: NodeTable
     /// Per node index: the highest contiguous seq applied (index 0: the last own seq).
     var applied: [UInt64]
@@ -45,7 +53,7 @@ struct ReplicaState: Equatable {
     static func == (a: ReplicaState, b: ReplicaState) -> Bool {
         a.realmID == b.realmID && a.fingerprint == b.fingerprint && a.clock == b.clock && a.extractedThrough == b.extractedThrough
             && a.uploadAcknowledged == b.uploadAcknowledged && a.relayID == b.relayID && a.relayCursor == b.relayCursor
-            && a.appliedFloor == b.appliedFloor && a.nodes.ids == b.nodes.ids && a.applied == b.applied
+            && a.appliedFloor == b.appliedFloor && a.elementCounter == b.elementCounter && a.nodes.ids == b.nodes.ids && a.applied == b.applied
     }
 
     var nodeID: NodeID { nodes.ids[0] }
@@ -88,7 +96,8 @@ struct ReplicaState: Equatable {
             w.varint(applied[i])
         }
         // Older readers stop after the node table.
-        if appliedFloor > 0 { w.varint(appliedFloor) }
+        if appliedFloor > 0 || elementCounter > 0 { w.varint(appliedFloor) }
+        if elementCounter > 0 { w.varint(elementCounter) }
         return w.bytes
     }
 
@@ -123,6 +132,7 @@ struct ReplicaState: Equatable {
         guard s.nodes.count == n else { throw AtollError.corrupted("sync state names a node twice") }
         s.applied = applied
         if r.remaining > 0 { s.appliedFloor = try r.varint() }
+        if r.remaining > 0 { s.elementCounter = try r.varint() }
         return s
     }
 }

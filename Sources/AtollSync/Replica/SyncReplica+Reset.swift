@@ -111,6 +111,8 @@ extension SyncReplica {
             // The relay's state, as a node new to the realm receives it.
             var fresh = ReplicaState(nodeID: newID, realmID: current.realmID, fingerprint: current.fingerprint)
             fresh.clock = old.clock.last
+            // Element numbers stay ahead of every one given out before (the id may be the same).
+            fresh.elementCounter = current.elementCounter
             let writer = makeWriter(w, fresh)
             writer.staleRows = stale
             for body in snapshot {

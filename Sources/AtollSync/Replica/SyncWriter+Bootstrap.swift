@@ -68,7 +68,7 @@ extension SyncWriter {
                         var parent: ElementID?
                         for v in try t.listValues(k, column) {
                             let value = try bootstrapValue(c, column, v)
-                            let id = ElementID(lamport: l.maxLamport + 1, node: nodeID)
+                            let id = try newElementID(after: l.maxLamport, list: "'\(c.name).\(spec.name)'")
                             let (at, depth) = try l.insertionPoint(after: parent, id: id)
                             let s = stamp.at(encoder.instructionCount)
                             l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: s, valueStamp: s, value: value), at: at)

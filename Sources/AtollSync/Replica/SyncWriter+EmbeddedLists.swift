@@ -272,13 +272,11 @@ extension SyncWriter {
                 r = try embeddedRecord(SyncTrees.embeddedKey(x.ok, steps + [.element(column, id)]))
             } else {
                 let s = x.base.at(encoder.instructionCount)
-                let lamport = l.maxLamport + 1
-                guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(t.spec.name).\(listName)' has used every element number") }
-                id = ElementID(lamport: lamport, node: nodeID)
+                id = try newElementID(after: l.maxLamport, list: "'\(t.spec.name).\(listName)'")
                 let (at, depth) = try l.insertionPoint(after: previous, id: id)
                 l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: s, valueStamp: s, value: .value(.null)), at: at)
                 changed = true
-                encoder.append(.listInsert(holderAddress, property: property, after: previous, lamport: lamport, value: .value(.null)))
+                encoder.append(.listInsert(holderAddress, property: property, after: previous, lamport: id.lamport, value: .value(.null)))
                 // A write of the holder, its ancestors and the parent.
                 x.parentWrite = Self.later(x.parentWrite, s)
                 if !steps.isEmpty {

@@ -521,13 +521,24 @@ extension SyncWriter {
         setObject(ok, o)
     }
 
-    /// Inserts a new element of this node after `parent` (nil: at the head), with the next
-    /// element number of the list. Returns its id and its position in `l.elements`.
+    /// A new element of this node in a list whose greatest element number is `maxLamport`
+    /// (named `list` in an error): its number is greater than every number the list holds (an
+    /// insert is numbered after every element it saw) and than every number this node gave
+    /// before, in any list, so an id names one element for good, even once a deleted object's
+    /// list records are collected (docs/SYNC.md, "The deletion point") and the object is made
+    /// again: a reused id would be taken for the removed element by a node that still holds it.
+    func newElementID(after maxLamport: UInt64, list: @autoclosure () -> String) throws -> ElementID {
+        let lamport = max(maxLamport, state.elementCounter) + 1
+        guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list \(list()) has used every element number") }
+        state.elementCounter = lamport
+        return ElementID(lamport: lamport, node: nodeID)
+    }
+
+    /// Inserts a new element of this node after `parent` (nil: at the head), with a new element
+    /// number (`newElementID`). Returns its id and its position in `l.elements`.
     private func insertLocalElement(_ l: inout ListRecord, after parent: ElementID?, stamp: Stamp, value: SyncValue,
                                     _ c: SyncedClass, _ column: Int) throws -> (id: ElementID, at: Int) {
-        let lamport = l.maxLamport + 1
-        guard lamport <= SyncLimits.lamportMax else { throw AtollError(.limitExceeded, "list '\(c.name).\(c.spec.columns[column].name)' has used every element number") }
-        let id = ElementID(lamport: lamport, node: nodeID)
+        let id = try newElementID(after: l.maxLamport, list: "'\(c.name).\(c.spec.columns[column].name)'")
         let (at, depth) = try l.insertionPoint(after: parent, id: id)
         l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: value), at: at)
         return (id, at)
