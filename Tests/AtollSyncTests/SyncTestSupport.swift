@@ -57,13 +57,14 @@ enum TestSchema {
     }
 
     /// Values of the newer types and embedded objects: a Card with a Decimal128, an
-    /// AnyRealmValue and an embedded Spot, which holds an embedded Pin.
+    /// AnyRealmValue, an embedded Spot, which holds an embedded Pin, and a list of embedded Pins.
     static let card = TableSpec(name: "Card", columns: [
         ColumnSpec(name: "id", type: .int),
         ColumnSpec(name: "label", type: .string),
         ColumnSpec(name: "amount", type: .decimal128),
         ColumnSpec(name: "any", type: .mixed, isNullable: true),
         ColumnSpec(name: "place", type: .link, isNullable: true, linkTarget: "Spot"),
+        ColumnSpec(name: "trail", type: .link, isList: true, linkTarget: "Pin"),
     ], primaryKey: "id")
     static let spot = TableSpec(name: "Spot", columns: [
         ColumnSpec(name: "name", type: .string),
@@ -75,7 +76,7 @@ enum TestSchema {
     ], isEmbedded: true)
 
     enum Card {
-        static let label = 1, amount = 2, any = 3, place = 4
+        static let label = 1, amount = 2, any = 3, place = 4, trail = 5
     }
 
     enum Spot {

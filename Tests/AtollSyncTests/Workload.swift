@@ -103,7 +103,8 @@ enum Workload {
     static let cardIDs: ClosedRange<Int64> = 1...3
 
     /// One change of a Card (TestSchema.card): its Decimal128 or AnyRealmValue, its embedded
-    /// Spot (replaced, removed or edited) and the Spot's embedded Pin, or the card itself.
+    /// Spot (replaced, removed or edited) and the Spot's embedded Pin, its list of embedded Pins
+    /// (an insert, a removal, a move or an edit of an element), or the card itself.
     static func cardChange(_ w: WriteTransaction, _ cards: Table, _ rng: inout SeededGenerator) throws -> String {
         let spots = try w.table(named: "Spot").unwrapped("Spot"), pins = try w.table(named: "Pin").unwrapped("Pin")
         let id = Int64.random(in: cardIDs, using: &rng)
@@ -124,7 +125,37 @@ enum Workload {
             return s
         }
         let what: String
-        switch Int.random(in: 0..<100, using: &rng) {
+        var roll = Int.random(in: 0..<100, using: &rng)
+        // A third of the changes go to the trail (a list of embedded Pins).
+        if rng.chance(33) {
+            let count = try cards.listValues(key, TestSchema.Card.trail).count
+            let x = Double(Int.random(in: 0..<9, using: &rng)) / 4
+            roll = Int.random(in: 0..<100, using: &rng)
+            if count == 0 || roll < 35 {
+                let at = Int.random(in: 0...count, using: &rng)
+                let p = try pins.create()
+                try cards.listInsert(key, TestSchema.Card.trail, at: at, .link(p))
+                try pins.set(p, 0, .double(x))
+                return created + "trail insert \(id) at \(at) \(x)"
+            }
+            let i = Int.random(in: 0..<count, using: &rng)
+            switch roll {
+            case 35..<55:
+                try cards.listRemove(key, TestSchema.Card.trail, at: i)
+                return created + "trail remove \(id) at \(i)"
+            case 55..<65:
+                let to = Int.random(in: 0..<count, using: &rng)
+                try cards.listMove(key, TestSchema.Card.trail, from: i, to: to)
+                return created + "trail move \(id) \(i) to \(to)"
+            default:
+                guard case .link(let p) = try cards.listValues(key, TestSchema.Card.trail)[i] else {
+                    throw AtollError(.typeMismatch, "a trail element is not a link")
+                }
+                try pins.set(p, 0, .double(x))
+                return created + "trail x \(id) at \(i) \(x)"
+            }
+        }
+        switch roll {
         case 0..<10:
             let v = "c\(Int.random(in: 0..<9, using: &rng))"
             try cards.set(key, TestSchema.Card.label, .string(v))

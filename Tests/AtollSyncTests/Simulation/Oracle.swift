@@ -80,6 +80,10 @@ struct Oracle {
                 case .listInsert(_, let p, let after, let lamport, let v):
                     obj.write(s)
                     let id = ElementID(lamport: lamport, node: cs.origin)
+                    // An id names one element for good (a reused one is taken for the first).
+                    if let first = obj.lists[content.properties[p]]?[id], first.inserted != s {
+                        throw AtollError(.protocolViolation, "element id \(id) of \(key.className) \(key.pk).\(content.properties[p]) is given at \(first.inserted) and again at \(s)")
+                    }
                     obj.lists[content.properties[p], default: [:]][id] = Element(id: id, parent: after, inserted: s, value: v, valueStamp: s)
                 case .listSet(_, let p, let e, let v):
                     obj.write(s)
@@ -129,6 +133,14 @@ struct Oracle {
                 return "\(c.name)=\(fieldValue(obj, c, tombstone: t))"
             }.joined(separator: " ") + "}"
         }
+        /// An element of a list of embedded objects at `path`: it exists while its element does
+        /// (a removal is final); its fields are those written after `tombstone`. (Its values only:
+        /// the elements of TestSchema's lists hold no embedded objects.)
+        func embeddedElement(_ spec: TableSpec, _ path: EmbeddedPath, _ tombstone: Stamp?) -> String {
+            let obj = objects[Key(className: "", pk: .string(path.string))] ?? Object()
+            let t = [tombstone, obj.deleted].compactMap { $0 }.max()
+            return "{" + spec.columns.map { c in "\(c.name)=\(fieldValue(obj, c, tombstone: t))" }.joined(separator: " ") + "}"
+        }
         for spec in specs.sorted(by: { $0.name < $1.name }) where !spec.isEmbedded {
             let present = objects.filter { $0.key.className == spec.name && $0.value.exists }
             out += "\(spec.name) (\(present.count))\n"
@@ -140,6 +152,13 @@ struct Oracle {
                         line += " \(c.name)=<\(setValues(obj, c).sorted().joined(separator: ","))>"
                     } else if c.isMap {
                         line += " \(c.name)={\(mapEntries(obj, c).map { "\($0.0):\($0.1)" }.joined(separator: ","))}"
+                    } else if c.isList, let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
+                        // A list of embedded objects: each live element inline, by its path.
+                        let shown = listElements(obj, c).map { e in
+                            let path = EmbeddedPath(parentClass: spec.name, parentPrimaryKey: key.pk, properties: [c.name, EmbeddedPath.elementPart(e.id)])
+                            return embeddedElement(ts, path, obj.deleted)
+                        }
+                        line += " \(c.name)=[\(shown.joined(separator: ","))]"
                     } else if c.isList {
                         line += " \(c.name)=[\(listValues(obj, c).joined(separator: ","))]"
                     } else if let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
@@ -217,6 +236,12 @@ struct Oracle {
     }
 
     private func listValues(_ o: Object, _ c: ColumnSpec) -> [String] {
+        listElements(o, c).compactMap { show($0.value, c) }
+    }
+
+    /// The live elements of a list in document order (inserted after the object's last delete,
+    /// not removed).
+    private func listElements(_ o: Object, _ c: ColumnSpec) -> [Element] {
         guard let elements = o.lists[c.name] else { return [] }
         // Children of each element (nil: the head), newest id first; document order is preorder.
         var children: [ElementID?: [ElementID]] = [:]
@@ -229,7 +254,7 @@ struct Oracle {
         }
         return order.compactMap { id in
             guard let e = elements[id], !e.erased, o.deleted.map({ e.inserted > $0 }) ?? true else { return nil }
-            return show(e.value, c)
+            return e
         }
     }
 }
