@@ -30,6 +30,16 @@ import AtollTestSupport
         return try r.internalValue(SyncTrees.objects, key: SyncTrees.objectKey(table.key, .int(pk))) != nil
     }
 
+    /// The elements (removed ones included) a node keeps in the record of Item `pk`'s tags.
+    static func tagElements(_ node: TestNode, item pk: Int64) throws -> Int {
+        let r = try node.db.beginRead()
+        defer { r.close() }
+        let table = try r.table(named: "Item").unwrapped("Item")
+        let key = SyncTrees.listKey(SyncTrees.objectKey(table.key, .int(pk)), column: TestSchema.Item.tags)
+        guard let bytes = try r.internalValue(SyncTrees.lists, key: key) else { return 0 }
+        return try bytes.withUnsafeBytes { try ListRecord.decode($0, node.replica.state.nodes) }.elements.count
+    }
+
     /// Runs the relay's timers (trim and stability point) and delivers what follows.
     static func tick(_ net: Loopback, at now: UInt64) {
         net.now = now
@@ -135,6 +145,78 @@ import AtollTestSupport
             try node.replica.checkInvariants()
         }
         #expect(try x.dump() == y.dump())
+    }
+
+    @Test func removedListElementsGoBelowTheDeletionPointLeavesFirstAndInsertsStillLandAlike() throws {
+        // x, y and z share item 1's tags [a, b, c, d], appended one by one (each element follows
+        // the one before: a chain); x inserts "b2" after b, y removes b and d. Below the
+        // deletion point x drops d (a leaf) but keeps b (b2 and c follow it); once b2 and c are
+        // removed too, all three go, children first. Concurrent inserts made afterwards land the
+        // same on x (collected), y and z (collected nothing).
+        let clock = ManualClock()
+        let x = try TestNode(clock: clock), y = try TestNode(clock: clock), z = try TestNode(clock: clock)
+        let one = ObjectKey(primaryKey: 1)
+        func tags(_ n: TestNode) throws -> [StorageValue] { try n.db.read { r in try r.items().listValues(one, TestSchema.Item.tags) } }
+        var seq: [ObjectIdentifier: UInt64] = [:]
+        func exchange() throws {
+            let all = [x, y, z]
+            var made: [[Changeset]] = []
+            for n in all {
+                let out = try n.outgoing(after: seq[ObjectIdentifier(n)] ?? 0)
+                if let last = out.last { seq[ObjectIdentifier(n)] = last.seq }
+                made.append(out)
+            }
+            for (i, n) in all.enumerated() {
+                for (j, out) in made.enumerated() where i != j { try n.replica.apply(out) }
+            }
+        }
+        try x.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            for (i, v) in ["a", "b", "c", "d"].enumerated() { try w.items().listInsert(k, TestSchema.Item.tags, at: i, .string(v)) }
+        }
+        try exchange()
+        clock.advance(10)
+        try x.db.write { w in try w.items().listInsert(one, TestSchema.Item.tags, at: 2, .string("b2")) }
+        try y.db.write { w in
+            try w.items().listRemove(one, TestSchema.Item.tags, at: 3)
+            try w.items().listRemove(one, TestSchema.Item.tags, at: 1)
+        }
+        try exchange()
+        #expect(try tags(x) == [.string("a"), .string("b2"), .string("c")])
+        #expect(try Self.tagElements(x, item: 1) == 5)
+
+        clock.advance(10)
+        let below = HybridLogicalClock.reading(physical: clock.now)
+        #expect(try x.replica.collectGarbage(below: below, deletedBelow: below)?.removedElements == 1)
+        #expect(try Self.tagElements(x, item: 1) == 4, "b stays: b2 follows it")
+        #expect(try tags(x) == [.string("a"), .string("b2"), .string("c")])
+
+        clock.advance(10)
+        try y.db.write { w in
+            try w.items().listRemove(one, TestSchema.Item.tags, at: 1)
+            try w.items().listRemove(one, TestSchema.Item.tags, at: 1)
+        }
+        try exchange()
+        #expect(try tags(x) == [.string("a")])
+        clock.advance(10)
+        let later = HybridLogicalClock.reading(physical: clock.now)
+        #expect(try x.replica.collectGarbage(below: later, deletedBelow: later)?.removedElements == 3)
+        #expect(try Self.tagElements(x, item: 1) == 1)
+        #expect(try Self.tagElements(z, item: 1) == 5)
+
+        // Inserts at the head and after a, on every node at once.
+        clock.advance(10)
+        try x.db.write { w in try w.items().listInsert(one, TestSchema.Item.tags, at: 1, .string("x1")) }
+        try y.db.write { w in try w.items().listInsert(one, TestSchema.Item.tags, at: 0, .string("y0")) }
+        try z.db.write { w in
+            try w.items().listInsert(one, TestSchema.Item.tags, at: 1, .string("z1"))
+            try w.items().listInsert(one, TestSchema.Item.tags, at: 0, .string("z0"))
+        }
+        try exchange()
+        #expect(try tags(x) == tags(z) && tags(y) == tags(z))
+        #expect(try tags(x).count == 5)
+        for n in [x, y, z] { try n.replica.checkInvariants() }
+        #expect(try x.dump() == z.dump())
     }
 
     @Test(arguments: RelayStoreKind.allCases) func aDeletedObjectsMetadataGoesOnceEveryNodeHasSeenTheDelete(store: RelayStoreKind) throws {
@@ -324,7 +406,7 @@ import AtollTestSupport
     /// This checks that the schedules really collect and expire. (The simulator's nodes drop
     /// deleted objects' metadata, the default; `ATOLL_SIM_COLLECT_DELETED=0` keeps it.)
     @Test func simulatedSchedulesCollectAndRecoverFromExpiry() throws {
-        var objects = 0, increments = 0, recoveries = 0, collecting = 0
+        var objects = 0, increments = 0, removedElements = 0, recoveries = 0, collecting = 0
         let count = Int(ProcessInfo.processInfo.environment["ATOLL_SIM_GC_SCHEDULES"] ?? "") ?? 48
         for seed in 0..<UInt64(count) {
             let sim = try Simulator(seed: 7_000 + seed, store: .file)
@@ -336,6 +418,7 @@ import AtollTestSupport
             let t = sim.garbageTotals
             objects += t.collected.objects
             increments += t.collected.increments
+            removedElements += t.collected.removedElements
             recoveries += t.expiryRecoveries
             if t.sessionsThatCollected > 0 { collecting += 1 }
         }
@@ -343,6 +426,7 @@ import AtollTestSupport
         let collectsDeleted = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] != "0"
         #expect(collectsDeleted ? objects > 0 : objects == 0, "objects \(objects)")
         #expect(increments > 0, "increments \(increments)")
+        #expect(collectsDeleted ? removedElements > 0 : removedElements == 0, "removed list elements \(removedElements)")
         #expect(recoveries > 0, "expiry recoveries: \(recoveries)")
     }
 

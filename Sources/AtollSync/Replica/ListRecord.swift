@@ -2,7 +2,8 @@ import AtollStorage
 
 /// One list property of one object as a replicated sequence (RGA, Roh et al. 2011, in its tree
 /// form): every element ever inserted, in document order, with deleted elements kept as
-/// tombstones so that inserts made concurrently after them still find their place.
+/// tombstones so that inserts made concurrently after them still find their place (until no
+/// changeset still to come can name them, and they place nothing: `dropRemovedLeaves`).
 ///
 /// Each element is a child of the element it was inserted after (`depth` = parent's depth + 1;
 /// the head has depth 0), children are ordered by descending id, and the document order is the
@@ -18,8 +19,10 @@ import AtollStorage
 ///
 ///     varint max lamport, varint element count, per element in document order:
 ///         varint lamport, varint node index, varint depth,
-///         u8 flags (1: deleted, 2: hidden, 4: value stamp = insert stamp),
+///         u8 flags (1: deleted, 2: hidden, 4: value stamp = insert stamp,
+///                   8: removal reading present; absent in records written before it was kept),
 ///         varint insert hlc, varint insert index (the insert stamp's node is the element's),
+///         if deleted: [varint removal reading]
 ///         unless deleted: [value stamp], value (SyncValue tagged encoding)
 struct ListRecord {
     struct Element {
@@ -29,10 +32,28 @@ struct ListRecord {
         var insertStamp: Stamp
         var isDeleted = false
         var isHidden = false
+        /// Of a removed element: the clock reading of the earliest removal known (of the element,
+        /// or a delete of its holder); nil when not known (removed in a relay's snapshot, or in
+        /// a record written before it was kept). Removed elements below the deletion point may
+        /// be collected (`SyncWriter.collectRemovedElements`).
+        var removedHLC: UInt64?
         var valueStamp: Stamp
         var value: SyncValue
 
         var isVisible: Bool { !isDeleted && !isHidden }
+
+        /// Marks the element removed (its value goes) by a removal, or a delete of its holder,
+        /// at clock reading `hlc` (nil: not known); the earliest known reading is kept.
+        mutating func remove(at hlc: UInt64?) {
+            if isDeleted {
+                if let hlc, let known = removedHLC, hlc < known { removedHLC = hlc }
+                return
+            }
+            isDeleted = true
+            isHidden = false
+            value = .null
+            removedHLC = hlc
+        }
     }
 
     var maxLamport: UInt64 = 0
@@ -93,6 +114,32 @@ struct ListRecord {
         return (i, parentDepth + 1)
     }
 
+    /// Drops the removed elements `collectible` accepts that are leaves of the tree (no element
+    /// kept is inserted after them), children before their parents, so that a removed element
+    /// whose children all go goes too. Returns how many went.
+    ///
+    /// What stays keeps its order, and a later insert lands where it would have: it names a
+    /// kept element (a visible one) as its parent, and its place among that parent's children
+    /// is decided by comparing ids with them; a dropped child was a leaf, so nothing of the
+    /// others' order depended on it, and landing before or after it changed nothing visible.
+    mutating func dropRemovedLeaves(where collectible: (Element) -> Bool) -> Int {
+        var kept: [Element] = []
+        kept.reserveCapacity(elements.count)
+        // Backward: `nextDepth` is the depth of the element kept right after (0: none), which
+        // is deeper than this one exactly when it is this one's child.
+        var nextDepth: UInt32 = 0
+        for e in elements.reversed() {
+            if e.isDeleted, nextDepth <= e.depth, collectible(e) { continue }
+            kept.append(e)
+            nextDepth = e.depth
+        }
+        let dropped = elements.count - kept.count
+        guard dropped > 0 else { return 0 }
+        elements = kept.reversed()
+        positions = nil
+        return dropped
+    }
+
     mutating func insert(_ e: Element, at i: Int) {
         elements.insert(e, at: i)
         maxLamport = max(maxLamport, e.id.lamport)
@@ -110,9 +157,11 @@ struct ListRecord {
             w.varint(UInt64(nodes.index(of: e.id.node)))
             w.varint(UInt64(e.depth))
             let same = e.valueStamp == e.insertStamp
-            w.u8((e.isDeleted ? 1 : 0) | (e.isHidden ? 2 : 0) | (same ? 4 : 0))
+            let removal = e.isDeleted ? e.removedHLC : nil
+            w.u8((e.isDeleted ? 1 : 0) | (e.isHidden ? 2 : 0) | (same ? 4 : 0) | (removal != nil ? 8 : 0))
             w.varint(e.insertStamp.hlc)
             w.varint(UInt64(e.insertStamp.index))
+            if let removal { w.varint(removal) }
             if !e.isDeleted {
                 if !same { w.stamp(e.valueStamp, &nodes) }
                 e.value.encode(into: &w)
@@ -137,6 +186,10 @@ struct ListRecord {
             let id = ElementID(lamport: lamport, node: node)
             var e = Element(id: id, depth: UInt32(depth), insertStamp: inserted, isDeleted: flags & 1 != 0, isHidden: flags & 2 != 0,
                             valueStamp: inserted, value: .null)
+            if flags & 8 != 0 {
+                guard e.isDeleted else { throw AtollError.corrupted("sync list record: a removal reading for an element not removed") }
+                e.removedHLC = try r.varint()
+            }
             if !e.isDeleted {
                 if flags & 4 == 0 { e.valueStamp = try r.stamp(nodes) }
                 e.value = try SyncValue.decode(from: &r)

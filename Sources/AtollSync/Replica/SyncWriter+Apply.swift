@@ -166,7 +166,7 @@ extension SyncWriter {
         case .listSet(_, let p, let e, let v):
             try applyListSet(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, v, stamp)
         case .listErase(_, let p, let e):
-            try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e)
+            try applyListErase(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), e, stamp)
         case .setAdd(_, let p, let v):
             try applySetAdd(c, o.primaryKey, try names.column(c, classIndex: o.classIndex, property: p), v, stamp)
         case .setRemove(_, let p, let v, let tags):
@@ -261,9 +261,7 @@ extension SyncWriter {
                 if e.isVisible { visibleAfter -= 1 }
                 if !e.isDeleted && e.insertStamp <= stamp {
                     if e.isVisible { try t.listRemove(k, column, at: visibleAfter) }
-                    l.elements[i].isDeleted = true
-                    l.elements[i].isHidden = false
-                    l.elements[i].value = .null
+                    l.elements[i].remove(at: stamp.hlc)
                     changed = true
                 }
                 i -= 1
@@ -440,7 +438,8 @@ extension SyncWriter {
             var l = try list(lk)
             guard l.index(of: id) == nil else { return } // applied already
             let (at, depth) = try l.insertionPoint(after: after, id: id)
-            l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: true, valueStamp: stamp, value: .null), at: at)
+            let removedHLC = o.deleted.flatMap { stamp < $0 ? $0.hlc : nil }
+            l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: true, removedHLC: removedHLC, valueStamp: stamp, value: .null), at: at)
             setList(lk, l)
             return
         }
@@ -496,7 +495,7 @@ extension SyncWriter {
         setList(lk, l)
     }
 
-    private func applyListErase(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ element: ElementID) throws {
+    private func applyListErase(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ element: ElementID, _ stamp: Stamp) throws {
         try listColumn(c, column)
         let ok = SyncTrees.objectKey(c.key, pk)
         let lk = SyncTrees.listKey(ok, column: column)
@@ -505,14 +504,18 @@ extension SyncWriter {
             throw AtollError(.protocolViolation, "a changeset removes list element \(element), which this node does not have")
         }
         let e = l.elements[i]
-        guard !e.isDeleted else { return }
+        if e.isDeleted {
+            // Removed already: the earliest removal's reading is kept.
+            guard let known = e.removedHLC, stamp.hlc < known else { return }
+            l.elements[i].remove(at: stamp.hlc)
+            setList(lk, l)
+            return
+        }
         if e.isVisible {
             guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
             try table(c).listRemove(k, column, at: l.visibleIndex(before: i))
         }
-        l.elements[i].isDeleted = true
-        l.elements[i].isHidden = false
-        l.elements[i].value = .null
+        l.elements[i].remove(at: stamp.hlc)
         setList(lk, l)
     }
 }

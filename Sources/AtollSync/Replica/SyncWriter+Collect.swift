@@ -27,8 +27,15 @@ import AtollStorage
 // are staged, but their instructions, which may be stamped below P, are merged only with the
 // last part. The point waits for the next collection.
 //
-// Removed list elements of live objects stay: an element is the parent of those inserted after
-// it, and the order of a list is decided through that structure.
+// - A removed element of a list whose earliest removal (or delete of its object) is stamped
+//   below the deletion point, and that is a leaf of the list's tree (no element kept was
+//   inserted after it), with the deletion point's argument (docs/SYNC.md): every changeset
+//   still to come was made by a node that had merged the removal, where the element was not
+//   visible, so none names it (an insert follows a visible element, an element write or removal
+//   names a visible one); and a leaf decides nothing of the order of the others
+//   (`ListRecord.dropRemovedLeaves`). A removed element with children stays (it places them),
+//   until they go. Elements whose removal reading is not known (removed in a relay's snapshot,
+//   or before the reading was kept) stay, as do those of lists of embedded objects.
 
 /// What one garbage collection dropped.
 public struct GarbageCollection: Equatable, Sendable {
@@ -41,6 +48,18 @@ public struct GarbageCollection: Equatable, Sendable {
     public var entries = 0
     /// Removed set tags dropped (of any object).
     public var removedTags = 0
+    /// Removed list elements dropped (of live objects; those of deleted objects count in
+    /// `entries`, with their list).
+    public var removedElements = 0
+
+    /// Adds what another collection dropped (totals over collections).
+    public static func += (total: inout GarbageCollection, other: GarbageCollection) {
+        total.objects += other.objects
+        total.increments += other.increments
+        total.entries += other.entries
+        total.removedTags += other.removedTags
+        total.removedElements += other.removedElements
+    }
 }
 
 extension SyncWriter {
@@ -98,7 +117,28 @@ extension SyncWriter {
         for k in folded { try txn.deleteInternal(SyncTrees.counters, key: k) }
         result.increments = folded.count
         result.removedTags = try collectRemovedTags(below: point)
+        if deletion > 0 { result.removedElements = try collectRemovedElements(below: deletion) }
         return result
+    }
+
+    /// Drops removed list elements whose earliest removal is below the deletion point
+    /// `deletion` and that are leaves of their list's tree (see the top of this file); returns
+    /// how many. Reads every list record: O(list metadata) per collection.
+    private func collectRemovedElements(below deletion: UInt64) throws -> Int {
+        var changed: [([UInt8], ListRecord)] = []
+        var dropped = 0
+        let nodes = state.nodes
+        try txn.forEachInternalEntry(SyncTrees.lists, from: []) { k, v in
+            var l = try ListRecord.decode(v, nodes)
+            let n = l.dropRemovedLeaves { e in e.removedHLC.map { $0 < deletion } ?? false }
+            if n > 0 {
+                dropped += n
+                changed.append((Array(k), l))
+            }
+            return true
+        }
+        for (k, l) in changed { try txn.putInternal(SyncTrees.lists, key: k, value: l.encode(&state.nodes)) }
+        return dropped
     }
 
     /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.

@@ -420,8 +420,7 @@ extension SyncWriter {
                         try addDangling(target: SyncTrees.objectKey(tc.key, targetPK), origin: ok, column: column, originPrimaryKey: pk)
                     }
                 } else {
-                    l.elements[i].isDeleted = true
-                    l.elements[i].value = .null
+                    l.elements[i].remove(at: stamp.hlc)
                     encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
                 }
                 setList(lk, l)
@@ -434,8 +433,7 @@ extension SyncWriter {
                 var l = try list(lk)
                 // A move is a removal and an insert of a new element with the same value.
                 guard let e = try localElement(l, visible: from, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
-                l.elements[i].isDeleted = true
-                l.elements[i].value = .null
+                l.elements[i].remove(at: stamp.hlc)
                 encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
                 let insertStamp = base.at(encoder.instructionCount)
                 let parent = try localElement(l, visible: to - 1, allowHead: true, c, column)
@@ -451,8 +449,7 @@ extension SyncWriter {
                 let lk = SyncTrees.listKey(ok, column: column)
                 var l = try list(lk)
                 for i in l.elements.indices where !l.elements[i].isDeleted {
-                    l.elements[i].isDeleted = true
-                    l.elements[i].value = .null
+                    l.elements[i].remove(at: stamp.hlc)
                     encoder.append(.listErase(address(c, pk), property: property(c, column), element: l.elements[i].id))
                 }
                 setList(lk, l)
@@ -600,11 +597,7 @@ extension SyncWriter {
             let lk = SyncTrees.listKey(ok, column: column)
             var l = try list(lk)
             guard !l.elements.isEmpty else { continue }
-            for i in l.elements.indices where !l.elements[i].isDeleted {
-                l.elements[i].isDeleted = true
-                l.elements[i].isHidden = false
-                l.elements[i].value = .null
-            }
+            for i in l.elements.indices where !l.elements[i].isDeleted { l.elements[i].remove(at: stamp.hlc) }
             setList(lk, l)
         }
     }

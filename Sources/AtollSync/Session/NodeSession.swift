@@ -636,10 +636,7 @@ public final class NodeSession {
         do {
             // nil: parts of a transaction wait unapplied; the point waits for the next download.
             guard let dropped = try replica.collectGarbage(below: point ?? collectedPoint, deletedBelow: deletion ?? collectedDeletionPoint) else { return [] }
-            collected.objects += dropped.objects
-            collected.increments += dropped.increments
-            collected.entries += dropped.entries
-            collected.removedTags += dropped.removedTags
+            collected += dropped
         } catch {
             return applyFailed(error)
         }

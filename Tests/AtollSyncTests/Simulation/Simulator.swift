@@ -313,10 +313,7 @@ final class Simulator {
 
     /// Adds what a session collected to the schedule's totals.
     private func tally(_ s: NodeSession) {
-        collected.objects += s.collected.objects
-        collected.increments += s.collected.increments
-        collected.entries += s.collected.entries
-        collected.removedTags += s.collected.removedTags
+        collected += s.collected
         expiryRecoveries += s.expiryRecoveries
         if s.collectedPoint > 0 { collections += 1 }
     }
@@ -326,10 +323,7 @@ final class Simulator {
         var c = collected, e = expiryRecoveries, n = collections
         for node in nodes {
             guard let s = node.session else { continue }
-            c.objects += s.collected.objects
-            c.increments += s.collected.increments
-            c.entries += s.collected.entries
-            c.removedTags += s.collected.removedTags
+            c += s.collected
             e += s.expiryRecoveries
             if s.collectedPoint > 0 { n += 1 }
         }
