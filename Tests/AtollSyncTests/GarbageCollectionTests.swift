@@ -585,6 +585,57 @@ import AtollTestSupport
         #expect(try x.dump() == a.dump() && y.dump() == a.dump())
     }
 
+    /// A node that has merged nothing of any other node, but whose changesets the relay stores,
+    /// may still name what it made after others deleted it: here it inserts, offline, after its
+    /// own element of an object another node deleted. Its applied floor holds the deletion point
+    /// below the delete until it returns (it once reported no floor, the others collected the
+    /// object, and its insert could be applied nowhere: "follows element …, which this node
+    /// does not have").
+    @Test(arguments: RelayStoreKind.allCases) func aNodeThatMergedNothingInsertsAfterItsOwnElementOfACollectedObject(store: RelayStoreKind) throws {
+        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let mClock = ManualClock(1_700_000_010_000)
+        let m = try TestNode(clock: mClock) { $0.collectsDeletedObjects = true }
+        let x = try Self.collecting(), y = try Self.collecting()
+        let sm = NodeSession(replica: m.replica), sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        for (c, s) in [(1, sm), (2, sx), (3, sy)] { net.connect(s, as: ConnectionID(c)) }
+        net.settle()
+        try m.db.write { w in
+            let k = try w.items().create(primaryKey: .int(1))
+            try w.items().listInsert(k, TestSchema.Item.tags, at: 0, .string("mine"))
+        }
+        net.perform(1, sm.localCommitted(now: 0))
+        net.settle()
+        // x goes offline; m, its clock 30 s on, writes elsewhere (its floor moves ahead) and goes.
+        net.perform(2, [.disconnect])
+        net.perform(2, sx.transportDisconnected(error: nil, now: 0))
+        mClock.advance(30_000)
+        try m.db.write { w in _ = try w.items().create(primaryKey: .int(9)) }
+        net.perform(1, sm.localCommitted(now: 0))
+        net.settle()
+        net.perform(1, [.disconnect])
+        net.perform(1, sm.transportDisconnected(error: nil, now: 0))
+        // x deletes item 1 offline (stamped behind m's floor) and returns.
+        try x.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        net.perform(2, sx.localCommitted(now: 0))
+        net.connect(sx, as: 4)
+        net.settle()
+        Self.tick(net, at: 1000)
+        Self.tick(net, at: 2000)
+        #expect(sx.collected.objects == 0 && sy.collected.objects == 0)
+        #expect(try Self.hasRecord(x, item: 1) && Self.hasRecord(y, item: 1))
+        // m, having merged nothing, inserts after its own element of item 1 and returns.
+        try m.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 1), TestSchema.Item.tags, at: 1, .string("later, offline")) }
+        net.perform(1, sm.localCommitted(now: 0))
+        net.connect(sm, as: 5)
+        net.settle()
+        Self.tick(net, at: 3000)
+        #expect(net.nodeErrors.isEmpty, "\(net.nodeErrors)")
+        #expect(try x.dump() == m.dump() && y.dump() == m.dump())
+        // The insert, stamped after the delete, brought item 1 back with only itself.
+        #expect(try x.db.read { r in try r.items().listValues(ObjectKey(primaryKey: 1), TestSchema.Item.tags) } == [.string("later, offline")])
+        for node in [m, x, y] { try node.replica.checkInvariants() }
+    }
+
     /// A node that joins after the deletion point was computed, merges part of the log (an
     /// object alive, its delete not yet merged) and changes the object offline: the others
     /// dropped what its change names, so the relay refuses the change (it was made before the

@@ -587,8 +587,7 @@ struct AppliedTracking {
     /// known since the file was opened; `merged` is 0 until it is).
     var staged: Bool?
     /// Runs of own changesets not known acknowledged, in order: the last seq of the run, and
-    /// the relay and position merged when they were made (UInt64.max: the node had merged no
-    /// other node's changeset; it could name only what it made).
+    /// the relay and position merged when they were made (UInt64.max: made `unseen`).
     var runs: [(through: UInt64, relay: NodeID, merged: UInt64)] = []
 
     /// After opening the file: its unacknowledged changesets as one run, at the smallest
@@ -598,8 +597,17 @@ struct AppliedTracking {
         if state.ownSeq > state.uploadAcknowledged { runs = [(state.ownSeq, state.relayID, state.appliedFloor)] }
     }
 
-    static func mergedAnything(_ state: ReplicaState) -> Bool {
-        state.applied.indices.contains { $0 > 0 && state.applied[$0] > 0 }
+    /// Whether the node has merged no other node's changeset and the relay has acknowledged
+    /// none of its own (`acknowledged`): then no other node can have seen, let alone deleted
+    /// or removed, anything it made, and its changes can name nothing but what it made, so
+    /// they need no position. Once a changeset of it is stored, another node may delete its
+    /// object or remove its list element, and a change it makes without merging that could
+    /// name what the others dropped: it reports positions like any node (a node that had
+    /// merged nothing once reported UInt64.max still, and its insert after its own element of
+    /// an object the others had collected could not be applied anywhere:
+    /// `GarbageCollectionTests.aNodeThatMergedNothingInsertsAfterItsOwnElementOfACollectedObject`).
+    static func unseen(_ state: ReplicaState, acknowledged: UInt64) -> Bool {
+        acknowledged == 0 && !state.applied.indices.contains { $0 > 0 && state.applied[$0] > 0 }
     }
 
     /// A run's position as a position of `relay`'s log.
@@ -630,7 +638,7 @@ struct AppliedTracking {
             node = replica.state.nodeID
             ownSeq = replica.state.ownSeq
             relay = replica.appliedTracking.mergedRelay
-            madeAt = AppliedTracking.mergedAnything(replica.state) ? replica.appliedTracking.merged : .max
+            madeAt = AppliedTracking.unseen(replica.state, acknowledged: replica.uploadAcknowledged) ? .max : replica.appliedTracking.merged
         }
     }
 
@@ -667,7 +675,8 @@ extension SyncReplica {
     /// The log position of `relay` this node reports as merged (`SyncMessage.appliedFloor`):
     /// every own changeset the relay has not acknowledged, and every later one, was (will be)
     /// made after this node merged every changeset of the log at or before it. UInt64.max: it
-    /// has merged nothing of another node yet (its changes name only what it made).
+    /// has merged nothing of another node and none of its changesets is acknowledged yet (its
+    /// changes name only what it made, which no other node has seen: `AppliedTracking.unseen`).
     public func appliedFloor(relay: NodeID) throws -> UInt64 {
         if appliedTracking.staged == nil {
             let r = try database.beginRead()
@@ -676,7 +685,7 @@ extension SyncReplica {
         }
         let acked = uploadAcknowledged
         appliedTracking.runs.removeAll { $0.through <= acked }
-        var floor: UInt64 = AppliedTracking.mergedAnything(state) ? (appliedTracking.mergedRelay == relay ? appliedTracking.merged : 0) : .max
+        var floor: UInt64 = AppliedTracking.unseen(state, acknowledged: acked) ? .max : (appliedTracking.mergedRelay == relay ? appliedTracking.merged : 0)
         for run in appliedTracking.runs { floor = min(floor, AppliedTracking.position(run.merged, of: run.relay, in: relay)) }
         return floor
     }
