@@ -62,9 +62,10 @@ extension SyncWriter {
         mapRecords = [:]
     }
 
-    /// The set and map columns of a class.
+    /// The set and map columns of a class (maps of embedded objects are not among them:
+    /// SyncWriter+EmbeddedMaps.swift).
     func collectionColumns(of c: SyncedClass) -> [Int] {
-        c.spec.columns.indices.filter { c.spec.columns[$0].isSet || c.spec.columns[$0].isMap }
+        c.spec.columns.indices.filter { (c.spec.columns[$0].isSet || c.spec.columns[$0].isMap) && c.embeddedMaps[$0] == nil }
     }
 
     // MARK: apply
