@@ -133,7 +133,12 @@ extension SyncWriter {
         let held = try mapRecord(ck).entries[key]
         if let held, held.stamp == stamp { return } // applied already
         if recordsConflicts { try noteMapConflicts(c, pk, ok, column, key: key, held: held, v, stamp) }
-        if let held, held.stamp > stamp { return }
+        if let held, held.stamp > stamp {
+            // Older than what decides the key: still a write of the object (it keeps it, or
+            // brings it back after an older delete), as when it arrives first.
+            if v != nil { try applyCreate(c, pk, stamp) }
+            return
+        }
         if let d = o.deleted, stamp < d { return } // void: the entries before the delete are gone
         var k: ObjectKey?
         if v != nil {
