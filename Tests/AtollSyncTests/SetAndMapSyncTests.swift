@@ -237,6 +237,35 @@ import Testing
         #expect(try nodes[1].dump() == n.dump())
     }
 
+    /// A map write is a write of its object whether or not it decides its key: one that loses to
+    /// a newer removal of the key still brings back the object deleted before it, as it does when
+    /// it arrives before the removal.
+    @Test func aMapWriteThatLosesToANewerRemovalStillBringsBackItsObjectInEveryOrder() throws {
+        let clock = ManualClock()
+        let a = try TestNode(clock: clock, collections: true), b = try TestNode(clock: clock, collections: true)
+        let c = try TestNode(clock: clock, collections: true)
+        try a.db.write { w in
+            let k = try w.bags().create(primaryKey: .int(1))
+            try w.bags().mapSet(k, B.marks, key: "k", .int(1))
+        }
+        let base = try a.outgoing(after: 0)
+        try b.replica.apply(base)
+        try c.replica.apply(base)
+        clock.advance(10)
+        try a.db.write { w in try w.bags().erase(Self.one) }
+        let deleted = try a.outgoing(after: base.last?.seq ?? 0)
+        clock.advance(10)
+        try b.db.write { w in try w.bags().mapSet(Self.one, B.marks, key: "k", .int(2)) }
+        let written = try b.outgoing(after: 0)
+        clock.advance(10)
+        try c.db.write { w in _ = try w.bags().mapRemove(Self.one, B.marks, key: "k") }
+        let removed = try c.outgoing(after: 0)
+        let (dumps, nodes) = try Self.everyOrder(base, [deleted, written, removed], clock: clock)
+        #expect(dumps.count == 1, "\(dumps)")
+        let shown = try nodes[0].dump()
+        #expect(shown.contains("  1: labels=<> marks={}"), "\(shown)")
+    }
+
     @Test func existingSetsAndMapsBecomeChangesetsWhenSyncStarts() throws {
         let clock = ManualClock()
         let db = try TestSchema.database(collections: true)

@@ -275,14 +275,25 @@ final class EmbKeyed: EmbeddedObject {
         #expect(realm.objects(EmbContact.self).first?.address?.street == "Dyn 1")
     }
 
-    @Test func aSyncedClassHoldingEmbeddedObjectsIsRefusedClearly() throws {
+    @Test func aSyncedClassHoldingEmbeddedObjectsInPropertiesListsAndMapsSyncs() throws {
         let id = "embedded-sync-\(UUID().uuidString)"
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: id, objectTypes: [EmbContact.self]))
         #expect(realm.isEmpty)
-        let error = #expect(throws: AtollError.self) {
-            _ = try SyncReplica.open(try Database.open(DatabaseConfiguration(inMemoryIdentifier: id)),
-                                     configuration: ReplicaConfiguration(realmID: "contacts"))
+        try realm.write {
+            let c = EmbContact()
+            c.id = 1
+            let address = EmbAddress()
+            address.street = "Main St 1"
+            c.address = address
+            let home = EmbAddress()
+            home.city = "Oslo"
+            c.byLabel["home"] = home
+            realm.add(c)
         }
-        #expect(error?.message.contains("maps of embedded objects do not sync yet") == true)
+        let db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: id))
+        let replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "contacts"))
+        try replica.extractLocalChanges()
+        #expect(try replica.outgoingChangesets(after: 0).isEmpty == false)
+        try replica.checkInvariants()
     }
 }

@@ -13,19 +13,27 @@ import AtollStorage
 //                   u8 length ++ parent object key ++ steps ++ u16 BE (0x8000 | column)
 //                                                    -> ListRecord: a list of embedded objects
 //                                                       (its elements' values are nil)
-//   step: u16 BE column (a to-one property, column < 0x8000), or u16 BE (0x8000 | column) ++
+//                   u8 length ++ parent object key ++ steps ++ u16 BE (0x4000 | column)
+//                                                    -> MapRecord: a map of embedded objects
+//                                                       (per key: an object, nil or a removal)
+//   step: u16 BE column (a to-one property, column < 0x4000), or u16 BE (0x8000 | column) ++
 //         u64 BE lamport ++ 16-byte node (an element of a list of embedded objects,
-//         SyncWriter+EmbeddedLists.swift). A list's elements' records follow its own key.
+//         SyncWriter+EmbeddedLists.swift), or u16 BE (0x4000 | column) ++ u16 BE length ++ the
+//         key's UTF-8 (the object at a key of a map of embedded objects,
+//         SyncWriter+EmbeddedMaps.swift). A list's elements' records follow its own key, and a
+//         map's entries' records its own key.
 
 /// One step of the path from a synced object down to an embedded object: a to-one embedded
-/// property, or an element (by its id in the list's RGA) of a list of embedded objects.
+/// property, an element (by its id in the list's RGA) of a list of embedded objects, or the
+/// object at a key of a map of embedded objects.
 enum EmbeddedStep: Hashable {
     case property(Int)
     case element(Int, ElementID)
+    case entry(Int, String)
 
     var column: Int {
         switch self {
-        case .property(let c), .element(let c, _): return c
+        case .property(let c), .element(let c, _), .entry(let c, _): return c
         }
     }
 
@@ -35,6 +43,11 @@ enum EmbeddedStep: Hashable {
     }
 
     static let listFlag = 0x8000
+    static let mapFlag = 0x4000
+    /// The longest key (in UTF-8 bytes) a map of embedded objects syncs: the key is part of the
+    /// records' keys in `sync.embedded` (B+tree keys are at most 512 bytes, with the parent's key
+    /// and the conflict ledger's suffix).
+    static let mapKeyBytesMax = 128
 
     func append(to k: inout [UInt8]) {
         switch self {
@@ -47,12 +60,20 @@ enum EmbeddedStep: Hashable {
             for v in [id.lamport, id.node.high, id.node.low] {
                 for shift in stride(from: 56, through: 0, by: -8) { k.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
             }
+        case .entry(let c, let key):
+            let bytes = Array(key.utf8)
+            k.append(UInt8(truncatingIfNeeded: (c | Self.mapFlag) >> 8))
+            k.append(UInt8(truncatingIfNeeded: c))
+            k.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
+            k.append(UInt8(truncatingIfNeeded: bytes.count))
+            k.append(contentsOf: bytes)
         }
     }
 
     /// The steps of a `sync.embedded` key after its parent part, and whether the key ends with a
-    /// list's own key (u16 0x8000 | column with no element after it: a `ListRecord`).
-    static func parse(_ key: [UInt8], from start: Int) throws -> (steps: [EmbeddedStep], list: Int?) {
+    /// list's own key (u16 0x8000 | column with no element after it: a `ListRecord`) or a map's
+    /// (u16 0x4000 | column with no key after it: a `MapRecord`).
+    static func parse(_ key: [UInt8], from start: Int) throws -> (steps: [EmbeddedStep], list: Int?, map: Int?) {
         var steps: [EmbeddedStep] = []
         var i = start
         func be(_ at: Int) -> UInt64 {
@@ -64,14 +85,27 @@ enum EmbeddedStep: Hashable {
             guard i + 2 <= key.count else { throw AtollError.corrupted("sync.embedded key of \(key.count) bytes") }
             let raw = Int(key[i]) << 8 | Int(key[i + 1])
             i += 2
+            if raw & mapFlag != 0 {
+                let column = raw & ~mapFlag
+                if i == key.count { return (steps, nil, column) }
+                guard i + 2 <= key.count else { throw AtollError.corrupted("sync.embedded key of \(key.count) bytes") }
+                let n = Int(key[i]) << 8 | Int(key[i + 1])
+                i += 2
+                guard n > 0, n <= mapKeyBytesMax, i + n <= key.count, let k = String(validating: key[i..<(i + n)], as: UTF8.self) else {
+                    throw AtollError.corrupted("sync.embedded key of \(key.count) bytes with a map key of \(n)")
+                }
+                steps.append(.entry(column, k))
+                i += n
+                continue
+            }
             guard raw & listFlag != 0 else { steps.append(.property(raw)); continue }
             let column = raw & ~listFlag
-            if i == key.count { return (steps, column) }
+            if i == key.count { return (steps, column, nil) }
             guard i + 24 <= key.count else { throw AtollError.corrupted("sync.embedded key of \(key.count) bytes") }
             steps.append(.element(column, ElementID(lamport: be(i), node: NodeID(high: be(i + 8), low: be(i + 16)))))
             i += 24
         }
-        return (steps, nil)
+        return (steps, nil, nil)
     }
 }
 
@@ -100,6 +134,15 @@ extension SyncTrees {
         k.append(UInt8(truncatingIfNeeded: column))
         return k
     }
+
+    /// The key of the `MapRecord` of map of embedded objects `column` of the object at `steps`
+    /// (none: the parent itself). Its entries' record keys start with it.
+    static func embeddedMapKey(_ parent: [UInt8], _ steps: [EmbeddedStep], column: Int) -> [UInt8] {
+        var k = embeddedKey(parent, steps)
+        k.append(UInt8(truncatingIfNeeded: (column | EmbeddedStep.mapFlag) >> 8))
+        k.append(UInt8(truncatingIfNeeded: column))
+        return k
+    }
 }
 
 /// Where an embedded object is: its parent (a synced object) and the to-one embedded properties
@@ -111,7 +154,9 @@ extension SyncTrees {
 /// A step through a list of embedded objects is the list's name followed by a part naming the
 /// element (`EmbeddedPath.elementPart`: its Lamport number, `@` and its node's 32 hex digits), so
 /// `5:Route5:p03025:stops34:3@000000000000000a000000000000000b` (element (3, node a…b) of the
-/// stops of route 1).
+/// stops of route 1). A step through a map of embedded objects is the map's name followed by
+/// `=` and the key (`EmbeddedPath.keyPart`), so `5:Route5:p03025:notes5:=home` (the object at
+/// key `home` of the notes of route 1).
 struct EmbeddedPath: Equatable {
     var parentClass: String
     var parentPrimaryKey: StorageValue
@@ -281,6 +326,31 @@ extension EmbeddedPath {
         return id
     }
 
+    /// The part naming key `key` of a map of embedded objects: `=<key>`.
+    static func keyPart(_ key: String) -> String { "=" + key }
+
+    /// Parses a key part; anything but `=` and a valid map key of at most
+    /// `EmbeddedStep.mapKeyBytesMax` bytes throws `.protocolViolation`.
+    static func key(parsing part: String) throws -> String {
+        let bad = AtollError(.protocolViolation, "a changeset names an object of a map of embedded objects by a malformed part '\(part.prefix(64))'")
+        guard part.hasPrefix("=") else { throw bad }
+        let key = String(part.dropFirst())
+        try checkMapKey(key)
+        return key
+    }
+
+    /// Throws `.protocolViolation` unless `key` is a key a map of embedded objects syncs.
+    static func checkMapKey(_ key: String) throws {
+        guard key.utf8.count <= EmbeddedStep.mapKeyBytesMax else {
+            throw AtollError(.protocolViolation, "a changeset names a key of \(key.utf8.count) bytes in a map of embedded objects (at most \(EmbeddedStep.mapKeyBytesMax))")
+        }
+        do {
+            try MapKeyRules.validate(key)
+        } catch let e as AtollError {
+            throw AtollError(.protocolViolation, "a changeset names a key of a map of embedded objects that no map can hold: \(e.message)")
+        }
+    }
+
     /// The key of this embedded object's record in `sync.embedded`, read from the file's schema
     /// (nil: the file has no such parent class or property).
     func recordKey(_ r: Transaction) throws -> [UInt8]? {
@@ -291,8 +361,12 @@ extension EmbeddedPath {
         while i < properties.count {
             guard let column = spec.columnIndex(named: properties[i]), let target = spec.columns[column].linkTarget,
                   let next = try r.table(named: target) else { return nil }
-            if spec.columns[column].isList {
-                guard !spec.columns[column].isSet, !spec.columns[column].isMap, i + 1 < properties.count else { return nil }
+            if spec.columns[column].isMap {
+                guard i + 1 < properties.count else { return nil }
+                steps.append(.entry(column, try Self.key(parsing: properties[i + 1])))
+                i += 2
+            } else if spec.columns[column].isList {
+                guard !spec.columns[column].isSet, i + 1 < properties.count else { return nil }
                 steps.append(.element(column, try Self.element(parsing: properties[i + 1])))
                 i += 2
             } else {

@@ -320,7 +320,9 @@ struct RecoveryPlan: Equatable {
             operations.append(.setValues(name, pk, property: property, values))
         }
         for (name, pk, property) in maps {
-            guard let c = schema.byName[name], let column = c.columnsByName[property], let k = try Self.row(c, pk, txn) else { continue }
+            // Maps of embedded objects are not recovered, as lists of them are not.
+            guard let c = schema.byName[name], let column = c.columnsByName[property], c.embeddedMaps[column] == nil,
+                  let k = try Self.row(c, pk, txn) else { continue }
             let entries = try txn.table(c.key).mapEntries(k, column).map { MapEntry(key: $0.key, value: try syncValue(c, column, $0.value)) }
             operations.append(.mapEntries(name, pk, property: property, entries))
         }

@@ -523,8 +523,29 @@ extension SyncReplica {
                 guard let bytes = try r.internalValue(SyncTrees.objects, key: ok),
                       try bytes.withUnsafeBytes({ try ObjectRecord.decode($0, s.nodes) }).exists
                 else { throw AtollError.corrupted("'\(c.name)' \(pk) is in the table but its sync record says it does not exist") }
-                for column in c.spec.columns.indices where c.spec.columns[column].isSet || c.spec.columns[column].isMap {
+                for column in c.spec.columns.indices where (c.spec.columns[column].isSet || c.spec.columns[column].isMap) && c.embeddedMaps[column] == nil {
                     try SyncWriter.checkCollection(r, s.nodes, c, t, k, ok, column, pk: pk, schema: schema)
+                }
+                for column in c.embeddedMaps.keys.sorted() {
+                    // A map of embedded objects: its live keys are the table's, an object where
+                    // the record has one and nil where it has nil.
+                    let m = try r.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedMapKey(ok, [], column: column)).map { b in
+                        try b.withUnsafeBytes { try MapRecord.decode($0, s.nodes) }
+                    } ?? MapRecord()
+                    let live = m.entries.compactMapValues(\.value)
+                    let entries = try t.mapEntries(k, column)
+                    let name = "'\(c.name)' \(pk).\(c.spec.columns[column].name)"
+                    guard entries.count == live.count else {
+                        throw AtollError.corrupted("\(name) has \(entries.count) keys but \(live.count) live keys in its sync record")
+                    }
+                    for e in entries {
+                        guard let held = live[e.key] else { throw AtollError.corrupted("\(name) has key '\(e.key)', which its sync record does not") }
+                        let isObject: Bool
+                        if case .link = held { isObject = true } else { isObject = false }
+                        guard isObject == !e.value.isNull else {
+                            throw AtollError.corrupted("\(name) shows \(e.value) at key '\(e.key)' but its sync record holds \(held)")
+                        }
+                    }
                 }
                 for column in c.embeddedLists.keys.sorted() {
                     // A list of embedded objects: its live elements are the table's list.

@@ -20,6 +20,14 @@ final class SyncedClass {
     var embeddedColumns: [Int: SyncedEmbeddedClass] = [:]
     /// Per column that is a list of embedded objects: their class (SyncWriter+EmbeddedLists.swift).
     var embeddedLists: [Int: SyncedEmbeddedClass] = [:]
+    /// Per column that is a map of embedded objects: their class (SyncWriter+EmbeddedMaps.swift).
+    var embeddedMaps: [Int: SyncedEmbeddedClass] = [:]
+
+    /// Whether the class holds embedded objects (to-one, in lists or in maps).
+    var holdsEmbedded: Bool { !embeddedColumns.isEmpty || !embeddedLists.isEmpty || !embeddedMaps.isEmpty }
+
+    /// Whether `column` holds embedded objects (to-one, a list or a map of them).
+    func isEmbedded(_ column: Int) -> Bool { embeddedColumns[column] != nil || embeddedLists[column] != nil || embeddedMaps[column] != nil }
 
     init(key: TableKey, spec: TableSpec, primaryKeyColumn: Int) {
         self.key = key
@@ -115,6 +123,7 @@ struct SyncSchema {
             let c = SyncedClass(key: k, spec: spec, primaryKeyColumn: pk)
             c.embeddedColumns = embeddedColumns(of: spec, embedded)
             c.embeddedLists = embeddedLists(of: spec, embedded)
+            c.embeddedMaps = embeddedMaps(of: spec, embedded)
             classes[k] = c
             byName[spec.name] = c
         }
@@ -123,7 +132,7 @@ struct SyncSchema {
                 "only classes with a primary key can sync, and \(missingKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")) \(missingKeys.count == 1 ? "has" : "have") none; add a primary key or leave \(missingKeys.count == 1 ? "it" : "them") out of the synced classes")
         }
         for c in classes.values {
-            for (i, col) in c.spec.columns.enumerated() where col.type == .link && c.embeddedColumns[i] == nil && c.embeddedLists[i] == nil {
+            for (i, col) in c.spec.columns.enumerated() where col.type == .link && !c.isEmbedded(i) {
                 guard let target = col.linkTarget.flatMap({ byName[$0] }) else {
                     throw AtollError(.schemaMismatch,
                         "'\(c.name).\(col.name)' links to '\(col.linkTarget ?? "?")', which does not sync; sync both classes or neither")

@@ -129,7 +129,7 @@ extension SyncWriter {
         guard c.accepts(primaryKey: o.primaryKey) else {
             throw AtollError(.protocolViolation, "a changeset gives '\(c.name)' a primary key of the wrong type: \(o.primaryKey)")
         }
-        if !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty {
+        if c.holdsEmbedded {
             if let p = instruction.property, let column = c.columnsByName[names.properties[p]], c.embeddedColumns[column] != nil {
                 throw AtollError(.protocolViolation, "a changeset writes '\(c.name).\(names.properties[p])', which holds an embedded object (embedded objects are written by their path)")
             }
@@ -139,6 +139,12 @@ extension SyncWriter {
                 // A list of embedded objects: SyncWriter+EmbeddedLists.swift.
                 try applyToEmbeddedList(instruction, ec, holder: (c, o.primaryKey, ok, []), column: column, stamp: stamp, elementNode: elementNode,
                                         erased: erased, names)
+                return
+            }
+            if let p = instruction.property, let column = c.columnsByName[names.properties[p]], let ec = c.embeddedMaps[column] {
+                // A map of embedded objects: SyncWriter+EmbeddedMaps.swift.
+                try applyToEmbeddedMap(instruction, ec, holder: (c, o.primaryKey, ok, []), holderNames: [], column: column,
+                                       mapName: names.properties[p], stamp: stamp)
                 return
             }
         }

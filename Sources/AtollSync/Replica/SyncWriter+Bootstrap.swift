@@ -38,7 +38,7 @@ extension SyncWriter {
                 var o = ObjectRecord()
                 o.latest = stamp.at(encoder.instructionCount)
                 append(.create(address))
-                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn && c.embeddedColumns[column] == nil && c.embeddedLists[column] == nil {
+                for (column, spec) in c.spec.columns.enumerated() where column != c.primaryKeyColumn && !c.isEmbedded(column) {
                     let property = encoder.propertyIndex(spec.name)
                     if spec.isSet {
                         let ck = SyncTrees.listKey(ok, column: column)

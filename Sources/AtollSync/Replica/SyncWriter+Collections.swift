@@ -62,9 +62,10 @@ extension SyncWriter {
         mapRecords = [:]
     }
 
-    /// The set and map columns of a class.
+    /// The set and map columns of a class (maps of embedded objects are not among them:
+    /// SyncWriter+EmbeddedMaps.swift).
     func collectionColumns(of c: SyncedClass) -> [Int] {
-        c.spec.columns.indices.filter { c.spec.columns[$0].isSet || c.spec.columns[$0].isMap }
+        c.spec.columns.indices.filter { (c.spec.columns[$0].isSet || c.spec.columns[$0].isMap) && c.embeddedMaps[$0] == nil }
     }
 
     /// The greatest stamp map `column` of object `ok` holds (of a write or a removal of a key).
@@ -137,7 +138,12 @@ extension SyncWriter {
         let held = try mapRecord(ck).entries[key]
         if let held, held.stamp == stamp { return } // applied already
         if recordsConflicts { try noteMapConflicts(c, pk, ok, column, key: key, held: held, v, stamp) }
-        if let held, held.stamp > stamp { return }
+        if let held, held.stamp > stamp {
+            // Older than what decides the key: still a write of the object (it keeps it, or
+            // brings it back after an older delete), as when it arrives first.
+            if v != nil { try applyCreate(c, pk, stamp) }
+            return
+        }
         if let d = o.deleted, stamp < d { return } // void: the entries before the delete are gone
         var k: ObjectKey?
         if v != nil {

@@ -81,9 +81,9 @@ extension SyncWriter {
     /// records and appends the instructions that bring every other node there, updating the
     /// records as if they had been applied.
     func extractEmbedded(_ c: SyncedClass, _ pk: StorageValue, _ k: ObjectKey, _ encoder: inout ChangesetBodyEncoder, base: Stamp) throws {
-        guard !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty else { return }
+        guard c.holdsEmbedded else { return }
         let x = EmbeddedExtraction(c: c, pk: pk, base: base)
-        try extractEmbeddedChildren(x, try table(c), k, c.embeddedColumns, c.embeddedLists, [], [], try object(x.ok).deleted, &encoder)
+        try extractEmbeddedChildren(x, try table(c), k, c.embeddedColumns, c.embeddedLists, c.embeddedMaps, [], [], try object(x.ok).deleted, &encoder)
         if let parentWrite = x.parentWrite {
             var o = try object(x.ok)
             o.noteWrite(parentWrite)
@@ -125,10 +125,11 @@ extension SyncWriter {
     }
 
     /// The embedded objects held by row `row` of `t` (the parent, or an embedded object at
-    /// `steps`): its to-one embedded properties `columns` and its lists of embedded objects `lists`.
+    /// `steps`): its to-one embedded properties `columns`, its lists of embedded objects `lists`
+    /// and its maps of embedded objects `maps`.
     func extractEmbeddedChildren(_ x: EmbeddedExtraction, _ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass],
-                                 _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep], _ names: [String], _ inherited: Stamp?,
-                                 _ encoder: inout ChangesetBodyEncoder) throws
+                                 _ lists: [Int: SyncedEmbeddedClass], _ maps: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep],
+                                 _ names: [String], _ inherited: Stamp?, _ encoder: inout ChangesetBodyEncoder) throws
     {
         for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
             let path = steps + [.property(column)]
@@ -164,41 +165,49 @@ extension SyncWriter {
             }
             try extractEmbeddedFields(x, ec, current, &r, path, address, tombstone, &encoder)
             try putEmbeddedRecord(key, r)
-            try extractEmbeddedChildren(x, try txn.table(ec.key), current, ec.embeddedColumns, ec.embeddedLists, path, pathNames, tombstone, &encoder)
+            try extractEmbeddedChildren(x, try txn.table(ec.key), current, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, pathNames,
+                                        tombstone, &encoder)
         }
         for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
             try extractEmbeddedList(x, t, row, column, ec, steps, names, inherited, &encoder)
         }
+        for (column, ec) in maps.sorted(by: { $0.key < $1.key }) {
+            try extractEmbeddedMap(x, t, row, column, ec, steps, names, inherited, &encoder)
+        }
     }
 
     /// The greatest stamp in the records of object `pk`'s embedded objects (a local change to
-    /// them must be stamped after it, as one to the object itself is).
+    /// them must be stamped after it, as one to the object itself is). Every record below the
+    /// object counts, also those of writes inside a map key that holds no object (a local write
+    /// of the key voids them).
     func embeddedStampBound(_ c: SyncedClass, _ pk: StorageValue) throws -> Stamp {
+        guard c.holdsEmbedded else { return .zero }
         let ok = SyncTrees.objectKey(c.key, pk)
-        var bound = Stamp.zero
-        func note(_ s: Stamp?) { if let s, s > bound { bound = s } }
-        func walk(_ columns: [Int: SyncedEmbeddedClass], _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep]) throws {
-            for (column, ec) in columns {
-                let r = try embeddedRecord(SyncTrees.embeddedKey(ok, steps + [.property(column)]))
-                guard r.latest != nil || r.deleted != nil else { continue }
+        return try newestEmbeddedStamp(under: [UInt8(truncatingIfNeeded: ok.count)] + ok, parentBytes: ok.count) ?? .zero
+    }
+
+    /// The greatest stamp in the records of `sync.embedded` whose keys start with `prefix` (the
+    /// length byte and the parent's key, `parentBytes` long, then steps), nil when there are none.
+    func newestEmbeddedStamp(under prefix: [UInt8], parentBytes: Int) throws -> Stamp? {
+        var bound: Stamp?
+        func note(_ s: Stamp?) { if let s, bound.map({ s > $0 }) ?? true { bound = s } }
+        try txn.forEachInternalEntry(SyncTrees.embedded, from: prefix, prefix: prefix) { k, v in
+            let (_, list, map) = try EmbeddedStep.parse(Array(k), from: 1 + parentBytes)
+            if list != nil {
+                for e in try ListRecord.decode(v, state.nodes).elements {
+                    note(e.insertStamp)
+                    note(e.valueStamp)
+                }
+            } else if map != nil {
+                for e in try MapRecord.decode(v, state.nodes).entries.values { note(e.stamp) }
+            } else {
+                let r = try EmbeddedRecord.decode(v, state.nodes)
                 note(r.latest)
                 note(r.deleted)
-                try walk(ec.embeddedColumns, ec.embeddedLists, steps + [.property(column)])
+                for f in r.fields { note(f.stamp) }
             }
-            for (column, ec) in lists {
-                let l = try embeddedList(SyncTrees.embeddedListKey(ok, steps, column: column))
-                for e in l.elements {
-                    note(e.insertStamp)
-                    guard !e.isDeleted else { continue }
-                    let path = steps + [.element(column, e.id)]
-                    let r = try embeddedRecord(SyncTrees.embeddedKey(ok, path))
-                    note(r.latest)
-                    note(r.deleted)
-                    try walk(ec.embeddedColumns, ec.embeddedLists, path)
-                }
-            }
+            return true
         }
-        try walk(c.embeddedColumns, c.embeddedLists, [])
         return bound
     }
 
@@ -264,7 +273,23 @@ extension SyncWriter {
         if case .element = steps.last, case .erase = instruction {
             throw AtollError(.protocolViolation, "a changeset erases '\(s)', an element of a list of embedded objects (a list erase removes it)")
         }
+        if case .entry = steps.last, case .erase = instruction {
+            throw AtollError(.protocolViolation, "a changeset erases '\(s)', the object at a key of a map of embedded objects (a map write replaces it)")
+        }
         switch instruction {
+        case .mapSet(_, let p, _, _), .mapRemove(_, let p, _):
+            // An edit of a map of embedded objects this one holds (SyncWriter+EmbeddedMaps.swift).
+            guard let column = ec.columnsByName[names.properties[p]] else {
+                try keepUnknown(instruction, names, stamp: stamp, elementNode: elementNode, erased: erased)
+                if instruction.touchesObject(erased: erased) { try applyCreate(c, path.parentPrimaryKey, stamp) }
+                return
+            }
+            guard let entryClass = ec.embeddedMaps[column] else {
+                throw AtollError(.protocolViolation, "a changeset edits '\(ec.name).\(names.properties[p])' as a map of embedded objects; it is not one")
+            }
+            try applyToEmbeddedMap(instruction, entryClass, holder: (c, path.parentPrimaryKey, ok, steps), holderNames: path.properties,
+                                   column: column, mapName: names.properties[p], stamp: stamp)
+            return
         case .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _):
             // An edit of a list of embedded objects this one holds (SyncWriter+EmbeddedLists.swift).
             guard let column = ec.columnsByName[names.properties[p]] else {
@@ -318,7 +343,7 @@ extension SyncWriter {
                 try wrote()
                 return
             }
-            guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil, ec.embeddedLists[column] == nil else {
+            guard let column = ec.columnsByName[name], ec.embeddedColumns[column] == nil, ec.embeddedLists[column] == nil, ec.embeddedMaps[column] == nil else {
                 throw AtollError(.protocolViolation, "a changeset writes '\(name)' of embedded class '\(ec.name)', which it does not have as a value")
             }
             guard case .value(let value) = v else {
@@ -361,8 +386,8 @@ extension SyncWriter {
     /// the path names a property this node's schema does not have.
     func resolveEmbeddedSteps(_ path: EmbeddedPath, _ c: SyncedClass, _ s: String) throws -> ([EmbeddedStep], SyncedEmbeddedClass)? {
         var steps: [EmbeddedStep] = []
-        var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass], lists: [Int: SyncedEmbeddedClass]) =
-            (c.columnsByName, c.embeddedColumns, c.embeddedLists)
+        var owner: (columnsByName: [String: Int], embedded: [Int: SyncedEmbeddedClass], lists: [Int: SyncedEmbeddedClass],
+                    maps: [Int: SyncedEmbeddedClass]) = (c.columnsByName, c.embeddedColumns, c.embeddedLists, c.embeddedMaps)
         var target: SyncedEmbeddedClass?
         var i = 0
         while i < path.properties.count {
@@ -380,11 +405,18 @@ extension SyncWriter {
                 steps.append(.element(column, try EmbeddedPath.element(parsing: path.properties[i + 1])))
                 next = listed
                 i += 2
+            } else if let mapped = owner.maps[column] {
+                guard i + 1 < path.properties.count else {
+                    throw AtollError(.protocolViolation, "embedded path '\(s)' names map '\(name)' without a key")
+                }
+                steps.append(.entry(column, try EmbeddedPath.key(parsing: path.properties[i + 1])))
+                next = mapped
+                i += 2
             } else {
                 throw AtollError(.protocolViolation, "embedded path '\(s)' names '\(name)', which holds no embedded object")
             }
             target = next
-            owner = (next.columnsByName, next.embeddedColumns, next.embeddedLists)
+            owner = (next.columnsByName, next.embeddedColumns, next.embeddedLists, next.embeddedMaps)
         }
         guard let target else { throw AtollError(.protocolViolation, "embedded path '\(s)' names no property") }
         return (steps, target)
@@ -423,11 +455,11 @@ extension SyncWriter {
     /// records of removed elements.
     func pruneEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
         let ok = SyncTrees.objectKey(c.key, pk)
-        try pruneEmbeddedChildren(ok, c.embeddedColumns, c.embeddedLists, [], try object(ok).deleted)
+        try pruneEmbeddedChildren(ok, c.embeddedColumns, c.embeddedLists, c.embeddedMaps, [], try object(ok).deleted)
     }
 
     func pruneEmbeddedChildren(_ ok: [UInt8], _ columns: [Int: SyncedEmbeddedClass], _ lists: [Int: SyncedEmbeddedClass],
-                               _ steps: [EmbeddedStep], _ inherited: Stamp?) throws
+                               _ maps: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep], _ inherited: Stamp?) throws
     {
         for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
             let path = steps + [.property(column)]
@@ -440,10 +472,13 @@ extension SyncWriter {
             r.fields.removeAll { f in tombstone.map { f.stamp <= $0 } ?? false }
             if !r.exists(under: tombstone) { r.row = nil }
             if r != before { try putEmbeddedRecord(key, r) }
-            try pruneEmbeddedChildren(ok, ec.embeddedColumns, ec.embeddedLists, path, tombstone)
+            try pruneEmbeddedChildren(ok, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, tombstone)
         }
         for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
             try pruneEmbeddedList(ok, column, ec, steps, inherited)
+        }
+        for (column, ec) in maps.sorted(by: { $0.key < $1.key }) {
+            try pruneEmbeddedMap(ok, column, ec, steps, inherited)
         }
     }
 
@@ -451,11 +486,12 @@ extension SyncWriter {
     func projectEmbedded(_ c: SyncedClass, _ pk: StorageValue) throws {
         guard let k = try rowKey(c, pk) else { return }
         let ok = SyncTrees.objectKey(c.key, pk)
-        try projectEmbeddedChildren(ok, try table(c), k, c.embeddedColumns, c.embeddedLists, [], try object(ok).deleted)
+        try projectEmbeddedChildren(ok, try table(c), k, c.embeddedColumns, c.embeddedLists, c.embeddedMaps, [], try object(ok).deleted)
     }
 
     func projectEmbeddedChildren(_ ok: [UInt8], _ t: Table, _ row: ObjectKey, _ columns: [Int: SyncedEmbeddedClass],
-                                 _ lists: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep], _ inherited: Stamp?) throws
+                                 _ lists: [Int: SyncedEmbeddedClass], _ maps: [Int: SyncedEmbeddedClass], _ steps: [EmbeddedStep],
+                                 _ inherited: Stamp?) throws
     {
         for (column, ec) in columns.sorted(by: { $0.key < $1.key }) {
             let path = steps + [.property(column)]
@@ -485,10 +521,13 @@ extension SyncWriter {
                 r.row = target
                 try putEmbeddedRecord(key, r)
             }
-            try projectEmbeddedChildren(ok, et, target, ec.embeddedColumns, ec.embeddedLists, path, tombstone)
+            try projectEmbeddedChildren(ok, et, target, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, tombstone)
         }
         for (column, ec) in lists.sorted(by: { $0.key < $1.key }) {
             try projectEmbeddedList(ok, t, row, column, ec, steps, inherited)
+        }
+        for (column, ec) in maps.sorted(by: { $0.key < $1.key }) {
+            try projectEmbeddedMap(ok, t, row, column, ec, steps, inherited)
         }
     }
 

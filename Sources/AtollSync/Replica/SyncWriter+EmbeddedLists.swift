@@ -153,7 +153,7 @@ extension SyncWriter {
             let before = r
             r.fields.removeAll { f in tombstone.map { f.stamp <= $0 } ?? false }
             if r != before { try putEmbeddedRecord(key, r) }
-            try pruneEmbeddedChildren(ok, ec.embeddedColumns, ec.embeddedLists, path, tombstone)
+            try pruneEmbeddedChildren(ok, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, tombstone)
         }
     }
 
@@ -201,7 +201,7 @@ extension SyncWriter {
                 r.row = target
                 try putEmbeddedRecord(d.key, r)
             }
-            try projectEmbeddedChildren(ok, et, target, ec.embeddedColumns, ec.embeddedLists, d.path, tombstone)
+            try projectEmbeddedChildren(ok, et, target, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, d.path, tombstone)
         }
         // Rows left over (only when two records named one row, which a sound file never has).
         while current.count > desired.count {
@@ -296,7 +296,7 @@ extension SyncWriter {
             r.row = k
             try extractEmbeddedFields(x, ec, k, &r, path, address, tombstone, &encoder)
             try putEmbeddedRecord(SyncTrees.embeddedKey(x.ok, path), r)
-            try extractEmbeddedChildren(x, try txn.table(ec.key), k, ec.embeddedColumns, ec.embeddedLists, path, pathNames, tombstone, &encoder)
+            try extractEmbeddedChildren(x, try txn.table(ec.key), k, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, pathNames, tombstone, &encoder)
         }
         if changed { try putEmbeddedList(lk, l) }
     }

@@ -84,7 +84,7 @@ extension SyncWriter {
                     case .createObject(let t, let k, _), .set(let t, let k, _, _, _), .addInteger(let t, let k, _, _),
                          .eraseObject(let t, let k, _), .listInsert(let t, let k, _, _, _), .listSet(let t, let k, _, _, _),
                          .listErase(let t, let k, _, _, _), .listMove(let t, let k, _, _, _), .listClear(let t, let k, _):
-                        if let c = schema.classes[t], !c.embeddedColumns.isEmpty || !c.embeddedLists.isEmpty {
+                        if let c = schema.classes[t], c.holdsEmbedded {
                             embeddedEdits[ObjectRef(table: t, key: k)] = v
                         } else if let ec = embeddedByTable[t], let owner = try embeddedOwner(ec, k) {
                             embeddedEdits[ObjectRef(table: owner.0.key, key: owner.1)] = v
@@ -285,8 +285,8 @@ extension SyncWriter {
             case .listInsert(let t, let k, let column, _, _), .listSet(let t, let k, let column, _, _),
                  .listErase(let t, let k, let column, _, _), .listClear(let t, let k, let column):
                 guard let c = synced(t) else { break }
-                // Lists of embedded objects are compared with their records at the end of the commit.
-                if c.embeddedLists[column] != nil { continue }
+                // Lists and maps of embedded objects are compared with their records at the end of the commit.
+                if c.embeddedLists[column] != nil || c.embeddedMaps[column] != nil { continue }
                 guard c.spec.columns[column].isSet || c.spec.columns[column].isMap else { break }
                 try collectionEdited(c, k, column, entry: entry)
                 continue

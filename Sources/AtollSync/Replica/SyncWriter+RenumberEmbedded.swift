@@ -17,7 +17,7 @@ extension SyncWriter {
     func renumberEmbeddedRecords(_ renumbering: ColumnRenumbering) throws {
         guard !schema.embedded.isEmpty else { return }
         let embeddedByTable = Dictionary(schema.embedded.values.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        guard renumbering.changes.keys.contains(where: { embeddedByTable[$0] != nil || schema.classes[$0]?.embeddedColumns.isEmpty == false || schema.classes[$0]?.embeddedLists.isEmpty == false }) else { return }
+        guard renumbering.changes.keys.contains(where: { embeddedByTable[$0] != nil || schema.classes[$0]?.holdsEmbedded == true }) else { return }
 
         func moved(_ slots: [Int?]?, _ column: Int, _ what: String) throws -> Int? {
             guard let slots else { return column }
@@ -41,9 +41,9 @@ extension SyncWriter {
             let parent = Array(e.key[1...n])
             let t = TableKey(UInt32(parent[0]) << 24 | UInt32(parent[1]) << 16 | UInt32(parent[2]) << 8 | UInt32(parent[3]))
             guard let c = schema.classes[t] else { continue }
-            let (oldSteps, oldList) = try EmbeddedStep.parse(e.key, from: 1 + n)
+            let (oldSteps, oldList, oldMap) = try EmbeddedStep.parse(e.key, from: 1 + n)
             var ownerSlots = renumbering.slotsBeforePendingCommits(t)
-            var owner = (name: c.name, embeddedColumns: c.embeddedColumns, embeddedLists: c.embeddedLists)
+            var owner = (name: c.name, embeddedColumns: c.embeddedColumns, embeddedLists: c.embeddedLists, embeddedMaps: c.embeddedMaps)
             var steps: [EmbeddedStep] = []
             var target: SyncedEmbeddedClass?
             var gone = false
@@ -58,11 +58,25 @@ extension SyncWriter {
                 case .element(_, let id):
                     found = owner.embeddedLists[now]
                     steps.append(.element(now, id))
+                case .entry(_, let key):
+                    found = owner.embeddedMaps[now]
+                    steps.append(.entry(now, key))
                 }
                 guard let next = found else { gone = true; break }
                 target = next
                 ownerSlots = renumbering.slotsBeforePendingCommits(next.key)
-                owner = (next.name, next.embeddedColumns, next.embeddedLists)
+                owner = (next.name, next.embeddedColumns, next.embeddedLists, next.embeddedMaps)
+            }
+            if let oldMap {
+                // A map of embedded objects' own record: only its key moves.
+                guard !gone, let now = try moved(ownerSlots, oldMap, "a map of embedded objects of '\(owner.name)'"),
+                      owner.embeddedMaps[now] != nil else {
+                    try txn.deleteInternal(SyncTrees.embedded, key: e.key)
+                    continue
+                }
+                let key = SyncTrees.embeddedMapKey(parent, steps, column: now)
+                if key != e.key { listMoves.append((e.key, key, e.value)) }
+                continue
             }
             if let oldList {
                 // A list of embedded objects' own record: only its key moves.
