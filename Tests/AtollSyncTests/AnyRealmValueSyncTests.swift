@@ -24,15 +24,7 @@ import Testing
     }
 
     static func outgoing(_ replica: SyncReplica, after seq: UInt64) throws -> [Changeset] {
-        try replica.extractLocalChanges()
-        var all: [Changeset] = []
-        var from = seq
-        while true {
-            let batch = try replica.outgoingChangesets(after: from)
-            guard let last = batch.last else { return all }
-            all += batch
-            from = last.seq
-        }
+        return try replica.extractedOutgoing(after: seq)
     }
 
     static func set(_ db: Database, _ value: StorageValue) throws {

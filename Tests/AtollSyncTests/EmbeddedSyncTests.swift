@@ -45,15 +45,7 @@ import Testing
         }
 
         func outgoing(after seq: UInt64 = 0) throws -> [Changeset] {
-            try replica.extractLocalChanges()
-            var all: [Changeset] = []
-            var from = seq
-            while true {
-                let batch = try replica.outgoingChangesets(after: from)
-                guard let last = batch.last else { return all }
-                all += batch
-                from = last.seq
-            }
+            return try replica.extractedOutgoing(after: seq)
         }
 
         /// Contacts in key order with their embedded objects inline, and how many embedded rows

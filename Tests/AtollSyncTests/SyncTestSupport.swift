@@ -189,6 +189,21 @@ func canonicalDump(_ db: Database) throws -> String {
 }
 
 /// A node for tests: a database and its replica, with a manual clock.
+extension SyncReplica {
+    /// Extracts pending commits and returns every outgoing changeset after `seq`, all pages.
+    func extractedOutgoing(after seq: UInt64) throws -> [Changeset] {
+        try extractLocalChanges()
+        var all: [Changeset] = []
+        var from = seq
+        while true {
+            let batch = try outgoingChangesets(after: from)
+            guard let last = batch.last else { return all }
+            all += batch
+            from = last.seq
+        }
+    }
+}
+
 final class TestNode {
     let db: Database
     let clock: ManualClock
@@ -207,15 +222,7 @@ final class TestNode {
 
     /// Extracts pending commits and returns every outgoing changeset not yet returned.
     func outgoing(after seq: UInt64) throws -> [Changeset] {
-        try replica.extractLocalChanges()
-        var all: [Changeset] = []
-        var from = seq
-        while true {
-            let batch = try replica.outgoingChangesets(after: from)
-            guard let last = batch.last else { return all }
-            all += batch
-            from = last.seq
-        }
+        return try replica.extractedOutgoing(after: seq)
     }
 
     func dump() throws -> String { try canonicalDump(db) }
