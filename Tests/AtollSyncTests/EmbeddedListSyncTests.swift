@@ -27,23 +27,9 @@ import Testing
     enum S { static let city = 0, days = 1, geo = 2, legs = 3 }
     static let one = ObjectKey(primaryKey: 1)
 
-    final class Node {
-        let db: Database
-        let replica: SyncReplica
-
+    final class Node: SchemaNode {
         init(clock: ManualClock, setup: (WriteTransaction) throws -> Void = { _ in }) throws {
-            db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "emblist-\(UUID().uuidString)"))
-            try db.write { w in
-                try w.createTable(EmbeddedListSyncTests.spot)
-                try w.createTable(EmbeddedListSyncTests.stop)
-                try w.createTable(EmbeddedListSyncTests.route)
-                try setup(w)
-            }
-            replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "routes", physicalClock: clock.function))
-        }
-
-        func outgoing(after seq: UInt64 = 0) throws -> [Changeset] {
-            return try replica.extractedOutgoing(after: seq)
+            try super.init(tables: [EmbeddedListSyncTests.spot, EmbeddedListSyncTests.stop, EmbeddedListSyncTests.route], realm: "routes", clock: clock, setup: setup)
         }
 
         /// Routes in key order with their stops inline, and how many embedded rows the file

@@ -28,23 +28,9 @@ import Testing
     enum R { static let label = 0, count = 1, tag = 2, bins = 3 }
     static let one = ObjectKey(primaryKey: 1)
 
-    final class Node {
-        let db: Database
-        let replica: SyncReplica
-
+    final class Node: SchemaNode {
         init(clock: ManualClock, setup: (WriteTransaction) throws -> Void = { _ in }) throws {
-            db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "embmap-\(UUID().uuidString)"))
-            try db.write { w in
-                try w.createTable(EmbeddedMapSyncTests.tag)
-                try w.createTable(EmbeddedMapSyncTests.drawer)
-                try w.createTable(EmbeddedMapSyncTests.desk)
-                try setup(w)
-            }
-            replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "desks", physicalClock: clock.function))
-        }
-
-        func outgoing(after seq: UInt64 = 0) throws -> [Changeset] {
-            return try replica.extractedOutgoing(after: seq)
+            try super.init(tables: [EmbeddedMapSyncTests.tag, EmbeddedMapSyncTests.drawer, EmbeddedMapSyncTests.desk], realm: "desks", clock: clock, setup: setup)
         }
 
         /// Desks in key order with their drawers inline, and how many embedded rows the file

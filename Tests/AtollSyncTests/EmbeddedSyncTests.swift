@@ -29,23 +29,9 @@ import Testing
     static let one = ObjectKey(primaryKey: 1)
 
     /// A node whose file has Contact, Address and Geo (made before sync starts, with `setup`).
-    final class Node {
-        let db: Database
-        let replica: SyncReplica
-
+    final class Node: SchemaNode {
         init(clock: ManualClock, setup: (WriteTransaction) throws -> Void = { _ in }) throws {
-            db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "embsync-\(UUID().uuidString)"))
-            try db.write { w in
-                try w.createTable(EmbeddedSyncTests.geo)
-                try w.createTable(EmbeddedSyncTests.address)
-                try w.createTable(EmbeddedSyncTests.contact)
-                try setup(w)
-            }
-            replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: "contacts", physicalClock: clock.function))
-        }
-
-        func outgoing(after seq: UInt64 = 0) throws -> [Changeset] {
-            return try replica.extractedOutgoing(after: seq)
+            try super.init(tables: [EmbeddedSyncTests.geo, EmbeddedSyncTests.address, EmbeddedSyncTests.contact], realm: "contacts", clock: clock, setup: setup)
         }
 
         /// Contacts in key order with their embedded objects inline, and how many embedded rows

@@ -204,6 +204,25 @@ extension SyncReplica {
     }
 }
 
+/// A node over an in-memory database holding `tables` (created in order), in realm `realm`:
+/// the embedded-object suites' nodes, which add dumps of their own schemas.
+class SchemaNode {
+    let db: Database
+    let replica: SyncReplica
+
+    init(tables: [TableSpec], realm: String, clock: ManualClock, setup: (WriteTransaction) throws -> Void) throws {
+        db = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "\(realm)-\(UUID().uuidString)"))
+        try db.write { w in
+            for t in tables { try w.createTable(t) }
+            try setup(w)
+        }
+        replica = try SyncReplica.open(db, configuration: ReplicaConfiguration(realmID: realm, physicalClock: clock.function))
+    }
+
+    /// Extracts pending commits and returns every outgoing changeset after `seq`.
+    func outgoing(after seq: UInt64 = 0) throws -> [Changeset] { try replica.extractedOutgoing(after: seq) }
+}
+
 final class TestNode {
     let db: Database
     let clock: ManualClock

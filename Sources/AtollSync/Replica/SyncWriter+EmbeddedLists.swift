@@ -212,6 +212,16 @@ extension SyncWriter {
 
     // MARK: extraction
 
+    /// The wire address of the holder of a list or map of embedded objects: the parent by its
+    /// primary key (`steps` empty), or the embedded object of table `t` by its path `names`.
+    static func embeddedHolderAddress(_ x: EmbeddedExtraction, _ t: Table, _ steps: [EmbeddedStep], _ names: [String],
+                                      _ encoder: inout ChangesetBodyEncoder) -> ObjectAddress
+    {
+        if steps.isEmpty { return ObjectAddress(classIndex: encoder.classIndex(x.c.name), primaryKey: x.pk) }
+        return ObjectAddress(classIndex: encoder.classIndex(t.spec.name),
+                             primaryKey: .string(EmbeddedPath(parentClass: x.c.name, parentPrimaryKey: x.pk, properties: names).string))
+    }
+
     /// Compares list of embedded objects `column` of row `row` of `t` (the holder at `steps`,
     /// named `names` on the wire; none: the parent) with its record and appends the list edits
     /// and the writes inside its elements, updating the records as if they had been applied.
@@ -222,13 +232,7 @@ extension SyncWriter {
         let lk = SyncTrees.embeddedListKey(x.ok, steps, column: column)
         var l = try embeddedList(lk)
         let listName = t.spec.columns[column].name
-        let holderAddress: ObjectAddress
-        if steps.isEmpty {
-            holderAddress = ObjectAddress(classIndex: encoder.classIndex(x.c.name), primaryKey: x.pk)
-        } else {
-            holderAddress = ObjectAddress(classIndex: encoder.classIndex(t.spec.name),
-                                          primaryKey: .string(EmbeddedPath(parentClass: x.c.name, parentPrimaryKey: x.pk, properties: names).string))
-        }
+        let holderAddress = Self.embeddedHolderAddress(x, t, steps, names, &encoder)
         var changed = false
         func remove(_ i: Int) throws {
             l.elements[i].isDeleted = true

@@ -220,13 +220,7 @@ extension SyncWriter {
         let mk = SyncTrees.embeddedMapKey(x.ok, steps, column: column)
         var m = try embeddedMap(mk)
         let mapName = t.spec.columns[column].name
-        let holderAddress: ObjectAddress
-        if steps.isEmpty {
-            holderAddress = ObjectAddress(classIndex: encoder.classIndex(x.c.name), primaryKey: x.pk)
-        } else {
-            holderAddress = ObjectAddress(classIndex: encoder.classIndex(t.spec.name),
-                                          primaryKey: .string(EmbeddedPath(parentClass: x.c.name, parentPrimaryKey: x.pk, properties: names).string))
-        }
+        let holderAddress = Self.embeddedHolderAddress(x, t, steps, names, &encoder)
         let property = encoder.propertyIndex(mapName)
         var changed = false
         // Entries written before a delete of the holder are gone with it (every node drops them).
