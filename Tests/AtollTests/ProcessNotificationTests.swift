@@ -59,8 +59,9 @@ final class Counter: Object {
         #expect(try Self.runHelper(["increment", path, "3"]) == 0)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            log.lock.lock(); let last = log.values.last; log.lock.unlock()
-            if last == 3 { break }
+            // Both observers are called for the same refresh, one after the other: wait for both.
+            log.lock.lock(); let last = log.values.last; let lastChange = log.objectChanges.last; log.lock.unlock()
+            if last == 3 && lastChange == "value=3" { break }
             usleep(10_000)
         }
         log.lock.lock()
