@@ -21,7 +21,7 @@ final class Note: Object {
 /// the connection end cleanly (no error) and, once the process runs again, receives everything.
 /// (`atoll-relay serve` and `atoll node` use a ServiceGroup the same way: CleanShutdownTests,
 /// RelayCommandTests and NodeCommandTests send them SIGTERM.)
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ServiceLifecycleTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct ServiceLifecycleTests {
     static var host: URL { Executables.directory.appendingPathComponent("AtollServiceHost") }
 
     @Test func aServerEmbeddingARelayAndANodeShutsDownGracefullyOnSIGTERM() async throws {

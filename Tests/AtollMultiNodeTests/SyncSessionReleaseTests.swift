@@ -8,7 +8,7 @@ import AtollTestSupport
 /// `SyncSession.states` and `progressUpdates` also end when the session is released without
 /// `close()` (its deinit shuts the driver down, which ends the publisher), against a real
 /// `atoll-relay serve` process. A sequence that does not end fails by the time limit.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct SyncSessionReleaseTests {
+@Suite(.serialized, .timeLimit(.minutes(3 * Int(ThreadSanitizer.slowdown)))) struct SyncSessionReleaseTests {
     @Test func theSequencesEndWhenTheSessionIsReleasedWithoutClose() async throws {
         let cluster = try Cluster(nodes: ["a"])
         try cluster.startRelay()
@@ -67,7 +67,7 @@ import AtollTestSupport
             return target.hasSuffix(".sync-lock") && target.contains(cluster.directory.path) ? fd : nil
         }
         let lockDescriptor = try #require(descriptors.first, "no descriptor of the lock file among \(descriptors)")
-        let child = try SpawnedProcess(executable: "/bin/sleep", arguments: ["60"], environment: [:],
+        let child = try SpawnedProcess(executable: "/bin/sleep", arguments: ["3600"], environment: [:],
                                        stdout: .null, stderr: .null, descriptors: [lockDescriptor])
         defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
 

@@ -8,7 +8,7 @@ import AtollTestSupport
 /// `SyncSession.states` and `progressUpdates` (coalescing async sequences that end with the
 /// session), and cancellable waits, against a real `atoll-relay serve` process. A hang (a
 /// sequence that does not end) fails by the time limit.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct SyncSessionSequenceTests {
+@Suite(.serialized, .timeLimit(.minutes(3 * Int(ThreadSanitizer.slowdown)))) struct SyncSessionSequenceTests {
     private func startSession(_ cluster: Cluster, _ node: String) throws -> SyncSession {
         var configuration = SyncConfiguration(
             relay: RelayAddress(host: "127.0.0.1", port: cluster.relayPort),

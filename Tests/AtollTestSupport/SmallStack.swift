@@ -20,4 +20,10 @@ public enum ThreadSanitizer {
     /// makes a program 5 to 15 times slower (its child processes too, built alike), and 1
     /// otherwise, so that a normal run keeps the deadline as written.
     public static var slowdown: Double { isActive ? 10 : 1 }
+
+    /// A deadline that only bounds a wait, times `slowdown`.
+    public static func scaled(_ duration: Duration) -> Duration { duration * Int(slowdown) }
+
+    /// A deadline in seconds that only bounds a wait, times `slowdown`.
+    public static func scaled(_ seconds: Double) -> Double { seconds * slowdown }
 }

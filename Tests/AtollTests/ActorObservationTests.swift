@@ -196,9 +196,9 @@ func describe(_ change: RealmCollectionChange<Results<Dog>>) -> String {
     }
 }
 
-/// Polls an async `condition` every 10 ms until it holds or `timeout` passes.
+/// Polls an async `condition` every 10 ms until it holds or `timeout` (ten times longer under Thread Sanitizer) passes.
 func eventuallyAsync(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + ThreadSanitizer.scaled(timeout)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

@@ -1,5 +1,6 @@
 import AtollStorage
 import Foundation
+import NIOCore
 import Testing
 @testable import AtollSync
 import AtollTestSupport
@@ -247,7 +248,8 @@ import AtollTestSupport
     @Test func aSlowConsumerUnderAHeavyStreamIsNotTakenForDead() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
-        let keepalive = KeepalivePolicy(interval: .milliseconds(200), timeout: .seconds(1))
+        // Scaled: under Thread Sanitizer a heartbeat can be late by more than a second.
+        let keepalive = KeepalivePolicy(interval: ThreadSanitizer.scaled(.milliseconds(200)), timeout: ThreadSanitizer.scaled(.seconds(1)))
         var rng = SeededGenerator(seed: 11)
         let chunk = randomBytes(64 << 10, &rng)  // incompressible: the stream really fills the buffers
         let frameCount = 384                     // 24 MiB, far more than the socket buffers hold
@@ -263,7 +265,7 @@ import AtollTestSupport
         let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-a"), configuration: transportConfiguration(logs, keepalive: keepalive))
         let received = try await client.connect { connection in
             // Stall well past the keepalive timeout while the server is blocked writing.
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(for: ThreadSanitizer.scaled(.milliseconds(2500)))
             var count = 0
             for try await frame in connection.inbound {
                 #expect(frame.payload == chunk)
@@ -282,9 +284,13 @@ import AtollTestSupport
     @Test func shutdownClosesConnectionsAndStopsEveryThread() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
-        let threadsBefore = nioThreadCount()
         let server = try await FrameServer.start(host: "127.0.0.1", port: 0, tls: pki.server, configuration: transportConfiguration(logs), threads: 2, handler: echo)
         let client = try FrameClient(host: "127.0.0.1", port: server.port, tls: pki.client("node-b"), configuration: transportConfiguration(logs))
+        // This server's and this client's own threads: other suites running in parallel start and
+        // stop event loops of their own, so a count of every NIO thread of the process proves nothing.
+        let threads = try await eventLoopThreads(server.group) + eventLoopThreads(client.group)
+        #expect(threads.count == 3)
+        #expect(threads.allSatisfy(isRunning))
         let ended: Result<Void, AtollError> = try await client.connect { connection in
             try await connection.send(Frame(kind: 1, payload: [1]))
             var iterator = connection.inbound.makeAsyncIterator()
@@ -301,7 +307,7 @@ import AtollTestSupport
         // The server closed with TLS close_notify: a clean end of stream for the client.
         #expect(try ended.get() == ())
         try await client.shutdown()
-        #expect(await eventually { nioThreadCount() == threadsBefore }, "event loop threads left running")
+        #expect(await eventually { !threads.contains(where: isRunning) }, "event loop threads left running: \(threads.filter(isRunning))")
     }
 
     @Test func aClientThatNeverSendsItsTokenIsDroppedAtTheHandshakeTimeout() async throws {
@@ -358,10 +364,18 @@ import AtollTestSupport
 }
 
 /// Threads of any NIO event loop group in this process.
-func nioThreadCount() -> Int {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.filter { tid in
-        let name = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) ?? ""
-        return name.hasPrefix("NIO-ELT")
-    }.count
+/// The kernel thread ids of a group's event loops, each read on its own loop.
+func eventLoopThreads(_ group: any EventLoopGroup) async throws -> [String] {
+    var threads: [String] = []
+    for loop in group.makeIterator() {
+        // "/proc/thread-self" links to "<pid>/task/<tid>".
+        threads.append(try await loop.submit { try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") }.get())
+    }
+    return threads
+}
+
+/// Whether the thread "<pid>/task/<tid>" still exists (a thread id is not reused while the
+/// process has many free ones, and this is checked within seconds).
+@Sendable func isRunning(_ thread: String) -> Bool {
+    FileManager.default.fileExists(atPath: "/proc/\(thread)")
 }

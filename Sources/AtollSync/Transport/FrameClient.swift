@@ -45,7 +45,8 @@ public final class FrameClient: Sendable {
     public let port: Int
     private let tls: ClientTLSContext
     private let configuration: TransportConfiguration
-    private let group: any EventLoopGroup
+    /// Internal, not private: tests follow its threads through shutdown.
+    let group: any EventLoopGroup
     /// Whether `group` is this client's own (shut down by `shutdown()`).
     private let ownsGroup: Bool
     private let isShutDown = Atomic<Bool>(false)

@@ -28,7 +28,8 @@ public final class FrameServer: Sendable {
     public let port: Int
     /// The address bound.
     public let host: String
-    private let group: MultiThreadedEventLoopGroup
+    /// Internal, not private: tests follow its threads through shutdown.
+    let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
     private let runTask: AtollLock<Task<Void, Never>?>
     private let connections: ConnectionCounter

@@ -98,7 +98,7 @@ final class ChildProcess: @unchecked Sendable {
     func terminate(timeout: Double = 20) -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(ThreadSanitizer.scaled(timeout))
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {
             kill9()
@@ -109,7 +109,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the child to exit.
     func wait(timeout: Double = 60) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(ThreadSanitizer.scaled(timeout))
         while process.isRunning && Date() < deadline { usleep(5_000) }
         return process.isRunning ? nil : process.terminationStatus
     }
@@ -120,7 +120,7 @@ final class ChildProcess: @unchecked Sendable {
         let child = try ChildProcess(executable, arguments, name: executable.lastPathComponent, in: directory, environment: environment)
         guard let status = child.wait(timeout: timeout) else {
             child.kill9()
-            throw AtollError(.timeout, "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+            throw AtollError(.timeout, "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(ThreadSanitizer.scaled(timeout)) s")
         }
         let result = RunResult(status: status, stdout: child.stdoutBytes, stderr: child.stderr)
         try? FileManager.default.removeItem(atPath: child.stdoutPath)
