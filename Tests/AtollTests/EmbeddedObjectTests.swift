@@ -36,6 +36,12 @@ final class EmbKeyed: EmbeddedObject {
     @Persisted(primaryKey: true) var id = 0
 }
 
+/// Not a valid model either: a set cannot hold embedded objects (realm-core's schema rule).
+final class EmbPlaces: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var places: MutableSet<EmbGeo>
+}
+
 @Suite struct EmbeddedObjectTests {
     func realm(_ function: String = #function) throws -> Realm {
         try Realm(configuration: freshConfiguration([EmbContact.self], function: function))
@@ -61,6 +67,54 @@ final class EmbKeyed: EmbeddedObject {
         #expect(!ObjectSchema.of(EmbContact.self).isEmbedded)
         let error = #expect(throws: AtollError.self) { _ = try Realm(configuration: freshConfiguration([EmbKeyed.self])) }
         #expect(error?.message.contains("an embedded class cannot have a primary key") == true)
+    }
+
+    /// realm-core refuses a set of embedded objects when it validates a schema ("Set property
+    /// 'object.set' cannot contain embedded object type 'target'"; its object-store schema tests),
+    /// and so does every layer of Atoll: the object API, the dynamic schema of the CLI and import,
+    /// and the storage engine, including a class made embedded later that a set holds.
+    @Test func aSetOfEmbeddedObjectsIsRefusedByEverySchemaLayer() throws {
+        let objectError = #expect(throws: AtollError.self) { _ = try Realm(configuration: freshConfiguration([EmbPlaces.self, EmbGeo.self])) }
+        #expect(objectError?.kind == .schemaMismatch)
+        #expect(objectError?.message.contains("set property 'EmbPlaces.places' cannot contain embedded object type 'EmbGeo'") == true, "\(String(describing: objectError))")
+
+        let dynamicError = #expect(throws: AtollError.self) {
+            try DynamicSchema(json: #"[{"name": "Geo", "embedded": true, "properties": {"lat": "double"}}, {"name": "Trip", "properties": {"stops": "Geo<>"}}]"#)
+        }
+        #expect(dynamicError?.message.contains("class 'Trip', property 'stops': set property 'Trip.stops' cannot contain embedded object type 'Geo'") == true,
+                "\(String(describing: dynamicError))")
+
+        let dir = TemporaryDirectory()
+        let database = try Database.open(DatabaseConfiguration(path: dir.file("sets.atoll")))
+        let geo = TableSpec(name: "Geo", columns: [ColumnSpec(name: "lat", type: .double)], isEmbedded: true)
+        let trip = TableSpec(name: "Trip", columns: [ColumnSpec(name: "stops", type: .link, linkTarget: "Geo", isSet: true)])
+        var w = try database.beginWrite()
+        try w.createTable(geo)
+        try w.createTable(trip)
+        let storageError = #expect(throws: AtollError.self) { try w.commit() }
+        #expect(storageError?.message.contains("set property 'Trip.stops' cannot contain embedded object type 'Geo'") == true)
+        #expect(try database.beginRead().table(named: "Trip") == nil, "the refused commit left nothing")
+
+        // A set of a top-level class is fine until the class is made embedded.
+        w = try database.beginWrite()
+        var topLevel = geo
+        topLevel.isEmbedded = false
+        let geoKey = try w.createTable(topLevel)
+        try w.createTable(trip)
+        try w.commit()
+        w = try database.beginWrite()
+        try w.setEmbedded(geoKey, true)
+        #expect(throws: AtollError.self) { try w.commit() }
+        #expect(try database.beginRead().table(named: "Geo")?.spec.isEmbedded == false)
+
+        // Making a class embedded is a change of its own: a commit with nothing else keeps it.
+        w = try database.beginWrite()
+        let soloKey = try w.createTable(TableSpec(name: "Solo", columns: [ColumnSpec(name: "x", type: .int)]))
+        try w.commit()
+        w = try database.beginWrite()
+        try w.setEmbedded(soloKey, true)
+        try w.commit()
+        #expect(try database.beginRead().table(named: "Solo")?.spec.isEmbedded == true)
     }
 
     @Test func nestedValuesCreateEmbeddedObjectsOwnedByTheParent() throws {

@@ -285,6 +285,9 @@ struct DynamicSchemaValidator {
                     guard classNames.contains(target) else { throw fail(ci, p.name, unknownClass(target, classNames)) }
                     if p.isList && p.isOptional { throw fail(ci, p.name, "a list of objects cannot hold nil; write '\(target)[]'") }
                     if p.isSet && p.isOptional { throw fail(ci, p.name, "a set of objects cannot hold nil; write '\(target)<>'") }
+                    if p.isSet, schema[className: target]?.isEmbedded == true {
+                        throw fail(ci, p.name, TableSpec.setOfEmbeddedObjectsRefusal(className: c.name, property: p.name, target: target))
+                    }
                     if p.isIndexed { throw fail(ci, p.name, "links cannot be indexed") }
                 case .linkingObjects(let origin, let property):
                     guard let originClass = schema[className: origin] else { throw fail(ci, p.name, unknownClass(origin, classNames)) }

@@ -171,6 +171,8 @@ public final class ObjectSchema: Sendable, CustomStringConvertible {
                 problems.append("map property '\(p.name)' of objects must have optional values (Map<String, \(p.objectClassName ?? "Object")?>)")
             case .set(_, _?) where p.atollType.isOptional:
                 problems.append("set property '\(p.name)' of objects cannot hold nil (MutableSet<\(p.objectClassName ?? "Object")>)")
+            case .set(_, _?) where p.atollType.objectType is EmbeddedObject.Type:
+                problems.append(TableSpec.setOfEmbeddedObjectsRefusal(className: className, property: p.name, target: p.objectClassName ?? "EmbeddedObject"))
             case .list, .link, .set, .map:
                 if p.isPrimaryKey { problems.append("property '\(p.name)' cannot be a primary key") }
             default: break

@@ -140,6 +140,12 @@ public enum SchemaLimits {
 }
 
 extension TableSpec {
+    /// Why a set cannot hold embedded objects (realm-core's schema rule, with its reason): every
+    /// schema layer refuses it with these words.
+    public static func setOfEmbeddedObjectsRefusal(className: String, property: String, target: String) -> String {
+        "set property '\(className).\(property)' cannot contain embedded object type '\(target)': set semantics do not apply to embedded objects, each of which has exactly one owner (use a List)"
+    }
+
     /// Checks names, types and limits. Throws `.limitExceeded` or `.invalidArgument`.
     public func validate() throws {
         guard !name.isEmpty else { throw AtollError(.invalidArgument, "a table needs a name") }

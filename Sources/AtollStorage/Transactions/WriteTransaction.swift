@@ -321,7 +321,7 @@ public final class WriteTransaction: Transaction {
         // Pages built in the decrypted mirror but never sealed match nothing on disk.
         defer { if !sealed { allocator.forgetFreshPages() } }
         let anyTableChanged = openTables.values.contains { $0.isChanged }
-        guard !log.isEmpty || anyTableChanged || !metadataChanges.isEmpty || syncRetainedFrom != nil || !changedInternalTrees.isEmpty else {
+        guard !log.isEmpty || anyTableChanged || !changedSpecs.isEmpty || !metadataChanges.isEmpty || syncRetainedFrom != nil || !changedInternalTrees.isEmpty else {
             return version
         }
         if discardsLog { log = TransactionLogWriter() }
@@ -331,11 +331,16 @@ public final class WriteTransaction: Transaction {
             if !changed.isEmpty { try check(changed) }
         }
 
-        // Link targets must exist once every table of the transaction is known.
-        for spec in schema.specs.values {
+        // Link targets must exist once every table of the transaction is known, and a set does
+        // not hold embedded objects. The second rule is checked where this transaction changed
+        // the set's table or its target, so a file made before the rule still takes writes.
+        for (key, spec) in schema.specs {
             for c in spec.columns where c.type == .link {
-                guard let target = c.linkTarget, schema.keysByName[target] != nil else {
+                guard let target = c.linkTarget, let targetKey = schema.keysByName[target] else {
                     throw AtollError(.schemaMismatch, "'\(spec.name).\(c.name)' links to '\(c.linkTarget ?? "")', which does not exist")
+                }
+                if c.isSet, !changedSpecs.isEmpty, changedSpecs.contains(key) || changedSpecs.contains(targetKey), schema.specs[targetKey]?.isEmbedded == true {
+                    throw AtollError(.schemaMismatch, TableSpec.setOfEmbeddedObjectsRefusal(className: spec.name, property: c.name, target: target))
                 }
             }
         }
