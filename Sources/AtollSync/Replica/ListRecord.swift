@@ -58,8 +58,13 @@ struct ListRecord {
 
     var maxLamport: UInt64 = 0
     var elements: [Element] = []
-    /// Element id -> document index, built on demand and kept up to date by `insert`.
-    private var positions: [ElementID: Int]?
+    /// Element id -> document index, built on demand. Only the entries of the first
+    /// `positionsValid` elements are sure to be right: an insert moves the elements after it,
+    /// so it lowers the mark to its index, and a lookup that finds no sure entry indexes the
+    /// elements from the mark on. Appending keeps the mark at the end, so a run of appends
+    /// (the common edit) costs one entry each, not a rebuild each.
+    private var positions: [ElementID: Int] = [:]
+    private var positionsValid = 0
 
     var visibleCount: Int { elements.reduce(0) { $0 + ($1.isVisible ? 1 : 0) } }
 
@@ -68,13 +73,12 @@ struct ListRecord {
         if elements.count <= 16 {
             return elements.firstIndex { $0.id == id }
         }
-        if positions == nil {
-            var p: [ElementID: Int] = [:]
-            p.reserveCapacity(elements.count)
-            for (i, e) in elements.enumerated() { p[e.id] = i }
-            positions = p
-        }
-        return positions?[id]
+        if let p = positions[id], p < positionsValid { return p }
+        guard positionsValid < elements.count else { return nil }
+        positions.reserveCapacity(elements.count)
+        for i in positionsValid..<elements.count { positions[elements[i].id] = i }
+        positionsValid = elements.count
+        return positions[id]
     }
 
     /// The document index of the `visible`-th visible element.
@@ -136,15 +140,19 @@ struct ListRecord {
         let dropped = elements.count - kept.count
         guard dropped > 0 else { return 0 }
         elements = kept.reversed()
-        positions = nil
+        positions = [:]
+        positionsValid = 0
         return dropped
     }
 
     mutating func insert(_ e: Element, at i: Int) {
         elements.insert(e, at: i)
         maxLamport = max(maxLamport, e.id.lamport)
-        if positions != nil {
-            positions = nil // rebuilt on demand: indexes after i moved
+        if i == elements.count - 1, positionsValid == i {
+            positions[e.id] = i
+            positionsValid = elements.count
+        } else {
+            positionsValid = min(positionsValid, i) // the elements from i on moved
         }
     }
 

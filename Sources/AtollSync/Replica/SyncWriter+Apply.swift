@@ -436,29 +436,27 @@ extension SyncWriter {
         let ok = SyncTrees.objectKey(c.key, pk)
         let lk = SyncTrees.listKey(ok, column: column)
         var o = try object(ok)
-        var existing = try list(lk)
-        if existing.index(of: id) != nil { return } // applied already
+        if try listIndex(lk, of: id) != nil { return } // applied already
         if erased || o.deleted.map({ stamp < $0 }) ?? false {
             // Inserted before the object's delete, or removed already: kept only as a tombstone, for the structure
             // (inserts made after it may still arrive).
-            var l = try list(lk)
-            guard l.index(of: id) == nil else { return } // applied already
+            var l = try takeList(lk)
+            defer { setList(lk, l) }
             let (at, depth) = try l.insertionPoint(after: after, id: id)
             let removedHLC = o.deleted.flatMap { stamp < $0 ? $0.hlc : nil }
             l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: true, removedHLC: removedHLC, valueStamp: stamp, value: .null), at: at)
-            setList(lk, l)
             return
         }
         guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
         setObject(ok, o)
-        // Loaded after prepareWrite, which may have brought links back into this very list.
-        var l = try list(lk)
+        // Taken after prepareWrite, which may have brought links back into this very list.
+        var l = try takeList(lk)
+        defer { setList(lk, l) }
         let (at, depth) = try l.insertionPoint(after: after, id: id)
         let (value, dangling) = try listElementValue(c, column, v)
         var e = ListRecord.Element(id: id, depth: depth, insertStamp: stamp, valueStamp: stamp, value: v)
         e.isHidden = dangling != nil
         l.insert(e, at: at)
-        setList(lk, l)
         if let dangling {
             if let target = danglingTargetKey(c, column, dangling) {
                 try addDangling(target: target, origin: ok, column: column, originPrimaryKey: pk)
@@ -472,14 +470,14 @@ extension SyncWriter {
         try listColumn(c, column)
         let ok = SyncTrees.objectKey(c.key, pk)
         let lk = SyncTrees.listKey(ok, column: column)
-        var probe = try list(lk)
-        guard probe.index(of: element) != nil else {
+        guard try listIndex(lk, of: element) != nil else {
             throw AtollError(.protocolViolation, "a changeset writes list element \(element), which this node does not have")
         }
         var o = try object(ok)
         guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return }
         setObject(ok, o)
-        var l = try list(lk)
+        var l = try takeList(lk)
+        defer { setList(lk, l) }
         guard let i = l.index(of: element) else { return }
         let (value, dangling) = try listElementValue(c, column, v)
         let e = l.elements[i]
@@ -498,14 +496,14 @@ extension SyncWriter {
         } else {
             try t.listInsert(k, column, at: position, value)
         }
-        setList(lk, l)
     }
 
     private func applyListErase(_ c: SyncedClass, _ pk: StorageValue, _ column: Int, _ element: ElementID, _ stamp: Stamp) throws {
         try listColumn(c, column)
         let ok = SyncTrees.objectKey(c.key, pk)
         let lk = SyncTrees.listKey(ok, column: column)
-        var l = try list(lk)
+        var l = try takeList(lk)
+        defer { setList(lk, l) }
         guard let i = l.index(of: element) else {
             throw AtollError(.protocolViolation, "a changeset removes list element \(element), which this node does not have")
         }
@@ -514,7 +512,6 @@ extension SyncWriter {
             // Removed already: the earliest removal's reading is kept.
             guard let known = e.removedHLC, stamp.hlc < known else { return }
             l.elements[i].remove(at: stamp.hlc)
-            setList(lk, l)
             return
         }
         if e.isVisible {
@@ -522,7 +519,6 @@ extension SyncWriter {
             try table(c).listRemove(k, column, at: l.visibleIndex(before: i))
         }
         l.elements[i].remove(at: stamp.hlc)
-        setList(lk, l)
     }
 }
 

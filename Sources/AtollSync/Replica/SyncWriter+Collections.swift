@@ -43,6 +43,24 @@ extension SyncWriter {
         mapRecords[RecordKey(key)] = (m, true)
     }
 
+    /// Changes a set's record where the cache holds it. A copy taken out and put back would
+    /// share its storage with the cache's and copy it at the first change, so a transaction
+    /// editing n elements of one set would cost O(n²); in place it costs O(n).
+    func modifySetRecord<R>(_ key: [UInt8], _ body: (inout SetRecord) throws -> R) throws -> R {
+        let rk = RecordKey(key)
+        if setRecords[rk] == nil { _ = try setRecord(key) }
+        setRecords[rk]!.dirty = true
+        return try body(&setRecords[rk]!.record)
+    }
+
+    /// Changes a map's record where the cache holds it (as `modifySetRecord`).
+    func modifyMapRecord<R>(_ key: [UInt8], _ body: (inout MapRecord) throws -> R) throws -> R {
+        let rk = RecordKey(key)
+        if mapRecords[rk] == nil { _ = try mapRecord(key) }
+        mapRecords[rk]!.dirty = true
+        return try body(&mapRecords[rk]!.record)
+    }
+
     func flushCollectionRecords() throws {
         for (key, entry) in setRecords where entry.dirty {
             if entry.record.values.isEmpty {
@@ -100,11 +118,11 @@ extension SyncWriter {
         guard let k = try prepareWrite(c, pk, ok, &o, stamp) else { return } // stamped before the object's delete
         setObject(ok, o)
         // Loaded after prepareWrite, which may have brought links back into this very set.
-        var s = try setRecord(ck)
-        let wasLive = s.isLive(v)
-        guard s.add(v, tag: stamp) else { return }
-        putSetRecord(ck, s)
-        guard !wasLive else { return }
+        let (added, wasLive) = try modifySetRecord(ck) { s in
+            let wasLive = s.isLive(v)
+            return (s.add(v, tag: stamp), wasLive)
+        }
+        guard added, !wasLive else { return }
         let (value, dangling) = try elementValue(c, column, v, set: true)
         if let dangling {
             if let target = danglingTargetKey(c, column, dangling) {
@@ -119,11 +137,12 @@ extension SyncWriter {
         try collectionColumn(c, column, set: true)
         let ok = SyncTrees.objectKey(c.key, pk)
         let ck = SyncTrees.listKey(ok, column: column)
-        var s = try setRecord(ck)
-        let wasLive = s.isLive(v)
-        s.remove(v, tags: tags)
-        putSetRecord(ck, s)
-        guard wasLive, !s.isLive(v), try object(ok).exists else { return }
+        let (wasLive, isLive) = try modifySetRecord(ck) { s in
+            let wasLive = s.isLive(v)
+            s.remove(v, tags: tags)
+            return (wasLive, s.isLive(v))
+        }
+        guard wasLive, !isLive, try object(ok).exists else { return }
         guard let k = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
         let (value, dangling) = try elementValue(c, column, v, set: true)
         if dangling == nil { try table(c).setRemove(k, column, value) }
@@ -154,9 +173,7 @@ extension SyncWriter {
             guard let row = try rowKey(c, pk) else { throw AtollError.corrupted("synced object \(pk) of '\(c.name)' is missing from its table") }
             k = row
         }
-        var m = try mapRecord(ck)
-        m.entries[key] = MapRecord.Entry(stamp: stamp, value: v)
-        putMapRecord(ck, m)
+        try modifyMapRecord(ck) { $0.entries[key] = MapRecord.Entry(stamp: stamp, value: v) }
         guard let k else { return }
         guard let v else {
             try table(c).mapRemove(k, column, key: key)
@@ -192,13 +209,9 @@ extension SyncWriter {
         for column in collectionColumns(of: c) {
             let ck = SyncTrees.listKey(ok, column: column)
             if c.spec.columns[column].isSet {
-                var s = try setRecord(ck)
-                s.removeTags(through: stamp)
-                putSetRecord(ck, s)
+                try modifySetRecord(ck) { $0.removeTags(through: stamp) }
             } else {
-                var m = try mapRecord(ck)
-                m.removeEntries(through: stamp)
-                putMapRecord(ck, m)
+                try modifyMapRecord(ck) { $0.removeEntries(through: stamp) }
             }
             try reprojectCollection(c, ok, column, k)
         }
@@ -210,15 +223,11 @@ extension SyncWriter {
         for column in collectionColumns(of: c) {
             let ck = SyncTrees.listKey(ok, column: column)
             if c.spec.columns[column].isSet {
-                var s = try setRecord(ck)
-                guard !s.values.isEmpty else { continue }
-                s.removeTags(through: stamp)
-                putSetRecord(ck, s)
+                guard try !setRecord(ck).values.isEmpty else { continue }
+                try modifySetRecord(ck) { $0.removeTags(through: stamp) }
             } else {
-                var m = try mapRecord(ck)
-                guard !m.entries.isEmpty else { continue }
-                m.removeEntries(through: stamp)
-                putMapRecord(ck, m)
+                guard try !mapRecord(ck).entries.isEmpty else { continue }
+                try modifyMapRecord(ck) { $0.removeEntries(through: stamp) }
             }
         }
     }
@@ -328,32 +337,24 @@ extension SyncWriter {
         let ck = SyncTrees.listKey(ok, column: column)
         switch edit {
         case .add(let v):
-            var s = try setRecord(ck)
-            _ = s.add(v, tag: stamp)
-            putSetRecord(ck, s)
+            try modifySetRecord(ck) { _ = $0.add(v, tag: stamp) }
             var o = try object(ok)
             o.noteWrite(stamp)
             setObject(ok, o)
             return (.setAdd(address, property: property, value: v), nil)
         case .remove(let v, let tags):
-            var s = try setRecord(ck)
-            s.remove(v, tags: tags)
-            putSetRecord(ck, s)
+            try modifySetRecord(ck) { $0.remove(v, tags: tags) }
             return (.setRemove(address, property: property, value: v, tags: tags), nil)
         case .put(let key, let v, let seen):
             assert(seen.map { stamp > $0 } ?? true, "a local map put is stamped after what it replaces")
-            var m = try mapRecord(ck)
-            m.entries[key] = MapRecord.Entry(stamp: stamp, value: v)
-            putMapRecord(ck, m)
+            try modifyMapRecord(ck) { $0.entries[key] = MapRecord.Entry(stamp: stamp, value: v) }
             var o = try object(ok)
             o.noteWrite(stamp)
             setObject(ok, o)
             return (.mapSet(address, property: property, key: key, value: v), seen)
         case .drop(let key, let seen):
             assert(seen.map { stamp > $0 } ?? true, "a local map removal is stamped after what it replaces")
-            var m = try mapRecord(ck)
-            m.entries[key] = MapRecord.Entry(stamp: stamp, value: nil)
-            putMapRecord(ck, m)
+            try modifyMapRecord(ck) { $0.entries[key] = MapRecord.Entry(stamp: stamp, value: nil) }
             return (.mapRemove(address, property: property, key: key), seen)
         }
     }

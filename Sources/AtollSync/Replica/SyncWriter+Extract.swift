@@ -210,6 +210,9 @@ extension SyncWriter {
         // ahead of them all; it is not when it refused to follow a remote clock that was too far
         // ahead (HybridLogicalClock.observe), and then it follows now, for these objects only.
         var touched = Stamp.zero
+        // Maps whose greatest stamp is already in `touched`: a map's record does not change in
+        // this pass, so each map is read once, however many of its keys the commit edits.
+        var boundedMaps = Set<[UInt8]>()
         var reader = TransactionLogReader(log)
         while let instruction = reader.next() {
             let object: (TableKey, ObjectKey)
@@ -234,7 +237,8 @@ extension SyncWriter {
             switch instruction {
             case .listInsert(_, _, let column, _, _), .listSet(_, _, let column, _, _), .listErase(_, _, let column, _, _),
                  .listClear(_, _, let column):
-                if c.spec.columns[column].isMap, let s = try mapStampBound(ok, column), s > touched { touched = s }
+                if c.spec.columns[column].isMap, boundedMaps.insert(SyncTrees.listKey(ok, column: column)).inserted,
+                   let s = try mapStampBound(ok, column), s > touched { touched = s }
             default:
                 break
             }
@@ -381,12 +385,12 @@ extension SyncWriter {
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
-                var l = try list(lk)
+                var l = try takeList(lk)
+                defer { setList(lk, l) }
                 let v = try syncValue(c, column, value)
                 let parent = try localElement(l, visible: index - 1, allowHead: true, c, column)
                 let (id, at) = try insertLocalElement(&l, after: parent?.id, stamp: stamp, value: v, c, column)
                 assert(l.visibleIndex(before: at) == index, "a local insert lands where the user put it")
-                setList(lk, l)
                 try noteWrite(ok, stamp)
                 encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: v))
 
@@ -395,13 +399,13 @@ extension SyncWriter {
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
-                var l = try list(lk)
+                var l = try takeList(lk)
+                defer { setList(lk, l) }
                 let v = try syncValue(c, column, value)
                 guard let e = try localElement(l, visible: index, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
                 let seen = l.elements[i].valueStamp
                 l.elements[i].value = v
                 l.elements[i].valueStamp = stamp
-                setList(lk, l)
                 try noteWrite(ok, stamp)
                 encoder.append(.listSet(address(c, pk), property: property(c, column), element: e.id, value: v), seen: seen)
 
@@ -410,7 +414,8 @@ extension SyncWriter {
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
-                var l = try list(lk)
+                var l = try takeList(lk)
+                defer { setList(lk, l) }
                 guard let e = try localElement(l, visible: index, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
                 if implicit {
                     // Its target is being deleted: the element stays, hidden, and comes back
@@ -423,14 +428,14 @@ extension SyncWriter {
                     l.elements[i].remove(at: stamp.hlc)
                     encoder.append(.listErase(address(c, pk), property: property(c, column), element: e.id))
                 }
-                setList(lk, l)
 
             case .listMove(let t, let k, let column, let from, let to):
                 guard let c = synced(t) else { continue }
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
-                var l = try list(lk)
+                var l = try takeList(lk)
+                defer { setList(lk, l) }
                 // A move is a removal and an insert of a new element with the same value.
                 guard let e = try localElement(l, visible: from, allowHead: false, c, column), let i = l.index(of: e.id) else { continue }
                 l.elements[i].remove(at: stamp.hlc)
@@ -438,7 +443,6 @@ extension SyncWriter {
                 let insertStamp = base.at(encoder.instructionCount)
                 let parent = try localElement(l, visible: to - 1, allowHead: true, c, column)
                 let (id, _) = try insertLocalElement(&l, after: parent?.id, stamp: insertStamp, value: e.value, c, column)
-                setList(lk, l)
                 try noteWrite(ok, insertStamp)
                 encoder.append(.listInsert(address(c, pk), property: property(c, column), after: parent?.id, lamport: id.lamport, value: e.value))
 
@@ -447,12 +451,12 @@ extension SyncWriter {
                 let pk = try primaryKey(c, k)
                 let ok = SyncTrees.objectKey(t, pk)
                 let lk = SyncTrees.listKey(ok, column: column)
-                var l = try list(lk)
+                var l = try takeList(lk)
+                defer { setList(lk, l) }
                 for i in l.elements.indices where !l.elements[i].isDeleted {
                     l.elements[i].remove(at: stamp.hlc)
                     encoder.append(.listErase(address(c, pk), property: property(c, column), element: l.elements[i].id))
                 }
-                setList(lk, l)
 
             case .clearTable(let t):
                 guard schema.classes[t] != nil else { continue }

@@ -106,16 +106,38 @@ final class SyncWriter {
     }
 
     func list(_ key: [UInt8]) throws -> ListRecord {
+        try list(key, caching: true)
+    }
+
+    private func list(_ key: [UInt8], caching: Bool) throws -> ListRecord {
         if let l = lists[RecordKey(key)] { return l.record }
         let l = try txn.internalValue(SyncTrees.lists, key: key).map { bytes in
             try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
         } ?? ListRecord()
-        lists[RecordKey(key)] = (l, false)
+        if caching { lists[RecordKey(key)] = (l, false) }
         return l
     }
 
     func setList(_ key: [UInt8], _ l: ListRecord) {
         lists[RecordKey(key)] = (l, true)
+    }
+
+    /// The document index of element `id` of a list, looked up in the cached record itself, so
+    /// that the record's position index is built once, not on a copy for each lookup.
+    func listIndex(_ key: [UInt8], of id: ElementID) throws -> Int? {
+        let rk = RecordKey(key)
+        if lists[rk] == nil { _ = try list(key) }
+        return lists[rk]!.record.index(of: id)
+    }
+
+    /// Takes a list's record out of the cache to change it; the caller gives it back with
+    /// `setList` on every path (a `defer` right after). A copy read with `list` shares its
+    /// elements with the cache's and copies all of them at its first change, which made a
+    /// transaction of n edits of one list cost n copies of it. Nothing may read the same list
+    /// while it is taken.
+    func takeList(_ key: [UInt8]) throws -> ListRecord {
+        if let l = lists.removeValue(forKey: RecordKey(key)) { return l.record }
+        return try list(key, caching: false)
     }
 
     /// The list columns of a class (sets and maps, also stored as lists, are not: they have
