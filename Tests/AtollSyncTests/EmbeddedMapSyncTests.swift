@@ -134,6 +134,62 @@ import Testing
         return (a, b, base)
     }
 
+    /// Concurrent writes of one key are decided as in a map of values and recorded in the
+    /// conflict ledger alike on every node, in every order: a key of the parent's map under the
+    /// parent, a key of an embedded object's map under that object's path (as its fields'
+    /// conflicts are). An object that lost is named by its path; its fields are not kept, so it
+    /// cannot be written again.
+    @Test func concurrentWritesOfOneKeyAreInTheConflictLedgerOfEveryNodeInEveryOrder() throws {
+        let clock = ManualClock()
+        let (a, b, base) = try Self.pair(clock)
+        let after = base.last?.seq ?? 0
+        // The parent's map: a puts a new drawer at "top"; b, later and not having seen it, sets
+        // "top" to nil. Inside the top drawer: a puts a tag at bin "b"; b, later, another one.
+        clock.advance(10)
+        try a.db.write { w in
+            try Self.putDrawer(w, "low", "cups", count: 1)
+            let g = try Self.tags(w).create()
+            try Self.drawers(w).mapSet(try Self.drawerKey(w, "top"), R.bins, key: "b", .link(g))
+            try Self.tags(w).set(g, 0, .double(7))
+        }
+        let fromA = try a.outgoing(after: after)
+        clock.advance(10)
+        try b.db.write { w in
+            try Self.desks(w).mapSet(Self.one, D.drawers, key: "low", .null)
+            let g = try Self.tags(w).create()
+            try Self.drawers(w).mapSet(try Self.drawerKey(w, "top"), R.bins, key: "b", .link(g))
+            try Self.tags(w).set(g, 0, .double(8))
+        }
+        let fromB = try b.outgoing()
+        let (dumps, nodes) = try Self.everyOrder(base, [fromA, fromB], clock: clock)
+        #expect(dumps.count == 1, "\(dumps)")
+        let shown = try nodes[0].dump()
+        #expect(shown.contains("low=nil mid=nil top={\"pens\" 3 tag=1.5 bins=a=2.0,b=8.0}"), "\(shown)")
+        try a.replica.apply(fromB)
+        try b.replica.apply(fromA)
+
+        let top = EmbeddedPath(parentClass: "Desk", parentPrimaryKey: .int(1), properties: ["drawers", EmbeddedPath.keyPart("top")]).string
+        let lowObject = SyncValue.link(primaryKey: .string(EmbeddedPath(parentClass: "Desk", parentPrimaryKey: .int(1), properties: ["drawers", EmbeddedPath.keyPart("low")]).string))
+        let binObject = SyncValue.link(primaryKey: .string(EmbeddedPath(parentClass: "Desk", parentPrimaryKey: .int(1), properties: ["drawers", EmbeddedPath.keyPart("top"), "bins", EmbeddedPath.keyPart("b")]).string))
+        for n in nodes + [a, b] {
+            let conflicts = try Conflict.all(in: n.db)
+            #expect(conflicts.count == 2, "\(conflicts)")
+            guard conflicts.count == 2 else { continue }
+            let parent = try #require(conflicts.first { $0.className == "Desk" })
+            #expect(parent.kind == .mapEntryWrite && parent.primaryKey == .int(1) && parent.property == "drawers" && parent.mapKey == "low")
+            #expect(parent.losingValue == lowObject && parent.winningValue == .value(.null))
+            #expect(parent.losingNode == a.replica.nodeID && parent.winningNode == b.replica.nodeID)
+            let nested = try #require(conflicts.first { $0.className == "Drawer" })
+            #expect(nested.kind == .mapEntryWrite && nested.primaryKey == .string(top) && nested.property == "bins" && nested.mapKey == "b")
+            #expect(nested.losingValue == binObject && nested.winningValue == binObject)
+            #expect(nested.losingNode == a.replica.nodeID && nested.winningNode == b.replica.nodeID)
+        }
+        // The drawer that lost cannot be written again: the merge kept none of its fields.
+        let lost = try #require(try Conflict.all(in: a.db).first { $0.className == "Desk" })
+        let error = #expect(throws: AtollError.self) { try lost.keepLosingValue(in: a.db) }
+        #expect(error?.kind == .invalidArgument && error?.message.contains("embedded 'Drawer' object") == true, "\(String(describing: error))")
+    }
+
     @Test func aMapOfEmbeddedObjectsTravelsWithItsParentAndEditsFlowBothWays() throws {
         let clock = ManualClock()
         let (a, b, base) = try Self.pair(clock)

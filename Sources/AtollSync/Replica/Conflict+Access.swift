@@ -45,7 +45,23 @@ extension Conflict {
             let ok = SyncTrees.objectKey(t.key, c.primaryKey)
             if let key = c.mapKey {
                 // What the key holds now (a removal: nil); an entry voided by a delete since is gone.
-                guard let bytes = try r.internalValue(SyncTrees.collections, key: SyncTrees.listKey(ok, column: column)) else { return c }
+                // A map of embedded objects keeps its record under its holder's (the parent, or an
+                // embedded object named by its path).
+                let recordKey: [UInt8]
+                let tree: String
+                if let target = t.spec.columns[column].linkTarget, try r.table(named: target)?.spec.isEmbedded == true {
+                    let holder: [UInt8]
+                    if t.spec.isEmbedded {
+                        guard case .string(let s) = c.primaryKey, let k = try EmbeddedPath(parsing: s).recordKey(r) else { return c }
+                        holder = k
+                    } else {
+                        holder = SyncTrees.embeddedKey(ok, [EmbeddedStep]())
+                    }
+                    (recordKey, tree) = (SyncTrees.embeddedMapKey(holder: holder, column: column), SyncTrees.embedded)
+                } else {
+                    (recordKey, tree) = (SyncTrees.listKey(ok, column: column), SyncTrees.collections)
+                }
+                guard let bytes = try r.internalValue(tree, key: recordKey) else { return c }
                 let map = try bytes.withUnsafeBytes { try MapRecord.decode($0, state.nodes) }
                 guard let e = map.entries[key] else { return c }
                 c.winningStamp = e.stamp
@@ -164,6 +180,9 @@ extension Conflict {
         case .value(let v):
             value = v
         case .link(let targetPK):
+            if let target = t.spec.columns[column].linkTarget, try w.table(named: target)?.spec.isEmbedded == true {
+                throw AtollError(.invalidArgument, "the losing value was an embedded '\(target)' object, whose fields the merge does not keep: it cannot be written again")
+            }
             guard let target = t.spec.columns[column].linkTarget, let tt = try w.table(named: target),
                   let tk = try tt.find(primaryKey: targetPK)
             else {

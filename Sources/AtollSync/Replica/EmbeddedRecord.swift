@@ -138,7 +138,12 @@ extension SyncTrees {
     /// The key of the `MapRecord` of map of embedded objects `column` of the object at `steps`
     /// (none: the parent itself). Its entries' record keys start with it.
     static func embeddedMapKey(_ parent: [UInt8], _ steps: [EmbeddedStep], column: Int) -> [UInt8] {
-        var k = embeddedKey(parent, steps)
+        embeddedMapKey(holder: embeddedKey(parent, steps), column: column)
+    }
+
+    /// The same, from the holder's own record key (`embeddedKey`).
+    static func embeddedMapKey(holder: [UInt8], column: Int) -> [UInt8] {
+        var k = holder
         k.append(UInt8(truncatingIfNeeded: (column | EmbeddedStep.mapFlag) >> 8))
         k.append(UInt8(truncatingIfNeeded: column))
         return k

@@ -143,7 +143,7 @@ extension SyncWriter {
             }
             if let p = instruction.property, let column = c.columnsByName[names.properties[p]], let ec = c.embeddedMaps[column] {
                 // A map of embedded objects: SyncWriter+EmbeddedMaps.swift.
-                try applyToEmbeddedMap(instruction, ec, holder: (c, o.primaryKey, ok, []), holderNames: [], column: column,
+                try applyToEmbeddedMap(instruction, ec, holder: (c, o.primaryKey, ok, []), holderClass: nil, holderNames: [], column: column,
                                        mapName: names.properties[p], stamp: stamp)
                 return
             }

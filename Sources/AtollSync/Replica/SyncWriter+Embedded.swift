@@ -287,7 +287,7 @@ extension SyncWriter {
             guard let entryClass = ec.embeddedMaps[column] else {
                 throw AtollError(.protocolViolation, "a changeset edits '\(ec.name).\(names.properties[p])' as a map of embedded objects; it is not one")
             }
-            try applyToEmbeddedMap(instruction, entryClass, holder: (c, path.parentPrimaryKey, ok, steps), holderNames: path.properties,
+            try applyToEmbeddedMap(instruction, entryClass, holder: (c, path.parentPrimaryKey, ok, steps), holderClass: ec, holderNames: path.properties,
                                    column: column, mapName: names.properties[p], stamp: stamp)
             return
         case .listInsert(_, let p, _, _, _), .listSet(_, let p, _, _), .listErase(_, let p, _):

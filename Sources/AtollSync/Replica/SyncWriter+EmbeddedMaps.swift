@@ -79,10 +79,11 @@ extension SyncWriter {
     // MARK: apply
 
     /// Applies a remote map instruction on map of embedded objects `column` (of class `ec`) of
-    /// `holder`: the parent (no steps) or an embedded object, named `holderNames` on the wire.
+    /// `holder`: the parent (no steps) or an embedded object of class `holderClass`, named
+    /// `holderNames` on the wire.
     func applyToEmbeddedMap(_ instruction: SyncInstruction, _ ec: SyncedEmbeddedClass,
-                            holder: (c: SyncedClass, pk: StorageValue, ok: [UInt8], steps: [EmbeddedStep]), holderNames: [String],
-                            column: Int, mapName: String, stamp: Stamp) throws
+                            holder: (c: SyncedClass, pk: StorageValue, ok: [UInt8], steps: [EmbeddedStep]), holderClass: SyncedEmbeddedClass?,
+                            holderNames: [String], column: Int, mapName: String, stamp: Stamp) throws
     {
         let key: String
         let value: SyncValue?
@@ -125,13 +126,46 @@ extension SyncWriter {
         }
         let mk = SyncTrees.embeddedMapKey(holder.ok, holder.steps, column: column)
         var m = try embeddedMap(mk)
-        if let held = m.entries[key], held.stamp >= stamp { return } // applied already, or older
+        let held = m.entries[key]
+        if let held, held.stamp == stamp { return } // applied already
+        if recordsConflicts {
+            try noteEmbeddedMapConflicts(holder: holder, holderClass: holderClass, holderNames: holderNames, column: column, mapName: mapName,
+                                         key: key, held: held, value, stamp)
+        }
+        if let held, held.stamp > stamp { return } // older: it lost
         // Void: stamped before a delete of the holder (or inside a removed list element).
         if let tombstone = try embeddedHolderTombstone(holder.ok, holder.steps), stamp <= tombstone { return }
         if try embeddedElementRemoved(holder.ok, holder.steps) { return }
         m.entries[key] = MapRecord.Entry(stamp: stamp, value: value)
         try putEmbeddedMap(mk, m)
         try noteKeyWrite(holder.ok, path, stamp, putsObject: Self.holdsObject(m.entries[key]))
+    }
+
+    /// A key write or removal `v` stamped `stamp` of a key that holds `held`, before it is
+    /// applied: as for maps of values (`noteMapConflicts`), in the ledger of the holder (the
+    /// parent, or the embedded object by its path, as its fields' conflicts are). An object that
+    /// lost is named by its path; its fields are not kept.
+    private func noteEmbeddedMapConflicts(holder: (c: SyncedClass, pk: StorageValue, ok: [UInt8], steps: [EmbeddedStep]),
+                                          holderClass: SyncedEmbeddedClass?, holderNames: [String], column: Int, mapName: String,
+                                          key: String, held: MapRecord.Entry?, _ v: SyncValue?, _ stamp: Stamp) throws
+    {
+        let ledgerKey = holder.steps.isEmpty ? holder.ok : SyncTrees.embeddedKey(holder.ok, holder.steps)
+        if let seen = seenStamp { try txn.deleteInternal(ConflictLedger.tree, key: ConflictLedger.key(ledgerKey, column: column, losing: seen)) }
+        guard let held, held.value != nil || v != nil else { return }
+        let won: (SyncValue?, Stamp), lost: (SyncValue?, Stamp)
+        if held.stamp > stamp {
+            (won, lost) = ((held.value, held.stamp), (v, stamp))
+        } else {
+            guard held.stamp > (seenStamp ?? .zero) else { return }
+            (won, lost) = ((v, stamp), (held.value, held.stamp))
+        }
+        let primaryKey: StorageValue = holder.steps.isEmpty ? holder.pk
+            : .string(EmbeddedPath(parentClass: holder.c.name, parentPrimaryKey: holder.pk, properties: holderNames).string)
+        let conflict = Conflict(id: Conflict.ID(key: []), kind: .mapEntryWrite, className: holderClass?.name ?? holder.c.name, primaryKey: primaryKey,
+                                property: mapName, listElement: nil, winningValue: won.0, losingValue: lost.0, winningStamp: won.1, losingStamp: lost.1,
+                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: key)
+        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ledgerKey, column: column, losing: lost.1), value: ConflictLedger.encode(conflict))
+        conflictsRecorded += 1
     }
 
     // MARK: prune and projection
