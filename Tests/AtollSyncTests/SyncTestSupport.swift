@@ -57,7 +57,8 @@ enum TestSchema {
     }
 
     /// Values of the newer types and embedded objects: a Card with a Decimal128, an
-    /// AnyRealmValue, an embedded Spot, which holds an embedded Pin, and a list of embedded Pins.
+    /// AnyRealmValue, an embedded Spot, which holds an embedded Pin, a list of embedded Pins and
+    /// a map of embedded Pins.
     static let card = TableSpec(name: "Card", columns: [
         ColumnSpec(name: "id", type: .int),
         ColumnSpec(name: "label", type: .string),
@@ -65,6 +66,7 @@ enum TestSchema {
         ColumnSpec(name: "any", type: .mixed, isNullable: true),
         ColumnSpec(name: "place", type: .link, isNullable: true, linkTarget: "Spot"),
         ColumnSpec(name: "trail", type: .link, isList: true, linkTarget: "Pin"),
+        ColumnSpec(name: "hooks", type: .link, isNullable: true, linkTarget: "Pin", isMap: true),
     ], primaryKey: "id")
     static let spot = TableSpec(name: "Spot", columns: [
         ColumnSpec(name: "name", type: .string),
@@ -76,7 +78,7 @@ enum TestSchema {
     ], isEmbedded: true)
 
     enum Card {
-        static let label = 1, amount = 2, any = 3, place = 4, trail = 5
+        static let label = 1, amount = 2, any = 3, place = 4, trail = 5, hooks = 6
     }
 
     enum Spot {

@@ -104,7 +104,8 @@ enum Workload {
 
     /// One change of a Card (TestSchema.card): its Decimal128 or AnyRealmValue, its embedded
     /// Spot (replaced, removed or edited) and the Spot's embedded Pin, its list of embedded Pins
-    /// (an insert, a removal, a move or an edit of an element), or the card itself.
+    /// (an insert, a removal, a move or an edit of an element), its map of embedded Pins (a new
+    /// Pin, nil or a removal at a key, or an edit of the Pin there), or the card itself.
     static func cardChange(_ w: WriteTransaction, _ cards: Table, _ rng: inout SeededGenerator) throws -> String {
         let spots = try w.table(named: "Spot").unwrapped("Spot"), pins = try w.table(named: "Pin").unwrapped("Pin")
         let id = Int64.random(in: cardIDs, using: &rng)
@@ -153,6 +154,32 @@ enum Workload {
                 }
                 try pins.set(p, 0, .double(x))
                 return created + "trail x \(id) at \(i) \(x)"
+            }
+        }
+        // Two fifths of the rest go to the hooks (a map of embedded Pins, keys a to c).
+        if rng.chance(40) {
+            let hook = ["a", "b", "c"][Int.random(in: 0..<3, using: &rng)]
+            let x = Double(Int.random(in: 0..<9, using: &rng)) / 4
+            roll = Int.random(in: 0..<100, using: &rng)
+            let held = try cards.mapValue(key, TestSchema.Card.hooks, key: hook)
+            switch roll {
+            case 0..<15:
+                try cards.mapSet(key, TestSchema.Card.hooks, key: hook, .null)
+                return created + "hook nil \(id) \(hook)"
+            case 15..<30:
+                _ = try cards.mapRemove(key, TestSchema.Card.hooks, key: hook)
+                return created + "hook remove \(id) \(hook)"
+            case 30..<60:
+                if case .link(let p)? = held {
+                    try pins.set(p, 0, .double(x))
+                    return created + "hook x \(id) \(hook) \(x)"
+                }
+                fallthrough
+            default:
+                let p = try pins.create()
+                try cards.mapSet(key, TestSchema.Card.hooks, key: hook, .link(p))
+                if x != 0 { try pins.set(p, 0, .double(x)) }
+                return created + "hook put \(id) \(hook) \(x)"
             }
         }
         switch roll {

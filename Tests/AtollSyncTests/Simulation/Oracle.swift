@@ -150,6 +150,17 @@ struct Oracle {
                 for (i, c) in spec.columns.enumerated() where i != spec.primaryKeyIndex {
                     if c.isSet {
                         line += " \(c.name)=<\(setValues(obj, c).sorted().joined(separator: ","))>"
+                    } else if c.isMap, let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
+                        // A map of embedded objects: per key its latest write (after the object's
+                        // delete): nil, or an object by its path, holding the writes after that
+                        // key write (which deletes what the key held).
+                        let shown = latestMapWrites(obj, c).compactMap { mapKey, stamp, value -> String? in
+                            guard let value else { return nil }
+                            guard case .link = value else { return "\(mapKey):null" }
+                            let at = EmbeddedPath(parentClass: spec.name, parentPrimaryKey: key.pk, properties: [c.name, EmbeddedPath.keyPart(mapKey)])
+                            return "\(mapKey):" + embeddedElement(ts, at, [obj.deleted, stamp].compactMap { $0 }.max())
+                        }
+                        line += " \(c.name)={\(shown.joined(separator: ","))}"
                     } else if c.isMap {
                         line += " \(c.name)={\(mapEntries(obj, c).map { "\($0.0):\($0.1)" }.joined(separator: ","))}"
                     } else if c.isList, let target = c.linkTarget, let ts = bySpecName[target], ts.isEmbedded {
@@ -223,16 +234,20 @@ struct Oracle {
         return out
     }
 
-    /// Per key, the write or removal with the greatest stamp after the object's last delete; a
-    /// link to a deleted target shows as null.
-    private func mapEntries(_ o: Object, _ c: ColumnSpec) -> [(String, String)] {
-        var out: [(String, String)] = []
+    /// Per key, the write or removal (nil) with the greatest stamp after the object's last
+    /// delete, in the table's order: by key, as UTF-8 bytes.
+    private func latestMapWrites(_ o: Object, _ c: ColumnSpec) -> [(key: String, stamp: Stamp, value: SyncValue?)] {
+        var out: [(key: String, stamp: Stamp, value: SyncValue?)] = []
         for (key, writes) in o.mapWrites[c.name] ?? [:] {
-            guard let last = writes.filter({ w in o.deleted.map { w.0 > $0 } ?? true }).max(by: { $0.0 < $1.0 }), let v = last.1 else { continue }
-            out.append((key, show(v, c) ?? "null"))
+            guard let last = writes.filter({ w in o.deleted.map { w.0 > $0 } ?? true }).max(by: { $0.0 < $1.0 }) else { continue }
+            out.append((key, last.0, last.1))
         }
-        // The table's order: by key, as UTF-8 bytes.
-        return out.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        return out.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+    }
+
+    /// Per key with a value: the value; a link to a deleted target shows as null.
+    private func mapEntries(_ o: Object, _ c: ColumnSpec) -> [(String, String)] {
+        latestMapWrites(o, c).compactMap { key, _, value in value.map { (key, show($0, c) ?? "null") } }
     }
 
     private func listValues(_ o: Object, _ c: ColumnSpec) -> [String] {
