@@ -29,6 +29,10 @@ public struct ReplicaConfiguration: Sendable {
     /// clamped to those limits.
     var changesetSplitBytes = SyncLimits.changesetSplitBytes
     var transactionBytesMax = SyncLimits.transactionBytesMax
+    /// Test hook: the ids a node takes for a client reset (and for recovering from expiry). Nil:
+    /// random ones, the normal case; the simulator draws them from its seed, so that a schedule
+    /// replays alike (the node id breaks ties between stamps).
+    var resetNodeIDs: (@Sendable () -> NodeID)?
 
     /// A configuration: the realm, the synced classes (nil: all), the clock drift believed, the
     /// clock, and how a new node id is made.

@@ -657,12 +657,17 @@ public final class NodeSession {
     /// says: nothing is lost, so nothing is left to the application).
     private func recoverFromExpiry(_ error: AtollError) -> [SessionAction] {
         let mode: ClientResetMode = clientResetMode.recovers ? clientResetMode : .recoverUnsyncedChanges()
-        reset = ResetPhase(error: error, mode: mode, nodeID: NodeID.random())
+        reset = ResetPhase(error: error, mode: mode, nodeID: newResetNodeID())
         expiryRecoveries += 1
         return fail(error, code: nil, fatal: false)
     }
 
     // MARK: client reset (ClientReset.swift, SyncReplica+Reset.swift)
+
+    /// The id the node takes for a reset: a random one (the simulator's are seeded).
+    private func newResetNodeID() -> NodeID {
+        replica.configuration.resetNodeIDs?() ?? NodeID.random()
+    }
 
     /// Resets the file to the relay's state after `.manual` stopped the session with a client
     /// reset error, in `mode` (not `.manual`): the session starts again, downloads the relay's
@@ -671,7 +676,7 @@ public final class NodeSession {
         guard !mode.isManual else { return [.error(AtollError(.invalidArgument, "a client reset needs a mode that resets (.discardUnsyncedChanges or a recover mode), not .manual"))] }
         guard let error = pendingClientReset else { return [.error(AtollError(.invalidArgument, "no client reset is pending: the relay has not refused this node's changes"))] }
         pendingClientReset = nil
-        reset = ResetPhase(error: error, mode: mode, nodeID: NodeID.random())
+        reset = ResetPhase(error: error, mode: mode, nodeID: newResetNodeID())
         var actions = stop()
         actions += start(now: now)
         return actions
@@ -693,7 +698,7 @@ public final class NodeSession {
             }
             return actions + fail(error, code: code, fatal: true)
         }
-        reset = ResetPhase(error: error, mode: clientResetMode, nodeID: NodeID.random())
+        reset = ResetPhase(error: error, mode: clientResetMode, nodeID: newResetNodeID())
         return fail(error, code: code, fatal: false)
     }
 

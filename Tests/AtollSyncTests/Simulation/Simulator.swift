@@ -95,6 +95,8 @@ final class Simulator {
         var decoder: FrameDecoder?
         /// The id its file gets (drawn from the seed, so schedules replay exactly).
         var id = NodeID.zero
+        /// The ids it takes for resets, drawn from the seed too: its id's high half and a count.
+        let resetIDs = AtollLock<UInt64>(0)
         /// On schema version 2 (Options.schemaUpgrades).
         var upgraded = false
 
@@ -333,6 +335,8 @@ final class Simulator {
     private func start(_ node: Node) throws {
         var configuration = ReplicaConfiguration(realmID: realm, physicalClock: node.clock.function, newNodeID: node.id)
         configuration.changesetSplitBytes = Self.changesetSplitBytes
+        let (high, resets) = (node.id.high, node.resetIDs)
+        configuration.resetNodeIDs = { NodeID(high: high ^ 0x5E5E_7000_0000_0000, low: resets.withLock { $0 += 1; return $0 }) }
         if let v = ProcessInfo.processInfo.environment["ATOLL_SIM_COLLECT_DELETED"] { configuration.collectsDeletedObjects = v == "1" }
         let replica = try SyncReplica.open(node.db, configuration: configuration)
         let session = NodeSession(replica: replica, timings: SessionTimings(retransmitMilliseconds: 2500))
