@@ -192,15 +192,9 @@ extension SyncWriter {
                                   held: MapRecord.Entry?, _ v: SyncValue?, _ stamp: Stamp) throws
     {
         try dropSeen(ok, column: column)
-        guard let held, held.value != nil || v != nil else { return }
-        if held.stamp > stamp {
-            try recordConflict(.mapEntryWrite, c, pk, ok, keyColumn: column, property: column, mapKey: key,
-                               winning: held.value, held.stamp, losing: v, stamp)
-            return
-        }
-        guard held.stamp > (seenStamp ?? .zero) else { return }
+        guard let outcome = mapConflictOutcome(held: held, v, stamp) else { return }
         try recordConflict(.mapEntryWrite, c, pk, ok, keyColumn: column, property: column, mapKey: key,
-                           winning: v, stamp, losing: held.value, held.stamp)
+                           winning: outcome.won.value, outcome.won.stamp, losing: outcome.lost.value, outcome.lost.stamp)
     }
 
     /// A delete at `stamp` that leaves the object (it holds later writes): the set tags and map

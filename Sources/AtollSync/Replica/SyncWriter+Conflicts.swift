@@ -36,13 +36,35 @@ extension SyncWriter {
                         property: Int?, element: ElementID? = nil, mapKey: String? = nil,
                                 winning: SyncValue?, _ winningStamp: Stamp, losing: SyncValue?, _ losingStamp: Stamp) throws
     {
-        let conflict = Conflict(id: Conflict.ID(key: []), kind: kind, className: c.name, primaryKey: pk,
-                                property: property.map { c.spec.columns[$0].name }, listElement: element,
-                                winningValue: winning, losingValue: losing, winningStamp: winningStamp, losingStamp: losingStamp,
+        try putConflict(kind, className: c.name, primaryKey: pk, property: property.map { c.spec.columns[$0].name }, element: element,
+                        mapKey: mapKey, won: (winning, winningStamp), lost: (losing, losingStamp), ledgerKey: ok, column: keyColumn)
+    }
+
+    /// Puts a conflict in the ledger under `ledgerKey` (an object's key, or an embedded
+    /// object's by its path), column `column` and the losing stamp: the one place entries are made.
+    func putConflict(_ kind: Conflict.Kind, className: String, primaryKey: StorageValue, property: String?, element: ElementID? = nil,
+                     mapKey: String? = nil, won: (value: SyncValue?, stamp: Stamp), lost: (value: SyncValue?, stamp: Stamp),
+                     ledgerKey: [UInt8], column: Int) throws
+    {
+        let conflict = Conflict(id: Conflict.ID(key: []), kind: kind, className: className, primaryKey: primaryKey,
+                                property: property, listElement: element,
+                                winningValue: won.value, losingValue: lost.value, winningStamp: won.stamp, losingStamp: lost.stamp,
                                 decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: mapKey)
-        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ok, column: keyColumn, losing: losingStamp),
+        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ledgerKey, column: column, losing: lost.stamp),
                             value: ConflictLedger.encode(conflict))
         conflictsRecorded += 1
+    }
+
+    /// Who won and who lost when a map key's write or removal `v` stamped `stamp` arrives at a
+    /// key holding `held`; nil when that decided nothing between concurrent writes (no entry,
+    /// two removals, or a held write the arriving one had seen).
+    func mapConflictOutcome(held: MapRecord.Entry?, _ v: SyncValue?, _ stamp: Stamp)
+        -> (won: (value: SyncValue?, stamp: Stamp), lost: (value: SyncValue?, stamp: Stamp))?
+    {
+        guard let held, held.value != nil || v != nil else { return nil }
+        if held.stamp > stamp { return ((held.value, held.stamp), (v, stamp)) }
+        guard held.stamp > (seenStamp ?? .zero) else { return nil }
+        return ((v, stamp), (held.value, held.stamp))
     }
 
     /// The writer of an arriving write had seen `seenStamp` there: had that write been recorded

@@ -425,13 +425,8 @@ extension SyncWriter {
     private func recordEmbeddedConflict(_ kind: Conflict.Kind, _ ec: SyncedEmbeddedClass, _ path: String, _ key: [UInt8], _ column: Int,
                                         winning: SyncValue?, _ winningStamp: Stamp, losing: SyncValue?, _ losingStamp: Stamp) throws
     {
-        let conflict = Conflict(id: Conflict.ID(key: []), kind: kind, className: ec.name, primaryKey: .string(path),
-                                property: ec.spec.columns[column].name, listElement: nil,
-                                winningValue: winning, losingValue: losing, winningStamp: winningStamp, losingStamp: losingStamp,
-                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: nil)
-        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(key, column: column, losing: losingStamp),
-                            value: ConflictLedger.encode(conflict))
-        conflictsRecorded += 1
+        try putConflict(kind, className: ec.name, primaryKey: .string(path), property: ec.spec.columns[column].name,
+                        won: (winning, winningStamp), lost: (losing, losingStamp), ledgerKey: key, column: column)
     }
 
     // MARK: projection

@@ -150,22 +150,12 @@ extension SyncWriter {
                                           key: String, held: MapRecord.Entry?, _ v: SyncValue?, _ stamp: Stamp) throws
     {
         let ledgerKey = holder.steps.isEmpty ? holder.ok : SyncTrees.embeddedKey(holder.ok, holder.steps)
-        if let seen = seenStamp { try txn.deleteInternal(ConflictLedger.tree, key: ConflictLedger.key(ledgerKey, column: column, losing: seen)) }
-        guard let held, held.value != nil || v != nil else { return }
-        let won: (SyncValue?, Stamp), lost: (SyncValue?, Stamp)
-        if held.stamp > stamp {
-            (won, lost) = ((held.value, held.stamp), (v, stamp))
-        } else {
-            guard held.stamp > (seenStamp ?? .zero) else { return }
-            (won, lost) = ((v, stamp), (held.value, held.stamp))
-        }
+        try dropSeen(ledgerKey, column: column)
+        guard let outcome = mapConflictOutcome(held: held, v, stamp) else { return }
         let primaryKey: StorageValue = holder.steps.isEmpty ? holder.pk
             : .string(EmbeddedPath(parentClass: holder.c.name, parentPrimaryKey: holder.pk, properties: holderNames).string)
-        let conflict = Conflict(id: Conflict.ID(key: []), kind: .mapEntryWrite, className: holderClass?.name ?? holder.c.name, primaryKey: primaryKey,
-                                property: mapName, listElement: nil, winningValue: won.0, losingValue: lost.0, winningStamp: won.1, losingStamp: lost.1,
-                                decidedInVersion: txn.newVersion, recordedAtMilliseconds: physicalMilliseconds(), mapKey: key)
-        try txn.putInternal(ConflictLedger.tree, key: ConflictLedger.key(ledgerKey, column: column, losing: lost.1), value: ConflictLedger.encode(conflict))
-        conflictsRecorded += 1
+        try putConflict(.mapEntryWrite, className: holderClass?.name ?? holder.c.name, primaryKey: primaryKey, property: mapName,
+                        mapKey: key, won: outcome.won, lost: outcome.lost, ledgerKey: ledgerKey, column: column)
     }
 
     // MARK: prune and projection
