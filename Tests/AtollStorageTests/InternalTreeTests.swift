@@ -40,6 +40,13 @@ import AtollTestSupport
         #expect(seen == [100, 101, 102, 103, 104])
         #expect(try r.lastInternalEntry("test.a", prefix: [])?.key == key(1999))
         #expect(try r.internalTreeNames() == ["test.a", "test.b"])
+        // What each tree holds: 1,999 keys of 8 bytes, values of i % 50 bytes (key 11 deleted,
+        // key 10 holding 10 bytes), and one 3-byte key with 100,000 bytes.
+        let valueBytes = (0..<2000).filter { $0 != 11 }.reduce(0) { $0 + $1 % 50 }
+        #expect(try db.internalTreeUsage() == [
+            InternalTreeUsage(name: "test.a", entries: 1999, bytes: 1999 * 8 + valueBytes),
+            InternalTreeUsage(name: "test.b", entries: 1, bytes: 3 + 100_000),
+        ])
         // Internal trees write nothing into the transaction log and no table appears.
         #expect(r.tableKeys.isEmpty)
         _ = try r.verify()

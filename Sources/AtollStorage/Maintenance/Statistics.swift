@@ -50,6 +50,35 @@ extension Database {
             liveVersions: live.count, oldestPinnedVersion: pinned.oldest, oldestPinnedAgeSeconds: age,
             objectCounts: counts, historyEntries: try r.loggedVersions().count)
     }
+
+    /// Entries and bytes of every internal tree (sync metadata, the relay's log, the conflict
+    /// ledger, ...) in the newest version, by name. Reads every entry, so it costs a scan of
+    /// the metadata: for measuring what metadata occupies, not for a hot path.
+    public func internalTreeUsage() throws -> [InternalTreeUsage] {
+        let r = try beginRead()
+        defer { r.close() }
+        var usage: [InternalTreeUsage] = []
+        for name in try r.internalTreeNames().sorted() {
+            var tree = InternalTreeUsage(name: name, entries: 0, bytes: 0)
+            try r.forEachInternalEntry(name, from: []) { k, v in
+                tree.entries += 1
+                tree.bytes += k.count + v.count
+                return true
+            }
+            usage.append(tree)
+        }
+        return usage
+    }
+}
+
+/// One internal tree's share of a file (`Database.internalTreeUsage()`).
+public struct InternalTreeUsage: Sendable, Equatable {
+    /// The tree's name, such as `sync.objects` or `relay.log`.
+    public var name: String
+    /// Entries in the newest version.
+    public var entries: Int
+    /// Bytes of the entries' keys and values, without the pages' own overhead.
+    public var bytes: Int
 }
 
 #if canImport(Glibc)
