@@ -13,6 +13,7 @@ import Foundation
 ///   on one connection (zstd streams per connection).
 /// - S4: a new node catches up a relay's log of 1M operations (× scale) through the node
 ///   session and relay core: operations per second, from hello to caught up.
+/// - S5, S6: metadata under churn, with garbage collection by acknowledgement (`SyncChurnBench`).
 struct SyncSuite {
     let options: BenchOptions
     let reporter: Reporter
@@ -29,6 +30,7 @@ struct SyncSuite {
         if options.includes("S1") || options.includes("S3") { try measureApplyAndWire(scratch) }
         if options.includes("S2") { try SyncLatencyBench(options: options, reporter: reporter).run(scratch) }
         if options.includes("S4") { try measureCatchUp(scratch) }
+        if options.includes("S5") || options.includes("S6") { try SyncChurnBench(options: options, reporter: reporter).run(scratch) }
     }
 
     // MARK: set-up helpers
@@ -41,10 +43,10 @@ struct SyncSuite {
         return db
     }
 
-    static func write(_ db: Database, _ body: (Table) throws -> Void) throws {
+    static func write(_ db: Database, table: String = "Item", _ body: (Table) throws -> Void) throws {
         let w = try db.beginWrite()
         do {
-            guard let t = try w.table(named: "Item") else { throw BenchError("Item missing") }
+            guard let t = try w.table(named: table) else { throw BenchError("\(table) missing") }
             try body(t)
             try w.commit()
         } catch {
@@ -297,6 +299,13 @@ final class InProcessLink {
                 throw BenchError("the relay closed connection \(c)")
             }
         }
+    }
+
+    /// Runs the relay's timers, then every session's, at `now`, and delivers what follows.
+    func tick(now: UInt64) throws {
+        try performRelay(relay.tick(now: now))
+        for (c, s) in sessions.sorted(by: { $0.key < $1.key }) { try perform(c, s.session.tick(now: now)) }
+        try settle()
     }
 
     /// Delivers until nothing is in flight.
