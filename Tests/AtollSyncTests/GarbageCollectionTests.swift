@@ -219,9 +219,10 @@ import AtollTestSupport
         #expect(try x.dump() == z.dump())
     }
 
-    @Test(arguments: RelayStoreKind.allCases) func aDeletedObjectsMetadataGoesOnceEveryNodeHasSeenTheDelete(store: RelayStoreKind) throws {
-        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
-        let x = try Self.collecting(), y = try Self.collecting()
+    /// Two collecting nodes on `net` (connections 1 and 2) that both hold Items 1-3, each with a
+    /// title and three tags, written by the first.
+    static func twoNodesWithThreeItems(_ net: Loopback) throws -> (TestNode, NodeSession, TestNode, NodeSession) {
+        let x = try collecting(), y = try collecting()
         let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
         net.connect(sx, as: 1)
         net.connect(sy, as: 2)
@@ -235,6 +236,12 @@ import AtollTestSupport
         }
         net.perform(1, sx.localCommitted(now: 0))
         net.settle()
+        return (x, sx, y, sy)
+    }
+
+    @Test(arguments: RelayStoreKind.allCases) func aDeletedObjectsMetadataGoesOnceEveryNodeHasSeenTheDelete(store: RelayStoreKind) throws {
+        let net = try Loopback(store, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
         try y.db.write { w in
             try w.items().erase(ObjectKey(primaryKey: 1))
             try w.items().addInteger(ObjectKey(primaryKey: 2), TestSchema.Item.count, 5)
@@ -289,6 +296,140 @@ import AtollTestSupport
         net.settle()
         #expect(try z.dump() == x.dump())
         try z.replica.checkInvariants()
+    }
+
+    /// The primary keys of the objects a relay file's compacted history holds records of, and
+    /// the tombstones its index lists.
+    static func relayBase(_ db: Database) throws -> (objects: [StorageValue], tombstones: Int) {
+        let r = try db.beginRead()
+        defer { r.close() }
+        var objects: [StorageValue] = []
+        try r.forEachInternalEntry(RelayBase.objects, from: []) { _, v in
+            objects.append(try RelayBase.decodeObject(v).primaryKey)
+            return true
+        }
+        var tombstones = 0
+        try r.forEachInternalEntry(RelayBase.deleted, from: []) { _, _ in
+            tombstones += 1
+            return true
+        }
+        return (objects, tombstones)
+    }
+
+    @Test func theRelayFileCollectsTombstonesOfItsCompactedHistoryUnderTheDeletionPoint() throws {
+        let relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())"))
+        let net = try Loopback(relayDB: relayDB, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
+        // Item 1 is deleted; item 2 is deleted and made again (its record stays).
+        try y.db.write { w in
+            try w.items().erase(ObjectKey(primaryKey: 1))
+            try w.items().erase(ObjectKey(primaryKey: 2))
+        }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        try x.db.write { w in try w.items().set(try w.items().create(primaryKey: .int(2)), TestSchema.Item.title, .string("again")) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+
+        // The first ticks trim the log into the compacted history (tombstones and all) and
+        // raise the points; later ones, with the log trimmed through the applied bound,
+        // collect.
+        var now: UInt64 = 0
+        try Self.tickUntil(net, &now) {
+            let base = try Self.relayBase(relayDB)
+            return base.tombstones == 0 && base.objects.count == 2
+        }
+        let base = try Self.relayBase(relayDB)
+        #expect(try net.relay.status().first?.trimmedThrough == net.relay.status().first?.head)
+        #expect(base.objects.count == 2 && Set(base.objects) == [.int(2), .int(3)])
+        #expect(base.tombstones == 0)
+        #expect(try x.dump() == y.dump())
+
+        // A node that joins now gets the same state from the relay; a write that comes later
+        // of the collected object makes it again everywhere, holding only that write.
+        let z = try TestNode()
+        let sz = NodeSession(replica: z.replica)
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(try z.dump() == x.dump())
+        try z.replica.checkInvariants()
+        try y.db.write { w in try w.items().set(try w.items().create(primaryKey: .int(1)), TestSchema.Item.count, .int(9)) }
+        net.perform(2, sy.localCommitted(now: now))
+        net.settle()
+        #expect(try x.dump() == y.dump() && z.dump() == y.dump())
+        #expect(try z.db.read { r in try r.items().listValues(ObjectKey(primaryKey: 1), TestSchema.Item.tags) }.isEmpty)
+        #expect(try z.db.read { r in try r.items().value(ObjectKey(primaryKey: 1), TestSchema.Item.title) } == .string(""))
+    }
+
+    /// The element records (removed ones included) a relay file's compacted history keeps of
+    /// Item `pk`'s tags.
+    static func relayTagElements(_ db: Database, item pk: Int64) throws -> Int {
+        let r = try db.beginRead()
+        defer { r.close() }
+        var n = 0
+        let prefix = RelayBase.partPrefix(RelayBase.objectKey(1, "Item", .int(pk)), .element, "tags")
+        try r.forEachInternalEntry(RelayBase.parts, from: prefix, prefix: prefix) { _, _ in
+            n += 1
+            return true
+        }
+        return n
+    }
+
+    /// Ticks the relay (trim and points every tick) until `done` or six ticks, from `now`.
+    static func tickUntil(_ net: Loopback, _ now: inout UInt64, _ done: () throws -> Bool) throws {
+        var ticks = 0
+        repeat {
+            now += 10_000
+            tick(net, at: now)
+            ticks += 1
+        } while try ticks < 6 && !done()
+    }
+
+    @Test func theRelayFileCollectsRemovedListElementsLeavesFirst() throws {
+        let relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())"))
+        let net = try Loopback(relayDB: relayDB, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        // Each item's tags g0 <- g1 <- g2 (each inserted after the one before).
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
+        // Item 3 loses g2 (a leaf) and g0 (followed by g1); item 2 loses g1 (followed by g2).
+        try x.db.write { w in
+            try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 2)
+            try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 0)
+        }
+        try y.db.write { w in try w.items().listRemove(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 1) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        var now: UInt64 = 0
+        try Self.tickUntil(net, &now) { try Self.relayTagElements(relayDB, item: 3) == 2 }
+        #expect(try Self.relayTagElements(relayDB, item: 1) == 3)
+        #expect(try Self.relayTagElements(relayDB, item: 2) == 3, "g1 still places g2")
+        #expect(try Self.relayTagElements(relayDB, item: 3) == 2, "g2 went; g0 still places g1")
+        #expect(try Self.relayBase(relayDB).tombstones == 0, "every removal below the point was read")
+
+        // g1 goes too: it is a leaf now, and its parent g0, removed long ago, goes with it.
+        try x.db.write { w in try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 0) }
+        net.perform(1, sx.localCommitted(now: now))
+        net.settle()
+        try Self.tickUntil(net, &now) { try Self.relayTagElements(relayDB, item: 3) == 0 }
+        #expect(try Self.relayTagElements(relayDB, item: 3) == 0)
+        #expect(try Self.relayTagElements(relayDB, item: 2) == 3)
+
+        // A node that joins gets the same lists; an insert between item 2's g0 and g2 lands
+        // alike everywhere, the joined node too.
+        let z = try TestNode()
+        let sz = NodeSession(replica: z.replica)
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(try z.dump() == x.dump())
+        try y.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 1, .string("new")) }
+        try x.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 2, .string("end")) }
+        net.perform(2, sy.localCommitted(now: now))
+        net.perform(1, sx.localCommitted(now: now))
+        net.settle()
+        #expect(try x.dump() == y.dump() && z.dump() == y.dump())
+        #expect(try z.db.read { r in try r.items().listValues(ObjectKey(primaryKey: 2), TestSchema.Item.tags) }
+                    == [.string("g0"), .string("new"), .string("g2"), .string("end")])
+        for node in [x, y, z] { try node.replica.checkInvariants() }
     }
 
     @Test(arguments: RelayStoreKind.allCases) func aPeerThatReportsNoFloorHoldsThePointBackUntilItExpires(store: RelayStoreKind) throws {

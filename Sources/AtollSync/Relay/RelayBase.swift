@@ -13,14 +13,23 @@ import Crypto
 //                        1 field:      nothing             -> stamp, value
 //                        2 increment:  u64 BE hlc, 16-byte node, u32 BE index -> zigzag delta
 //                        3 element:    u64 BE lamport, 16-byte node
-//                                                          -> u8 flags (1: erased, 2: has parent),
+//                                                          -> u8 flags (1: erased, 2: has parent,
+//                                                            4: removal stamp known),
 //                                                            [parent lamport, parent node], insert
-//                                                            stamp, value stamp, [value]
+//                                                            stamp, value stamp, [removal stamp],
+//                                                            [value]
 //                        4 set tag:    32-byte SHA-256 of the value's tagged encoding, u64 BE hlc,
 //                                      16-byte node, u32 BE index (the add's stamp)
 //                                                          -> u8 flags (1: removed), value
 //                        5 map entry:  the key's UTF-8 bytes
 //                                                          -> stamp, u8 flags (1: removed), [value]
+//   relay.base.deleted  u32 BE realm ++ stamp (u64 BE hlc, 16-byte node, u32 BE index) ++ key
+//                                                          -> u8 0: a delete, key an object key
+//                                                             u8 1, u16 BE n: a list element's
+//                                                                   removal, key its part key
+//                                                                   (of an object key of n bytes)
+//                       (the relay file's index of tombstones and removed list elements, by
+//                       stamp, for collecting them)
 //   object key: u32 BE realm ++ u8 class length ++ class ++ primary key (tagged encoding if at
 //               most 64 bytes, else 0xFF ++ SHA-256 of it)
 //   stamp in values: varint hlc, 16-byte node, varint index
@@ -30,6 +39,16 @@ import Crypto
 // elements, for the structure of later inserts; removed set tags, so that their adds stay
 // removed; map removals newer than any write). A snapshot sends it back as instructions with
 // their own stamps (body format 2); applying them merges exactly like the changesets would have.
+//
+// Collecting (`collectDeleted`) drops what folding keeps once nothing can need it, once the log
+// is trimmed through the applied bound that came with the realm's deletion point: an object
+// deleted below the point that holds no later write, with every part left under it; a list
+// element removed below the point that no element kept follows (a leaf of the list's tree), and
+// then its parent if that became such a leaf. Every changeset stamped before the point is then
+// folded already, and every changeset still to come is stamped after it and was made by a node
+// that had merged those deletes and removals (docs/SYNC.md, "The stability point"): none can be
+// voided by the tombstone or name the element, so they decide no merge any more, as on the
+// nodes.
 
 /// The trees of a compacted history, read: a transaction of the relay's file, or an overlay a
 /// shared store fills from its database (`RelayBaseOverlay`).
@@ -46,17 +65,23 @@ package protocol RelayBaseWriting: RelayBaseReading {
     /// Called before the records of the object with key `objectKey` (in `objects`, and the
     /// `parts` that start with it) are read or written: an overlay loads them then.
     func willTouchObject(_ objectKey: [UInt8]) throws
+    /// Whether folding keeps the index of tombstones (`RelayBase.deleted`) that collecting
+    /// reads: the relay file does; a store whose trees live in a database does not, and keeps
+    /// its tombstones.
+    var indexesDeletions: Bool { get }
 }
 
 extension Transaction: RelayBaseReading {}
 
 extension WriteTransaction: RelayBaseWriting {
     package func willTouchObject(_ objectKey: [UInt8]) throws {}
+    package var indexesDeletions: Bool { true }
 }
 
 package enum RelayBase {
     package static let objects = "relay.base.objects"
     package static let parts = "relay.base.parts"
+    package static let deleted = "relay.base.deleted"
     /// Objects read for one snapshot chunk at most.
     package static let chunkObjectsMax = 64
 
@@ -74,6 +99,9 @@ package enum RelayBase {
         var valueStamp: Stamp
         var erased: Bool
         var value: SyncValue
+        /// The stamp of the removal (or delete of the object) that erased it, when known (not
+        /// for elements folded before relays kept it).
+        var removed: Stamp?
     }
 
     package static func objectKey(_ realm: UInt32, _ className: String, _ pk: StorageValue) -> [UInt8] {
@@ -160,10 +188,12 @@ package enum RelayBase {
 
     static func encode(_ e: Element) -> [UInt8] {
         var w = ByteWriter(capacity: 64)
-        w.u8((e.erased ? 1 : 0) | (e.parent != nil ? 2 : 0))
+        let removed = e.erased ? e.removed : nil
+        w.u8((e.erased ? 1 : 0) | (e.parent != nil ? 2 : 0) | (removed != nil ? 4 : 0))
         if let p = e.parent { w.varint(p.lamport); w.append(p.node.bytes) }
         write(e.inserted, &w)
         write(e.valueStamp, &w)
+        if let removed { write(removed, &w) }
         if !e.erased { e.value.encode(into: &w) }
         return w.bytes
     }
@@ -180,8 +210,9 @@ package enum RelayBase {
         let inserted = try readStamp(&r)
         let valueStamp = try readStamp(&r)
         let erased = flags & 1 != 0
+        let removed = flags & 4 != 0 ? try readStamp(&r) : nil
         return Element(parent: parent, inserted: inserted, valueStamp: valueStamp, erased: erased,
-                       value: erased ? .null : try SyncValue.decode(from: &r))
+                       value: erased ? .null : try SyncValue.decode(from: &r), removed: removed)
     }
 
     // MARK: folding
@@ -223,8 +254,12 @@ package enum RelayBase {
                 if !void { noteWrite() }
             case .erase:
                 if object.deleted.map({ s > $0 }) ?? true {
+                    if w.indexesDeletions {
+                        if let old = object.deleted { try w.deleteInternal(deleted, key: deletedKey(realm, old, key)) }
+                        try w.putInternal(deleted, key: deletedKey(realm, s, key), value: [0])
+                    }
                     object.deleted = s
-                    try forgetBefore(key, s, w)
+                    try forgetBefore(key, s, realm: realm, w)
                 }
             case .set(_, let p, let v):
                 guard !void else { break }
@@ -255,9 +290,10 @@ package enum RelayBase {
                 }
             case .listInsert(_, let p, let after, let lamport, let v):
                 if !void { noteWrite() }
-                let e = Element(parent: after, inserted: s, valueStamp: s, erased: void, value: void ? .null : v)
-                try w.putInternal(parts, key: partPrefix(key, .element, content.properties[p]) + elementKey(ElementID(lamport: lamport, node: cs.origin)),
-                                  value: encode(e))
+                let e = Element(parent: after, inserted: s, valueStamp: s, erased: void, value: void ? .null : v, removed: void ? object.deleted : nil)
+                let k = partPrefix(key, .element, content.properties[p]) + elementKey(ElementID(lamport: lamport, node: cs.origin))
+                try w.putInternal(parts, key: k, value: encode(e))
+                if void, let d = object.deleted { try indexRemoval(realm, d, k, objectKeyBytes: key.count, w) }
             case .listSet(_, let p, let id, let v):
                 guard !void else { break }
                 noteWrite()
@@ -272,7 +308,9 @@ package enum RelayBase {
                 if var e = try w.internalValue(parts, key: k).map({ b in try b.withUnsafeBytes { try decodeElement($0) } }), !e.erased {
                     e.erased = true
                     e.value = .null
+                    e.removed = s
                     try w.putInternal(parts, key: k, value: encode(e))
+                    try indexRemoval(realm, s, k, objectKeyBytes: key.count, w)
                 }
             case .setAdd(_, let p, let v):
                 guard !void else { break }
@@ -314,7 +352,7 @@ package enum RelayBase {
 
     /// After a delete at `d`: property values and increments from before it can never show
     /// again; elements inserted before it stay only as structure.
-    private static func forgetBefore(_ key: [UInt8], _ d: Stamp, _ w: some RelayBaseWriting) throws {
+    private static func forgetBefore(_ key: [UInt8], _ d: Stamp, realm: UInt32, _ w: some RelayBaseWriting) throws {
         var doomed: [[UInt8]] = []
         var erase: [([UInt8], Element)] = []
         var removedTags: [([UInt8], [UInt8])] = []
@@ -352,9 +390,173 @@ package enum RelayBase {
             var gone = e
             gone.erased = true
             gone.value = .null
+            gone.removed = d
             try w.putInternal(parts, key: k, value: encode(gone))
+            try indexRemoval(realm, d, k, objectKeyBytes: key.count, w)
         }
         for (k, v) in removedTags { try w.putInternal(parts, key: k, value: v) }
+    }
+
+    /// Indexes the removal at `s` of the element with part key `k` (`collectDeleted`).
+    private static func indexRemoval(_ realm: UInt32, _ s: Stamp, _ k: [UInt8], objectKeyBytes n: Int, _ w: some RelayBaseWriting) throws {
+        guard w.indexesDeletions else { return }
+        try w.putInternal(deleted, key: deletedKey(realm, s, k), value: [1, UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)])
+    }
+
+    /// The class name an object key holds (nil: a malformed key).
+    private static func className(inObjectKey k: [UInt8]) -> String? {
+        guard k.count > 5, k.count >= 5 + Int(k[4]) else { return nil }
+        return String(decoding: k[5..<(5 + Int(k[4]))], as: UTF8.self)
+    }
+
+    /// The parts of an element's part key whose object key has `n` bytes: the list's part
+    /// prefix, the element's id, and the class and property names (nil: a malformed key).
+    private static func elementKeyParts(_ k: [UInt8], objectKeyBytes n: Int) -> (list: [UInt8], id: ElementID, className: String, property: String)? {
+        guard n > 5, k.count > n + 2, k[n] == Kind.element.rawValue, k.count == n + 2 + Int(k[n + 1]) + 24,
+              let className = className(inObjectKey: Array(k[..<n])),
+              let node = NodeID(bytes: k[(k.count - 16)...])
+        else { return nil }
+        var lamport: UInt64 = 0
+        for b in k[(k.count - 24)..<(k.count - 16)] { lamport = lamport << 8 | UInt64(b) }
+        return (Array(k[..<(k.count - 24)]), ElementID(lamport: lamport, node: node), className,
+                String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
+    }
+
+    private static func deletedKey(_ realm: UInt32, _ d: Stamp, _ object: [UInt8]) -> [UInt8] {
+        var w = ByteWriter(capacity: 32 + object.count)
+        w.u32BigEndian(realm)
+        w.append(stampKey(d))
+        w.append(object)
+        return w.bytes
+    }
+
+    /// Whether the realm has a tombstone or removal below `deletionPoint` to collect (one seek).
+    package static func hasDeleted(realm: UInt32, below deletionPoint: UInt64, in r: some RelayBaseReading) throws -> Bool {
+        var found = false
+        try forEachDeleted(realm: realm, below: deletionPoint, in: r) { _ in
+            found = true
+            return false
+        }
+        return found
+    }
+
+    /// What `collectDeleted` may drop, by class name and, for a list element, the list's
+    /// property name (nil for an object's tombstone).
+    package typealias Collectable = (_ className: String, _ listProperty: String?) -> Bool
+
+    /// What one `collectDeleted` dropped.
+    package struct Collected: Equatable {
+        /// Objects whose records went (tombstones with everything under them).
+        package var objects = 0
+        /// Removed list elements that went (of objects that stay).
+        package var elements = 0
+    }
+
+    /// Collects up to `limit` index entries of the realm stamped below `deletionPoint` (a clock
+    /// reading; see the top of this file). An object that holds no write after its delete goes
+    /// with every part under it; one written again after it keeps its record. A removed list
+    /// element goes if it is a leaf of its list (no element kept names it as parent), and then
+    /// its parent, if that is removed below the point too and has become a leaf; one that is
+    /// not a leaf goes when its last child does. Call only once the log is trimmed through the
+    /// applied bound that came with the point.
+    ///
+    /// Only what `collectable` accepts goes. A class that holds embedded objects must keep its
+    /// tombstones, and a list of embedded objects its elements: their records are objects of
+    /// their own here (of the embedded class, addressed by a path through the parent and the
+    /// element), which the parent's tombstone or the element voids when a snapshot is applied,
+    /// and nothing under the parent's key leads to them.
+    @discardableResult
+    package static func collectDeleted(realm: UInt32, below deletionPoint: UInt64, limit: Int, collectable: Collectable,
+                                       in w: some RelayBaseWriting) throws -> Collected
+    {
+        var found: [(index: [UInt8], stamp: Stamp, key: [UInt8], objectKeyBytes: Int?)] = []
+        try forEachDeleted(realm: realm, below: deletionPoint, in: w) { entry in
+            found.append(entry)
+            return found.count < max(1, limit)
+        }
+        var collected = Collected()
+        // Removed elements below the point, by list (part prefix), whose index entry was read.
+        var elements: [[UInt8]: [ElementID: Stamp]] = [:]
+        for f in found {
+            try w.deleteInternal(deleted, key: f.index)
+            if let n = f.objectKeyBytes {
+                guard let parts = elementKeyParts(f.key, objectKeyBytes: n) else {
+                    throw AtollError.corrupted("relay base: a removed element's index entry names no element")
+                }
+                if collectable(parts.className, parts.property) { elements[parts.list, default: [:]][parts.id] = f.stamp }
+                continue
+            }
+            guard let bytes = try w.internalValue(objects, key: f.key) else { continue }
+            guard let className = className(inObjectKey: f.key) else { throw AtollError.corrupted("relay base: a tombstone's index entry names no object") }
+            let o = try bytes.withUnsafeBytes { try decodeObject($0) }
+            guard o.deleted == f.stamp, o.latest.map({ $0 < f.stamp }) ?? true, collectable(className, nil) else { continue }
+            var doomed: [[UInt8]] = []
+            try w.forEachInternalEntry(parts, from: f.key, prefix: f.key) { k, _ in
+                doomed.append(Array(k))
+                return true
+            }
+            for k in doomed { try w.deleteInternal(parts, key: k) }
+            try w.deleteInternal(objects, key: f.key)
+            collected.objects += 1
+        }
+        for (list, candidates) in elements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            collected.elements += try dropRemovedLeaves(list, candidates, below: deletionPoint, w)
+        }
+        return collected
+    }
+
+    /// Drops from the list with part prefix `list` the removed elements among `candidates`
+    /// (removed at the stamp given) that are leaves, and the removed ancestors below the point
+    /// that become leaves with them. Returns how many went.
+    private static func dropRemovedLeaves(_ list: [UInt8], _ candidates: [ElementID: Stamp], below deletionPoint: UInt64,
+                                          _ w: some RelayBaseWriting) throws -> Int
+    {
+        // (When the object was collected above, the list is gone and nothing is found.)
+        var records: [ElementID: Element] = [:]
+        var children: [ElementID: Int] = [:]
+        try w.forEachInternalEntry(parts, from: list, prefix: list) { k, v in
+            guard k.count == list.count + 24, let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(list.count + 8)...])) else {
+                throw AtollError.corrupted("relay base element key of \(k.count) bytes")
+            }
+            let id = ElementID(lamport: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: list.count, as: UInt64.self)), node: node)
+            let e = try decodeElement(v)
+            records[id] = e
+            if let p = e.parent { children[p, default: 0] += 1 }
+            return true
+        }
+        var dropped = 0
+        for (id, stamp) in candidates.sorted(by: { ($0.value, $0.key.lamport) < ($1.value, $1.key.lamport) }) {
+            var next: ElementID? = id
+            var first = true
+            while let current = next, let e = records[current], e.erased, children[current, default: 0] == 0,
+                  let removed = e.removed, removed.hlc < deletionPoint, !first || removed == stamp
+            {
+                try w.deleteInternal(parts, key: list + elementKey(current))
+                records[current] = nil
+                dropped += 1
+                first = false
+                next = e.parent
+                if let p = e.parent { children[p, default: 1] -= 1 }
+            }
+        }
+        return dropped
+    }
+
+    private static func forEachDeleted(realm: UInt32, below deletionPoint: UInt64, in r: some RelayBaseReading,
+                                       _ body: ((index: [UInt8], stamp: Stamp, key: [UInt8], objectKeyBytes: Int?)) throws -> Bool) throws
+    {
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm)
+        try r.forEachInternalEntry(deleted, from: prefix.bytes, prefix: prefix.bytes) { k, v in
+            guard k.count > 32, (v.count == 1 && v[0] == 0) || (v.count == 3 && v[0] == 1) else {
+                throw AtollError.corrupted("relay base tombstone entry of \(k.count) and \(v.count) bytes")
+            }
+            let stamp = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
+                              node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[12..<28])) ?? .zero,
+                              index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 28, as: UInt32.self)))
+            guard stamp.hlc < deletionPoint else { return false }
+            return try body((Array(k), stamp, Array(k[32...]), v[0] == 1 ? Int(v[1]) << 8 | Int(v[2]) : nil))
+        }
     }
 
     private static func deleteIncrements(_ key: [UInt8], _ property: String, through s: Stamp, _ w: some RelayBaseWriting) throws {

@@ -46,6 +46,9 @@ package final class RelayBaseOverlay: RelayBaseWriting {
         }
     }
 
+    /// The database stores keep no index of tombstones (`RelayBase.collectDeleted`).
+    package var indexesDeletions: Bool { false }
+
     package func internalValue(_ tree: String, key: [UInt8]) throws -> [UInt8]? {
         trees[tree]?[key]
     }

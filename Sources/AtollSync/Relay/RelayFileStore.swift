@@ -365,9 +365,38 @@ package final class RelayFileStore: RelayStore {
         guard !holdingSnapshot, let current = realms[realmID], !current.peers.isEmpty else { return 0 }
         var floor = current.peers.values.map(\.acknowledged).min() ?? 0
         if let localFloor { floor = min(floor, localFloor) }
-        guard floor > current.trimmedThrough else { return 0 }
-        try flushPeers()
-        return try trim(realmID, through: floor, limit: limit)
+        var count = 0
+        if floor > current.trimmedThrough {
+            try flushPeers()
+            count = try trim(realmID, through: floor, limit: limit)
+        }
+        try collectBase(realmID, limit: limit)
+        return count
+    }
+
+    /// Drops the compacted history's tombstones below the realm's deletion point
+    /// (`RelayBase.collectDeleted`), about `limit` of them, once the log is trimmed through the
+    /// applied bound that came with the point.
+    private func collectBase(_ realmID: String, limit: Int) throws {
+        guard let realm = realms[realmID] else { return }
+        let bounds = realm.stability
+        guard bounds.deletionPoint > 0, bounds.applied > 0, realm.trimmedThrough >= bounds.applied else { return }
+        let r = try database.beginRead()
+        let pending = Result { try RelayBase.hasDeleted(realm: realm.index, below: bounds.deletionPoint, in: r) }
+        r.close()
+        guard try pending.get() else { return }
+        // What the realm's schema history allows (`collectDeleted`): tombstones of classes that
+        // are not embedded and hold no embedded object, elements of lists of such classes that
+        // are not lists of embedded objects; with no schema recorded, nothing.
+        let classes = Dictionary((realm.schema?.classes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        func holdsEmbedded(_ p: SyncSchemaDescription.Property) -> Bool { p.linkTarget.map { classes[$0]?.isEmbedded ?? true } ?? false }
+        try write { w in
+            try RelayBase.collectDeleted(realm: realm.index, below: bounds.deletionPoint, limit: limit, collectable: { name, list in
+                guard let c = classes[name], !c.isEmbedded else { return false }
+                guard let list else { return !c.properties.contains(where: holdsEmbedded) }
+                return c.property(named: list).map { !holdsEmbedded($0) } ?? false
+            }, in: w)
+        }
     }
 
     /// Drops log entries up to `through` (which every known peer has acknowledged), about
