@@ -4,8 +4,8 @@ import AtollTestSupport
 
 /// A relay and three `atoll node` processes syncing a model that uses every newer type (the
 /// `Shop` model of Tests/AtollObjectHelper: Decimal128, AnyRealmValue, MutableSet, Map, a
-/// PersistableEnum and an embedded address holding an embedded geo), written through the
-/// object API in separate processes.
+/// PersistableEnum, an embedded address holding an embedded geo and a map of embedded branch
+/// addresses), written through the object API in separate processes.
 @Suite(.serialized) struct EmbeddedSyncProcessTests {
     @Test func nodeProcessesSyncAModelWithEveryNewTypeAndEmbeddedObjects() async throws {
         try await offPool {
@@ -70,6 +70,23 @@ import AtollTestSupport
             try shop("a", ["+3:back"])
             state = try converged { $0.contains("1 revenue=20.5 extra=->3") }
             #expect(state.contains("3 revenue=0 extra=none tags=[back]"), "\(state)")
+
+            // A map of embedded objects: a branch put on one node is edited on another, while a
+            // third puts another key; the edit lands in the object the key holds.
+            try shop("a", ["b1:north:N1"])
+            state = try converged { $0.contains("branches={north:N1}") }
+            try shop("b", ["B1:north:N2"])
+            try shop("c", ["b1:south:S1"])
+            state = try converged { $0.contains("branches={north:N2,south:S1}") }
+            // Killed, node b replaces the object at north and removes south; meanwhile node c
+            // edits the south branch it still has. A later replacement of a key holds only
+            // what is written after it, and nothing of the object it replaced.
+            cluster.killNode("b")
+            try shop("b", ["b1:north:N3", "x1:south"])
+            try shop("c", ["B1:south:S2"])
+            try cluster.startNode("b")
+            state = try converged { $0.contains("north:N3") }
+            #expect(state.contains("branches={north:N3") && !state.contains("N2"), "\(state)")
             // The whole files agree too.
             _ = try cluster.waitForConvergence(names, timeout: 60)
 

@@ -99,7 +99,10 @@ struct AtollObjectHelper {
                 // +ID:TAG a tag, =ID:KEY:INT a price, kID:KIND the kind, sID:STREET the address's
                 // street (an address is made when there is none), gID:LAT its geo's lat (likewise),
                 // aID:STREET a new address replacing the old, 0ID no address, !ID deletes the shop,
-                // @ID:OTHER extra links shop OTHER (AnyRealmValue.object; made when missing).
+                // @ID:OTHER extra links shop OTHER (AnyRealmValue.object; made when missing),
+                // bID:KEY:STREET a new branch address at KEY of the map of embedded addresses,
+                // BID:KEY:STREET the street of the branch at KEY (made when there is none),
+                // xID:KEY removes the key.
                 let realm = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: args[2]), objectTypes: [Shop.self, ShopAddress.self, ShopGeo.self]))
                 for op in args[3...] {
                     let parts = op.dropFirst().split(separator: ":", maxSplits: 2).map(String.init)
@@ -132,6 +135,16 @@ struct AtollObjectHelper {
                             a.street = arg
                             shop.address = a
                         case "0": shop.address = nil
+                        case "b", "B":
+                            let street = parts.count > 2 ? parts[2] : ""
+                            if op.first == "B", let branch = shop.branches[arg] ?? nil {
+                                branch.street = street
+                            } else {
+                                let branch = ShopAddress()
+                                branch.street = street
+                                shop.branches[arg] = branch
+                            }
+                        case "x": shop.branches.removeObject(for: arg)
                         case "@":
                             let other = Int(arg) ?? 0
                             shop.extra = .object(realm.object(ofType: Shop.self, forPrimaryKey: other) ?? realm.create(Shop.self, value: ["id": other]))
@@ -156,8 +169,9 @@ struct AtollObjectHelper {
                     if let a = shop.address {
                         address = "{\(a.street) geo=\(a.geo.map { "\($0.lat)" } ?? "nil")}"
                     }
+                    let branches = shop.branches.keys.sorted().map { k in "\(k):\((shop.branches[k] ?? nil).map { $0.street } ?? "nil")" }
                     say("\(shop.id) revenue=\(shop.revenue) extra=\(extra) tags=[\(shop.tags.sorted().joined(separator: ","))] "
-                        + "prices={\(prices.joined(separator: ","))} kind=\(shop.kind.rawValue) address=\(address)")
+                        + "prices={\(prices.joined(separator: ","))} kind=\(shop.kind.rawValue) address=\(address) branches={\(branches.joined(separator: ","))}")
                 }
                 say("done")
             case "dump-baskets":
@@ -339,6 +353,7 @@ final class Shop: Object {
     @Persisted var prices: Map<String, Int>
     @Persisted var kind: ShopKind = .kiosk
     @Persisted var address: ShopAddress?
+    @Persisted var branches: Map<String, ShopAddress?>
 }
 
 /// for `upgrade-synced-schema`: a new optional property and a new class.
