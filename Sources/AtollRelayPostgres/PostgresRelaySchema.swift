@@ -3,9 +3,9 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 5; version 2 added schema_history, version 3
+// The relay's tables in PostgreSQL (schema version 6; version 2 added schema_history, version 3
 // last_digest and the append that records it, version 4 stability_point, version 5
-// deletion_point and applied_bound). Every relay sharing the database reads and
+// deletion_point and applied_bound, version 6 atoll_relay_base_deleted). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
@@ -27,8 +27,11 @@ import PostgresNIO
 //                           (the hlc of changeset `stored`; 0 when stored before version 3)
 //   atoll_relay_peers       (realm, node) -> acknowledged position, first and last seen (ms)
 //   atoll_relay_base_objects, atoll_relay_base_parts
+//   atoll_relay_base_deleted
 //                           key bytea -> value bytea: the compacted history, the same keys and
-//                           values as the relay file's trees (RelayBase), realm number first.
+//                           values as the relay file's trees (RelayBase), realm number first;
+//                           the last is the index of tombstones and removed list elements by
+//                           stamp that collecting reads (RelayBase.collectDeleted).
 //
 // Ordering: atoll_relay_append (below) locks the realm's row (SELECT ... FOR UPDATE), numbers the
 // new entries from its head, and commits; the next append of the realm waits for that lock, and
@@ -39,7 +42,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 5
+    static let version = 6
     /// How long one statement of a migration may take, waiting for the locks it needs included
     /// (another relay's migration, or tables that relays of an older version are using).
     static let migrationMilliseconds: Int64 = 300_000
@@ -179,6 +182,12 @@ enum PostgresRelaySchema {
         "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS applied_bound bigint NOT NULL DEFAULT 0",
     ]
 
+    /// From version 5: the compacted history's index of tombstones and removed list elements by
+    /// stamp, for collecting them (deletes folded before it are not in it, and stay).
+    static let versionSix: [String] = [
+        "CREATE TABLE IF NOT EXISTS atoll_relay_base_deleted (key bytea PRIMARY KEY, value bytea NOT NULL)",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -209,10 +218,13 @@ enum PostgresRelaySchema {
                     if stored < 3 { for statement in versionThree { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 4 { for statement in versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 5 { for statement in versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 6 { for statement in versionSix { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive + versionSix {
+                    try session.query(PostgresQuery(unsafeSQL: statement))
+                }
                 let id = newRelayID ?? NodeID.random()
                 try session.query("INSERT INTO atoll_relay_meta (key, value) VALUES ('schema_version', \(String(version))), ('relay_id', \(id.description))")
                 created = true

@@ -469,11 +469,17 @@ package final class PostgresRelayStore: RelayStore {
 
     // MARK: trimming
 
-    /// Every realm of the database with entries left to trim: any relay may trim any realm (one
-    /// at a time, under the realm's trim row lock).
+    /// Every realm of the database with entries left to trim, or with tombstones or removed
+    /// list elements below its deletion point to collect (`int4send`/`int8send`: the big-endian
+    /// bytes that start the index's keys): any relay may trim any realm (one at a time, under
+    /// the realm's trim row lock).
     package func trimCandidates() throws -> [String] {
         try session.query("""
-            SELECT r.name FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE t.trimmed_through < r.head ORDER BY r.name
+            SELECT r.name FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id
+            WHERE t.trimmed_through < r.head
+               OR (r.deletion_point <> 0 AND EXISTS (SELECT 1 FROM atoll_relay_base_deleted d
+                   WHERE d.key >= int4send(r.id) AND d.key < int4send(r.id) || int8send(r.deletion_point)))
+            ORDER BY r.name
             """).map { try $0.decode(String.self) }
     }
 
@@ -542,7 +548,7 @@ package final class PostgresRelayStore: RelayStore {
             guard end > trimmed, let last = doomed.last else { return nil }
             // Fold into the compacted history: the records of every object touched, read in one
             // query, folded in memory, written back.
-            let overlay = RelayBaseOverlay { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for the trim") }
+            let overlay = RelayBaseOverlay(indexesDeletions: true) { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for the trim") }
             var keys = Set<[UInt8]>()
             for e in doomed { keys.formUnion(try RelayBase.objectKeys(of: e.changeset, realm: index)) }
             try load(Array(keys), into: overlay)
@@ -562,6 +568,7 @@ package final class PostgresRelayStore: RelayStore {
                 """)
             return (end, last.operations, origins, doomed.count, index)
         }
+        try collectBase(realmID, holdingSnapshot: holdingSnapshot, limit: limit, now: now)
         guard let outcome else { return 0 }
         if var realm = realms[realmID] {
             realm.trimmedThrough = max(realm.trimmedThrough, outcome.trimmed)
@@ -579,6 +586,42 @@ package final class PostgresRelayStore: RelayStore {
             tails[realmID] = (tail.start + UInt64(drop), Array(tail.entries.dropFirst(drop)), tail.bytes - gone)
         }
         return outcome.removed
+    }
+
+    /// Drops the compacted history's tombstones and removed list elements below the realm's
+    /// deletion point (`RelayBase.collectDeleted`), about `limit` index entries, once the log
+    /// is trimmed through the applied bound that came with the point; under the realm's trim
+    /// lock, and not while a relay streams the compacted history (the lease), as a trim.
+    private func collectBase(_ realmID: String, holdingSnapshot: Bool, limit: Int, now: UInt64) throws {
+        guard !holdingSnapshot, let realm = realms[realmID] else { return }
+        let index32 = Int32(bitPattern: realm.index)
+        try session.transaction {
+            guard let row = try session.query("""
+                SELECT t.trimmed_through, t.snapshot_lease_until, r.deletion_point, r.applied_bound
+                FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.id = \(index32) FOR UPDATE OF t
+                """).first
+            else { return }
+            let (trimmed, lease, deletion, applied) = try row.decode((Int64, Int64, Int64, Int64).self)
+            let deletionPoint = UInt64(bitPattern: deletion)
+            guard UInt64(lease) <= now, deletionPoint > 0, applied > 0, trimmed >= applied else { return }
+            let range = RelayBase.deletedRange(realm: realm.index, below: deletionPoint)
+            var entries: [([UInt8], [UInt8])] = []
+            for row in try session.query("""
+                SELECT key, value FROM atoll_relay_base_deleted WHERE key >= \(ByteBuffer(bytes: range.start)) AND key < \(ByteBuffer(bytes: range.end))
+                ORDER BY key LIMIT \(Int64(max(1, limit)))
+                """)
+            {
+                let (key, value) = try row.decode((ByteBuffer, ByteBuffer).self)
+                entries.append((Array(key.readableBytesView), Array(value.readableBytesView)))
+            }
+            guard !entries.isEmpty else { return }
+            let overlay = RelayBaseOverlay(indexesDeletions: true) { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for collecting") }
+            overlay.fill(RelayBase.deleted, entries)
+            try load(Array(Set(try entries.map { try RelayBase.objectKey(ofDeletedEntry: $0.0, $0.1) })), into: overlay)
+            try RelayBase.collectDeleted(realm: realm.index, below: deletionPoint, limit: limit,
+                                         collectable: RelayBase.collectable(schema: realm.schema), in: overlay)
+            try writeBack(overlay)
+        }
     }
 
     /// Reads every record of the objects `keys` (their `objects` record and their `parts`) into
@@ -611,7 +654,8 @@ package final class PostgresRelayStore: RelayStore {
     }
 
     private func writeBack(_ overlay: RelayBaseOverlay) throws {
-        for (tree, table) in [(RelayBase.objects, "atoll_relay_base_objects"), (RelayBase.parts, "atoll_relay_base_parts")] {
+        for (tree, table) in [(RelayBase.objects, "atoll_relay_base_objects"), (RelayBase.parts, "atoll_relay_base_parts"),
+                              (RelayBase.deleted, "atoll_relay_base_deleted")] {
             let changes = overlay.changes(tree)
             let puts = changes.compactMap { k, v in v.map { (k, $0) } }
             let deletes = changes.filter { $0.1 == nil }.map { ByteBuffer(bytes: $0.0) }

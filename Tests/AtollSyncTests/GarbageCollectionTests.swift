@@ -298,27 +298,52 @@ import AtollTestSupport
         try z.replica.checkInvariants()
     }
 
-    /// The primary keys of the objects a relay file's compacted history holds records of, and
-    /// the tombstones its index lists.
-    static func relayBase(_ db: Database) throws -> (objects: [StorageValue], tombstones: Int) {
-        let r = try db.beginRead()
-        defer { r.close() }
-        var objects: [StorageValue] = []
-        try r.forEachInternalEntry(RelayBase.objects, from: []) { _, v in
-            objects.append(try RelayBase.decodeObject(v).primaryKey)
-            return true
+    /// The rows of one tree of a test relay's compacted history, in key order, read directly:
+    /// the file's tree, or PostgreSQL's table (the same keys and values) through psql.
+    static func relayRows(_ location: RelayStoreLocation, _ tree: String, prefix: [UInt8] = []) throws -> [(key: [UInt8], value: [UInt8])] {
+        if let db = location.database {
+            let r = try db.beginRead()
+            defer { r.close() }
+            var rows: [([UInt8], [UInt8])] = []
+            try r.forEachInternalEntry(tree, from: prefix, prefix: prefix) { k, v in
+                rows.append((Array(k), Array(v)))
+                return true
+            }
+            return rows
         }
-        var tombstones = 0
-        try r.forEachInternalEntry(RelayBase.deleted, from: []) { _, _ in
-            tombstones += 1
-            return true
+        let table = "atoll_relay_" + tree.dropFirst("relay.".count).replacingOccurrences(of: ".", with: "_")
+        let url = try #require(location.postgres)
+        let text = try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
+                                                         "SELECT encode(key, 'hex') || ' ' || encode(value, 'hex') FROM \(table) ORDER BY key")
+        func bytes(_ hex: Substring) -> [UInt8] {
+            var out: [UInt8] = []
+            var i = hex.startIndex
+            while i < hex.endIndex, let j = hex.index(i, offsetBy: 2, limitedBy: hex.endIndex), let b = UInt8(hex[i..<j], radix: 16) {
+                out.append(b)
+                i = j
+            }
+            return out
         }
-        return (objects, tombstones)
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            let row = (bytes(parts[0]), bytes(parts[1]))
+            return row.0.starts(with: prefix) ? row : nil
+        }
     }
 
-    @Test func theRelayFileCollectsTombstonesOfItsCompactedHistoryUnderTheDeletionPoint() throws {
-        let relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())"))
-        let net = try Loopback(relayDB: relayDB, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+    /// The primary keys of the objects a relay's compacted history holds records of, and the
+    /// entries its index of tombstones and removals lists.
+    static func relayBase(_ location: RelayStoreLocation) throws -> (objects: [StorageValue], tombstones: Int) {
+        let objects = try relayRows(location, RelayBase.objects).map { row in
+            try row.value.withUnsafeBytes { try RelayBase.decodeObject($0).primaryKey }
+        }
+        return (objects, try relayRows(location, RelayBase.deleted).count)
+    }
+
+    @Test(arguments: RelayStoreKind.allCases) func theRelayCollectsTombstonesOfItsCompactedHistoryUnderTheDeletionPoint(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0)))
         let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
         // Item 1 is deleted; item 2 is deleted and made again (its record stays).
         try y.db.write { w in
@@ -336,10 +361,10 @@ import AtollTestSupport
         // collect.
         var now: UInt64 = 0
         try Self.tickUntil(net, &now) {
-            let base = try Self.relayBase(relayDB)
+            let base = try Self.relayBase(location)
             return base.tombstones == 0 && base.objects.count == 2
         }
-        let base = try Self.relayBase(relayDB)
+        let base = try Self.relayBase(location)
         #expect(try net.relay.status().first?.trimmedThrough == net.relay.status().first?.head)
         #expect(base.objects.count == 2 && Set(base.objects) == [.int(2), .int(3)])
         #expect(base.tombstones == 0)
@@ -361,18 +386,10 @@ import AtollTestSupport
         #expect(try z.db.read { r in try r.items().value(ObjectKey(primaryKey: 1), TestSchema.Item.title) } == .string(""))
     }
 
-    /// The element records (removed ones included) a relay file's compacted history keeps of
-    /// Item `pk`'s tags.
-    static func relayTagElements(_ db: Database, item pk: Int64) throws -> Int {
-        let r = try db.beginRead()
-        defer { r.close() }
-        var n = 0
-        let prefix = RelayBase.partPrefix(RelayBase.objectKey(1, "Item", .int(pk)), .element, "tags")
-        try r.forEachInternalEntry(RelayBase.parts, from: prefix, prefix: prefix) { _, _ in
-            n += 1
-            return true
-        }
-        return n
+    /// The element records (removed ones included) a relay's compacted history keeps of Item
+    /// `pk`'s tags (the realm is the store's first: number 1).
+    static func relayTagElements(_ location: RelayStoreLocation, item pk: Int64) throws -> Int {
+        try relayRows(location, RelayBase.parts, prefix: RelayBase.partPrefix(RelayBase.objectKey(1, "Item", .int(pk)), .element, "tags")).count
     }
 
     /// Ticks the relay (trim and points every tick) until `done` or six ticks, from `now`.
@@ -385,9 +402,9 @@ import AtollTestSupport
         } while try ticks < 6 && !done()
     }
 
-    @Test func theRelayFileCollectsRemovedListElementsLeavesFirst() throws {
-        let relayDB = try Database.open(DatabaseConfiguration(inMemoryIdentifier: "relay-\(UUID())"))
-        let net = try Loopback(relayDB: relayDB, configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+    @Test(arguments: RelayStoreKind.allCases) func theRelayCollectsRemovedListElementsLeavesFirst(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0)))
         // Each item's tags g0 <- g1 <- g2 (each inserted after the one before).
         let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
         // Item 3 loses g2 (a leaf) and g0 (followed by g1); item 2 loses g1 (followed by g2).
@@ -400,19 +417,19 @@ import AtollTestSupport
         net.perform(2, sy.localCommitted(now: 0))
         net.settle()
         var now: UInt64 = 0
-        try Self.tickUntil(net, &now) { try Self.relayTagElements(relayDB, item: 3) == 2 }
-        #expect(try Self.relayTagElements(relayDB, item: 1) == 3)
-        #expect(try Self.relayTagElements(relayDB, item: 2) == 3, "g1 still places g2")
-        #expect(try Self.relayTagElements(relayDB, item: 3) == 2, "g2 went; g0 still places g1")
-        #expect(try Self.relayBase(relayDB).tombstones == 0, "every removal below the point was read")
+        try Self.tickUntil(net, &now) { try Self.relayTagElements(location, item: 3) == 2 }
+        #expect(try Self.relayTagElements(location, item: 1) == 3)
+        #expect(try Self.relayTagElements(location, item: 2) == 3, "g1 still places g2")
+        #expect(try Self.relayTagElements(location, item: 3) == 2, "g2 went; g0 still places g1")
+        #expect(try Self.relayBase(location).tombstones == 0, "every removal below the point was read")
 
         // g1 goes too: it is a leaf now, and its parent g0, removed long ago, goes with it.
         try x.db.write { w in try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 0) }
         net.perform(1, sx.localCommitted(now: now))
         net.settle()
-        try Self.tickUntil(net, &now) { try Self.relayTagElements(relayDB, item: 3) == 0 }
-        #expect(try Self.relayTagElements(relayDB, item: 3) == 0)
-        #expect(try Self.relayTagElements(relayDB, item: 2) == 3)
+        try Self.tickUntil(net, &now) { try Self.relayTagElements(location, item: 3) == 0 }
+        #expect(try Self.relayTagElements(location, item: 3) == 0)
+        #expect(try Self.relayTagElements(location, item: 2) == 3)
 
         // A node that joins gets the same lists; an insert between item 2's g0 and g2 lands
         // alike everywhere, the joined node too.

@@ -444,6 +444,41 @@ package enum RelayBase {
     /// property name (nil for an object's tombstone).
     package typealias Collectable = (_ className: String, _ listProperty: String?) -> Bool
 
+    /// What a realm's schema history allows `collectDeleted` to drop: tombstones of classes that
+    /// are not embedded and hold no embedded object, elements of their lists that are not lists
+    /// of embedded objects; with no schema recorded, nothing.
+    package static func collectable(schema: SyncSchemaDescription?) -> Collectable {
+        let classes = Dictionary((schema?.classes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        func holdsEmbedded(_ p: SyncSchemaDescription.Property) -> Bool { p.linkTarget.map { classes[$0]?.isEmbedded ?? true } ?? false }
+        return { name, list in
+            guard let c = classes[name], !c.isEmbedded else { return false }
+            guard let list else { return !c.properties.contains(where: holdsEmbedded) }
+            return c.property(named: list).map { !holdsEmbedded($0) } ?? false
+        }
+    }
+
+    /// The object keys an index entry of `deleted` names (the object of a tombstone, or of a
+    /// removed element), for a store that loads objects before collecting.
+    package static func objectKey(ofDeletedEntry key: [UInt8], _ value: [UInt8]) throws -> [UInt8] {
+        guard key.count > 32 else { throw AtollError.corrupted("relay base tombstone key of \(key.count) bytes") }
+        if value == [0] { return Array(key[32...]) }
+        guard value.count == 3, value[0] == 1 else { throw AtollError.corrupted("relay base tombstone entry of \(value.count) bytes") }
+        let n = Int(value[1]) << 8 | Int(value[2])
+        guard key.count >= 32 + n else { throw AtollError.corrupted("relay base removal entry of \(key.count) bytes") }
+        return Array(key[32..<(32 + n)])
+    }
+
+    /// The first and the end key of the realm's index entries of `deleted` stamped below
+    /// `deletionPoint` (for a store that reads them by range).
+    package static func deletedRange(realm: UInt32, below deletionPoint: UInt64) -> (start: [UInt8], end: [UInt8]) {
+        var start = ByteWriter(capacity: 4)
+        start.u32BigEndian(realm)
+        var end = ByteWriter(capacity: 12)
+        end.u32BigEndian(realm)
+        end.u64BigEndian(deletionPoint)
+        return (start.bytes, end.bytes)
+    }
+
     /// What one `collectDeleted` dropped.
     package struct Collected: Equatable {
         /// Objects whose records went (tombstones with everything under them).

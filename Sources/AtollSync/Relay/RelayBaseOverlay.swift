@@ -19,9 +19,13 @@ package final class RelayBaseOverlay: RelayBaseWriting {
     private var dirty: [String: [[UInt8]: [UInt8]?]] = [RelayBase.objects: [:], RelayBase.parts: [:]]
     private var loaded: Set<[UInt8]> = []
     private let loader: Loader?
+    /// Whether folding writes the index of tombstones (`RelayBase.deleted`): the store keeps it.
+    package let indexesDeletions: Bool
 
-    /// An overlay that loads objects on demand (for folding), or none (records given with `fill`).
-    package init(loader: Loader? = nil) {
+    /// An overlay that loads objects on demand (for folding), or none (records given with
+    /// `fill`), for a store that keeps the index of tombstones or not.
+    package init(indexesDeletions: Bool = false, loader: Loader? = nil) {
+        self.indexesDeletions = indexesDeletions
         self.loader = loader
     }
 
@@ -45,9 +49,6 @@ package final class RelayBaseOverlay: RelayBaseWriting {
             trees[RelayBase.parts, default: [:]][k] = v
         }
     }
-
-    /// The database stores keep no index of tombstones (`RelayBase.collectDeleted`).
-    package var indexesDeletions: Bool { false }
 
     package func internalValue(_ tree: String, key: [UInt8]) throws -> [UInt8]? {
         trees[tree]?[key]

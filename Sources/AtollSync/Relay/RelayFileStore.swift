@@ -385,17 +385,9 @@ package final class RelayFileStore: RelayStore {
         let pending = Result { try RelayBase.hasDeleted(realm: realm.index, below: bounds.deletionPoint, in: r) }
         r.close()
         guard try pending.get() else { return }
-        // What the realm's schema history allows (`collectDeleted`): tombstones of classes that
-        // are not embedded and hold no embedded object, elements of lists of such classes that
-        // are not lists of embedded objects; with no schema recorded, nothing.
-        let classes = Dictionary((realm.schema?.classes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        func holdsEmbedded(_ p: SyncSchemaDescription.Property) -> Bool { p.linkTarget.map { classes[$0]?.isEmbedded ?? true } ?? false }
         try write { w in
-            try RelayBase.collectDeleted(realm: realm.index, below: bounds.deletionPoint, limit: limit, collectable: { name, list in
-                guard let c = classes[name], !c.isEmbedded else { return false }
-                guard let list else { return !c.properties.contains(where: holdsEmbedded) }
-                return c.property(named: list).map { !holdsEmbedded($0) } ?? false
-            }, in: w)
+            try RelayBase.collectDeleted(realm: realm.index, below: bounds.deletionPoint, limit: limit,
+                                         collectable: RelayBase.collectable(schema: realm.schema), in: w)
         }
     }
 
