@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Suites: `storage` (the engine on its own), `compare` (the same workloads on Atoll and on
 /// SQLite through GRDB), `encryption` (compare workloads W1, W2, W3, W6 with and without a key),
-/// `sync` (S1–S6: sync apply, latency over TLS, wire bytes, catch-up, metadata under churn), `relay` (R1–R3:
+/// `sync` (S1–S7: sync apply, latency over TLS, wire bytes, catch-up, metadata under churn), `relay` (R1–R3:
 /// atoll-relay processes on their Atoll file and on a shared PostgreSQL), `values` (V1–V4: sets,
 /// maps and Decimal128 against SQLite child tables), `lists` (L1–L4: one large List against a
 /// SQLite child table), `concurrency` (C1–C2: actors writing one
@@ -58,7 +58,7 @@ struct BenchOptions {
           --scale F    multiply object counts by F (default 1.0; CI smoke runs use 0.01)
           --runs N     measured runs per figure (default: 5 for reads, 3 for rebuilding workloads)
           --dir PATH   where database files are created (default /tmp/atoll-bench)
-          --only LIST  only the named workloads (compare: W1,W3; sync: S1,...,S6; values: V2,V3; lists: L2,L4; storage: insert,scan,...; relay: R1,R2,R3 or R1_pg2_hot,...; concurrency: C1,C2)
+          --only LIST  only the named workloads (compare: W1,W3; sync: S1,...,S7; values: V2,V3; lists: L2,L4; storage: insert,scan,...; relay: R1,R2,R3 or R1_pg2_hot,...; concurrency: C1,C2)
           --engine E   profile: the engine to run (default atoll)
           --sqlite-cache-mib N  SQLite page cache per connection (default \(SQLiteTuning.defaultCacheMebibytes); 0: SQLite's 2 MiB)
           --sqlite-mmap-mib N   SQLite memory-mapped I/O size (default \(SQLiteTuning.defaultMmapMebibytes); 0: off)

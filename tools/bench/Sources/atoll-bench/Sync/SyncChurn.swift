@@ -2,7 +2,7 @@ import AtollStorage
 import AtollSync
 import Foundation
 
-/// S5 and S6 (issue 21, garbage collection by acknowledgement): does sync metadata stay bounded
+/// S5, S6 and S7 (issue 21, garbage collection by acknowledgement): does sync metadata stay bounded
 /// under churn? Three nodes and a relay core in-process (`InProcessLink`: real frames, zstd,
 /// CRC32C; no network), each file with `durability: .unsafe` because sizes, not commit rates,
 /// are measured here.
@@ -13,6 +13,10 @@ import Foundation
 /// - S6: list insert-then-remove cycles. Each node owns one object; in its turn it appends a
 ///   batch of elements to that object's list in one transaction, every node receives it, then
 ///   it removes them in a second.
+/// - S7: the same list used as a queue. Each list starts with a batch of elements; in its turn
+///   a node appends a batch at the end, every node receives it, then it removes the batch at
+///   the front (the oldest). A removed element is then followed by the elements appended after
+///   it, so it is never a leaf of the list's tree while the queue lives.
 ///
 /// After each turn the clock moves 100 ms and the relay's timers run (trim and stability point
 /// every tick), then the sessions' timers. Forty times during the run (every fourth sample is
@@ -34,14 +38,19 @@ struct SyncChurnBench {
         ColumnSpec(name: "tags", type: .string, isList: true),
     ], primaryKey: "id")
 
+    /// Cycles per transaction, and S7's standing queue.
+    static let batch = 100
+
     enum Kind: String {
         case objects = "S5"
         case lists = "S6"
+        case queue = "S7"
 
         var what: String {
             switch self {
             case .objects: "create-then-delete cycles of new objects"
             case .lists: "list insert-then-remove cycles"
+            case .queue: "queue cycles (append at the end, remove at the front)"
             }
         }
     }
@@ -76,11 +85,12 @@ struct SyncChurnBench {
     func run(_ scratch: ScratchDirectory) throws {
         if options.includes("S5") { try churn(.objects, scratch) }
         if options.includes("S6") { try churn(.lists, scratch) }
+        if options.includes("S7") { try churn(.queue, scratch) }
     }
 
     private func churn(_ kind: Kind, _ scratch: ScratchDirectory) throws {
         let cycles = options.scaled(1_000_000, minimum: 30_000)
-        let batch = 100
+        let batch = Self.batch
         let turns = (cycles + batch - 1) / batch
         let prefix = kind.rawValue.lowercased()
         let relayPath = scratch.file("\(prefix)-relay.atoll")
@@ -104,13 +114,14 @@ struct SyncChurnBench {
         try link.settle()
 
         var now: UInt64 = 0
-        // Each node's own list holder (S6), made before the clock starts.
+        // Each node's own list holder (S6, S7; S7's holding a batch), made before the clock starts.
         let holder = { (node: Int) in Int64(node) - 3 }
-        if kind == .lists {
+        if kind != .objects {
             for (i, node) in nodes.enumerated() {
                 try write(node.db) { t in
                     let k = try t.create(primaryKey: .int(holder(i)))
                     try t.set(k, 1, .string("holder \(i)"))
+                    if kind == .queue { for j in 0..<batch { try t.listAppend(k, 2, .string("first \(j)")) } }
                 }
                 try link.perform(ConnectionID(i + 1), node.session.localCommitted(now: now))
             }
@@ -138,7 +149,7 @@ struct SyncChurnBench {
                 try write(node.db) { t in
                     for id in first..<nextID { try t.erase(ObjectKey(primaryKey: id)) }
                 }
-            case .lists:
+            case .lists, .queue:
                 let k = ObjectKey(primaryKey: holder(n))
                 try write(node.db) { t in
                     for j in 0..<batch { try t.listAppend(k, 2, .string("element \(turn).\(j)")) }
@@ -146,7 +157,7 @@ struct SyncChurnBench {
                 try link.perform(connection, node.session.localCommitted(now: now))
                 try link.settle()
                 try write(node.db) { t in
-                    for j in (0..<batch).reversed() { try t.listRemove(k, 2, at: j) }
+                    for j in (0..<batch).reversed() { try t.listRemove(k, 2, at: kind == .queue ? 0 : j) }
                 }
             }
             try link.perform(connection, node.session.localCommitted(now: now))
@@ -190,7 +201,8 @@ struct SyncChurnBench {
         try SyncSuite.write(db, table: "Churn", body)
     }
 
-    /// Every node ends with what the workload leaves: no objects (S5) or three empty lists (S6).
+    /// Every node ends with what the workload leaves: no objects (S5), three empty lists (S6) or
+    /// three lists of one batch (S7).
     private func checkConverged(_ dbs: [Database], _ kind: Kind) throws {
         for (i, db) in dbs.enumerated() {
             let r = try db.beginRead()
@@ -199,10 +211,10 @@ struct SyncChurnBench {
             switch kind {
             case .objects:
                 guard t.count == 0 else { throw BenchError("S5: node \(i) holds \(t.count) objects after every delete") }
-            case .lists:
-                guard t.count == 3 else { throw BenchError("S6: node \(i) holds \(t.count) holders") }
-                for key in try t.objectKeys() where try !t.listValues(key, 2).isEmpty {
-                    throw BenchError("S6: node \(i) holds list elements after every removal")
+            case .lists, .queue:
+                guard t.count == 3 else { throw BenchError("\(kind.rawValue): node \(i) holds \(t.count) holders") }
+                for key in try t.objectKeys() where try t.listValues(key, 2).count != (kind == .queue ? Self.batch : 0) {
+                    throw BenchError("\(kind.rawValue): node \(i) holds \(try t.listValues(key, 2).count) list elements at the end")
                 }
             }
         }

@@ -13,7 +13,7 @@ import Foundation
 ///   on one connection (zstd streams per connection).
 /// - S4: a new node catches up a relay's log of 1M operations (× scale) through the node
 ///   session and relay core: operations per second, from hello to caught up.
-/// - S5, S6: metadata under churn, with garbage collection by acknowledgement (`SyncChurnBench`).
+/// - S5, S6, S7: metadata under churn, with garbage collection by acknowledgement (`SyncChurnBench`).
 struct SyncSuite {
     let options: BenchOptions
     let reporter: Reporter
@@ -30,7 +30,7 @@ struct SyncSuite {
         if options.includes("S1") || options.includes("S3") { try measureApplyAndWire(scratch) }
         if options.includes("S2") { try SyncLatencyBench(options: options, reporter: reporter).run(scratch) }
         if options.includes("S4") { try measureCatchUp(scratch) }
-        if options.includes("S5") || options.includes("S6") { try SyncChurnBench(options: options, reporter: reporter).run(scratch) }
+        if options.includes("S5") || options.includes("S6") || options.includes("S7") { try SyncChurnBench(options: options, reporter: reporter).run(scratch) }
     }
 
     // MARK: set-up helpers
