@@ -290,11 +290,7 @@ import AtollTestSupport
         #expect(try y.dump().contains("\"again\""))
 
         // A node that joins now gets the same state from the relay.
-        let z = try TestNode()
-        let sz = NodeSession(replica: z.replica)
-        net.connect(sz, as: 3)
-        net.settle()
-        #expect(try z.dump() == x.dump())
+        let z = try Self.joinedNode(net, as: 3, matching: x)
         try z.replica.checkInvariants()
     }
 
@@ -372,11 +368,7 @@ import AtollTestSupport
 
         // A node that joins now gets the same state from the relay; a write that comes later
         // of the collected object makes it again everywhere, holding only that write.
-        let z = try TestNode()
-        let sz = NodeSession(replica: z.replica)
-        net.connect(sz, as: 3)
-        net.settle()
-        #expect(try z.dump() == x.dump())
+        let z = try Self.joinedNode(net, as: 3, matching: x)
         try z.replica.checkInvariants()
         try y.db.write { w in try w.items().set(try w.items().create(primaryKey: .int(1)), TestSchema.Item.count, .int(9)) }
         net.perform(2, sy.localCommitted(now: now))
@@ -393,6 +385,15 @@ import AtollTestSupport
     }
 
     /// Ticks the relay (trim and points every tick) until `done` or six ticks, from `now`.
+    /// A new node that joins `net` as peer `peer`, once settled; it must hold what `expected` holds.
+    static func joinedNode(_ net: Loopback, as peer: ConnectionID, matching expected: TestNode) throws -> TestNode {
+        let node = try TestNode()
+        net.connect(NodeSession(replica: node.replica), as: peer)
+        net.settle()
+        #expect(try node.dump() == expected.dump())
+        return node
+    }
+
     static func tickUntil(_ net: Loopback, _ now: inout UInt64, _ done: () throws -> Bool) throws {
         var ticks = 0
         repeat {
@@ -433,11 +434,7 @@ import AtollTestSupport
 
         // A node that joins gets the same lists; an insert between item 2's g0 and g2 lands
         // alike everywhere, the joined node too.
-        let z = try TestNode()
-        let sz = NodeSession(replica: z.replica)
-        net.connect(sz, as: 3)
-        net.settle()
-        #expect(try z.dump() == x.dump())
+        let z = try Self.joinedNode(net, as: 3, matching: x)
         try y.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 1, .string("new")) }
         try x.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 2, .string("end")) }
         net.perform(2, sy.localCommitted(now: now))

@@ -133,11 +133,24 @@ package enum RelayBase {
         return prefix + Array(SHA256.hash(data: w.bytes)) + stampKey(tag)
     }
 
-    private static func stampFromKey(_ k: UnsafeRawBufferPointer) -> Stamp {
-        let at = k.count - 28
-        return Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
-                     node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) ?? .zero,
+    /// The stamp a key holds at byte `at` (`stampKey`'s encoding).
+    private static func stamp(inKey k: UnsafeRawBufferPointer, at: Int) throws -> Stamp {
+        guard at >= 0, k.count >= at + 28, let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) else {
+            throw AtollError.corrupted("relay base: a key of \(k.count) bytes holds no stamp at \(at)")
+        }
+        return Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)), node: node,
                      index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: at + 24, as: UInt32.self)))
+    }
+
+    /// The stamp at the end of a key (of an increment or a set tag).
+    private static func stampFromKey(_ k: UnsafeRawBufferPointer) throws -> Stamp { try stamp(inKey: k, at: k.count - 28) }
+
+    /// The element id a key holds at byte `at` (`elementKey`'s encoding).
+    private static func elementID(inKey k: UnsafeRawBufferPointer, at: Int) throws -> ElementID {
+        guard at >= 0, k.count >= at + 24, let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) else {
+            throw AtollError.corrupted("relay base: a key of \(k.count) bytes holds no element id at \(at)")
+        }
+        return ElementID(lamport: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)), node: node)
     }
 
     /// A map entry: the stamp that decides the key and its value (nil: removed).
@@ -363,16 +376,12 @@ package enum RelayBase {
             case .field:
                 if try readStamp(&r) < d { doomed.append(Array(k)) }
             case .increment:
-                let at = k.count - 28
-                let s = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
-                              node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(at + 8)..<(at + 24)])) ?? .zero,
-                              index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: at + 24, as: UInt32.self)))
-                if s < d { doomed.append(Array(k)) }
+                if try stampFromKey(k) < d { doomed.append(Array(k)) }
             case .element:
                 let e = try decodeElement(v)
                 if !e.erased, e.inserted < d { erase.append((Array(k), e)) }
             case .setTag:
-                if try r.u8() & 1 == 0, stampFromKey(k) < d {
+                if try r.u8() & 1 == 0, try stampFromKey(k) < d {
                     var gone = ByteWriter(capacity: v.count)
                     gone.u8(1)
                     gone.append(Array(v[1...]))
@@ -410,16 +419,13 @@ package enum RelayBase {
     }
 
     /// The parts of an element's part key whose object key has `n` bytes: the list's part
-    /// prefix, the element's id, and the class and property names (nil: a malformed key).
-    private static func elementKeyParts(_ k: [UInt8], objectKeyBytes n: Int) -> (list: [UInt8], id: ElementID, className: String, property: String)? {
+    /// prefix, the element's id, and the class and property names.
+    private static func elementKeyParts(_ k: [UInt8], objectKeyBytes n: Int) throws -> (list: [UInt8], id: ElementID, className: String, property: String) {
         guard n > 5, k.count > n + 2, k[n] == Kind.element.rawValue, k.count == n + 2 + Int(k[n + 1]) + 24,
-              let className = className(inObjectKey: Array(k[..<n])),
-              let node = NodeID(bytes: k[(k.count - 16)...])
-        else { return nil }
-        var lamport: UInt64 = 0
-        for b in k[(k.count - 24)..<(k.count - 16)] { lamport = lamport << 8 | UInt64(b) }
-        return (Array(k[..<(k.count - 24)]), ElementID(lamport: lamport, node: node), className,
-                String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
+              let className = className(inObjectKey: Array(k[..<n]))
+        else { throw AtollError.corrupted("relay base: a removed element's index entry names no element") }
+        let id = try k.withUnsafeBytes { try elementID(inKey: $0, at: k.count - 24) }
+        return (Array(k[..<(k.count - 24)]), id, className, String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
     }
 
     private static func deletedKey(_ realm: UInt32, _ d: Stamp, _ object: [UInt8]) -> [UInt8] {
@@ -515,9 +521,7 @@ package enum RelayBase {
         for f in found {
             try w.deleteInternal(deleted, key: f.index)
             if let n = f.objectKeyBytes {
-                guard let parts = elementKeyParts(f.key, objectKeyBytes: n) else {
-                    throw AtollError.corrupted("relay base: a removed element's index entry names no element")
-                }
+                let parts = try elementKeyParts(f.key, objectKeyBytes: n)
                 if collectable(parts.className, parts.property) { elements[parts.list, default: [:]][parts.id] = f.stamp }
                 continue
             }
@@ -550,10 +554,8 @@ package enum RelayBase {
         var records: [ElementID: Element] = [:]
         var children: [ElementID: Int] = [:]
         try w.forEachInternalEntry(parts, from: list, prefix: list) { k, v in
-            guard k.count == list.count + 24, let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(list.count + 8)...])) else {
-                throw AtollError.corrupted("relay base element key of \(k.count) bytes")
-            }
-            let id = ElementID(lamport: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: list.count, as: UInt64.self)), node: node)
+            guard k.count == list.count + 24 else { throw AtollError.corrupted("relay base element key of \(k.count) bytes") }
+            let id = try elementID(inKey: k, at: list.count)
             let e = try decodeElement(v)
             records[id] = e
             if let p = e.parent { children[p, default: 0] += 1 }
@@ -586,9 +588,7 @@ package enum RelayBase {
             guard k.count > 32, (v.count == 1 && v[0] == 0) || (v.count == 3 && v[0] == 1) else {
                 throw AtollError.corrupted("relay base tombstone entry of \(k.count) and \(v.count) bytes")
             }
-            let stamp = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
-                              node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[12..<28])) ?? .zero,
-                              index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 28, as: UInt32.self)))
+            let stamp = try stamp(inKey: k, at: 4)
             guard stamp.hlc < deletionPoint else { return false }
             return try body((Array(k), stamp, Array(k[32...]), v[0] == 1 ? Int(v[1]) << 8 | Int(v[2]) : nil))
         }
@@ -639,20 +639,12 @@ package enum RelayBase {
                     let s = try readStamp(&rd)
                     encoder.append(.set(address, property: p, value: try SyncValue.decode(from: &rd)), stamp: s)
                 case .increment:
-                    let s = Stamp(hlc: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: rest, as: UInt64.self)),
-                                  node: NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(rest + 8)..<(rest + 24)])) ?? .zero,
-                                  index: UInt32(bigEndian: k.loadUnaligned(fromByteOffset: rest + 24, as: UInt32.self)))
-                    encoder.append(.addInteger(address, property: p, delta: try rd.zigzag()), stamp: s)
+                    encoder.append(.addInteger(address, property: p, delta: try rd.zigzag()), stamp: try stampFromKey(k))
                 case .element:
-                    let lamport = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: rest, as: UInt64.self))
-                    guard let node = NodeID(bytes: UnsafeRawBufferPointer(rebasing: k[(rest + 8)..<(rest + 24)])) else {
-                        failure = AtollError.corrupted("relay base: bad element node")
-                        return false
-                    }
+                    let id = try elementID(inKey: k, at: rest)
                     let e = try decodeElement(v)
-                    let id = ElementID(lamport: lamport, node: node)
-                    encoder.append(.listInsert(address, property: p, after: e.parent, lamport: lamport, value: e.value), stamp: e.inserted,
-                                   elementNode: node, elementErased: e.erased)
+                    encoder.append(.listInsert(address, property: p, after: e.parent, lamport: id.lamport, value: e.value), stamp: e.inserted,
+                                   elementNode: id.node, elementErased: e.erased)
                     if e.erased {
                         // A node that has the element (visible) must learn it is gone.
                         encoder.append(.listErase(address, property: p, element: id), stamp: e.inserted)
@@ -660,7 +652,7 @@ package enum RelayBase {
                         encoder.append(.listSet(address, property: p, element: id, value: e.value), stamp: e.valueStamp)
                     }
                 case .setTag:
-                    let tag = stampFromKey(k)
+                    let tag = try stampFromKey(k)
                     let removed = try rd.u8() & 1 != 0
                     let value = try SyncValue.decode(from: &rd)
                     if removed {
