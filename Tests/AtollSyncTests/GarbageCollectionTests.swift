@@ -290,7 +290,7 @@ import AtollTestSupport
         #expect(try y.dump().contains("\"again\""))
 
         // A node that joins now gets the same state from the relay.
-        let z = try Self.joinedNode(net, as: 3, matching: x)
+        let z = try Self.joinedNode(net, as: 3, matching: x).node
         try z.replica.checkInvariants()
     }
 
@@ -368,7 +368,7 @@ import AtollTestSupport
 
         // A node that joins now gets the same state from the relay; a write that comes later
         // of the collected object makes it again everywhere, holding only that write.
-        let z = try Self.joinedNode(net, as: 3, matching: x)
+        let z = try Self.joinedNode(net, as: 3, matching: x).node
         try z.replica.checkInvariants()
         try y.db.write { w in try w.items().set(try w.items().create(primaryKey: .int(1)), TestSchema.Item.count, .int(9)) }
         net.perform(2, sy.localCommitted(now: now))
@@ -384,16 +384,17 @@ import AtollTestSupport
         try relayRows(location, RelayBase.parts, prefix: RelayBase.partPrefix(RelayBase.objectKey(1, "Item", .int(pk)), .element, "tags")).count
     }
 
-    /// Ticks the relay (trim and points every tick) until `done` or six ticks, from `now`.
     /// A new node that joins `net` as peer `peer`, once settled; it must hold what `expected` holds.
-    static func joinedNode(_ net: Loopback, as peer: ConnectionID, matching expected: TestNode) throws -> TestNode {
+    static func joinedNode(_ net: Loopback, as peer: ConnectionID, matching expected: TestNode) throws -> (node: TestNode, session: NodeSession) {
         let node = try TestNode()
-        net.connect(NodeSession(replica: node.replica), as: peer)
+        let session = NodeSession(replica: node.replica)
+        net.connect(session, as: peer)
         net.settle()
         #expect(try node.dump() == expected.dump())
-        return node
+        return (node, session)
     }
 
+    /// Ticks the relay (trim and points every tick) until `done` or six ticks, from `now`.
     static func tickUntil(_ net: Loopback, _ now: inout UInt64, _ done: () throws -> Bool) throws {
         var ticks = 0
         repeat {
@@ -434,7 +435,7 @@ import AtollTestSupport
 
         // A node that joins gets the same lists; an insert between item 2's g0 and g2 lands
         // alike everywhere, the joined node too.
-        let z = try Self.joinedNode(net, as: 3, matching: x)
+        let z = try Self.joinedNode(net, as: 3, matching: x).node
         try y.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 1, .string("new")) }
         try x.db.write { w in try w.items().listInsert(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 2, .string("end")) }
         net.perform(2, sy.localCommitted(now: now))
@@ -443,6 +444,50 @@ import AtollTestSupport
         #expect(try x.dump() == y.dump() && z.dump() == y.dump())
         #expect(try z.db.read { r in try r.items().listValues(ObjectKey(primaryKey: 2), TestSchema.Item.tags) }
                     == [.string("g0"), .string("new"), .string("g2"), .string("end")])
+        for node in [x, y, z] { try node.replica.checkInvariants() }
+    }
+
+    @Test(arguments: RelayStoreKind.allCases) func aListUsedAsAQueueKeepsOneRemovedElementOnNodesAndTheRelay(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0)))
+        // Item 1's tags g0 <- g1 <- g2; x appends four at a time, y removes four from the front.
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
+        let one = ObjectKey(primaryKey: 1)
+        var now: UInt64 = 0
+        var next = 3
+        for _ in 0..<4 {
+            try x.db.write { w in
+                for _ in 0..<4 {
+                    try w.items().listInsert(one, TestSchema.Item.tags, at: try w.items().listValues(one, TestSchema.Item.tags).count, .string("q\(next)"))
+                    next += 1
+                }
+            }
+            net.perform(1, sx.localCommitted(now: now))
+            net.settle()
+            try y.db.write { w in for _ in 0..<4 { try w.items().listRemove(one, TestSchema.Item.tags, at: 0) } }
+            net.perform(2, sy.localCommitted(now: now))
+            net.settle()
+            // Three live elements hang from g0, the first removed; the links between went.
+            func kept() throws -> [Int] { [try Self.tagElements(x, item: 1), try Self.tagElements(y, item: 1), try Self.relayTagElements(location, item: 1)] }
+            try Self.tickUntil(net, &now) { try kept() == [4, 4, 4] }
+            #expect(try kept() == [4, 4, 4])
+            #expect(try x.db.read { r in try r.items().listValues(one, TestSchema.Item.tags) } == (next - 3..<next).map { .string("q\($0)") })
+        }
+
+        // A node that joins gets the same list; inserts at the front, in the middle and at the
+        // end, made at once on two nodes, land alike everywhere.
+        let z = try Self.joinedNode(net, as: 3, matching: x).node
+        try x.db.write { w in
+            try w.items().listInsert(one, TestSchema.Item.tags, at: 0, .string("front"))
+            try w.items().listInsert(one, TestSchema.Item.tags, at: 2, .string("middle"))
+        }
+        try y.db.write { w in try w.items().listInsert(one, TestSchema.Item.tags, at: 3, .string("end")) }
+        net.perform(1, sx.localCommitted(now: now))
+        net.perform(2, sy.localCommitted(now: now))
+        net.settle()
+        #expect(try x.dump() == y.dump() && z.dump() == y.dump())
+        #expect(try z.db.read { r in try r.items().listValues(one, TestSchema.Item.tags) }
+                    == [.string("front"), .string("q16"), .string("middle"), .string("q17"), .string("q18"), .string("end")])
         for node in [x, y, z] { try node.replica.checkInvariants() }
     }
 

@@ -43,8 +43,8 @@ import Crypto
 // Collecting (`collectDeleted`) drops what folding keeps once nothing can need it, once the log
 // is trimmed through the applied bound that came with the realm's deletion point: an object
 // deleted below the point that holds no later write, with every part left under it; a list
-// element removed below the point that no element kept follows (a leaf of the list's tree), and
-// then its parent if that became such a leaf. Every changeset stamped before the point is then
+// element removed below the point that is a leaf of the list's tree or a link of a removed chain
+// (`ListTree.collect`, as on the nodes). Every changeset stamped before the point is then
 // folded already, and every changeset still to come is stamped after it and was made by a node
 // that had merged those deletes and removals (docs/SYNC.md, "The stability point"): none can be
 // voided by the tombstone or name the element, so they decide no merge any more, as on the
@@ -419,13 +419,13 @@ package enum RelayBase {
     }
 
     /// The parts of an element's part key whose object key has `n` bytes: the list's part
-    /// prefix, the element's id, and the class and property names.
-    private static func elementKeyParts(_ k: [UInt8], objectKeyBytes n: Int) throws -> (list: [UInt8], id: ElementID, className: String, property: String) {
+    /// prefix, and the class and property names.
+    private static func elementKeyParts(_ k: [UInt8], objectKeyBytes n: Int) throws -> (list: [UInt8], className: String, property: String) {
         guard n > 5, k.count > n + 2, k[n] == Kind.element.rawValue, k.count == n + 2 + Int(k[n + 1]) + 24,
               let className = className(inObjectKey: Array(k[..<n]))
         else { throw AtollError.corrupted("relay base: a removed element's index entry names no element") }
-        let id = try k.withUnsafeBytes { try elementID(inKey: $0, at: k.count - 24) }
-        return (Array(k[..<(k.count - 24)]), id, className, String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
+        _ = try k.withUnsafeBytes { try elementID(inKey: $0, at: k.count - 24) }
+        return (Array(k[..<(k.count - 24)]), className, String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
     }
 
     private static func deletedKey(_ realm: UInt32, _ d: Stamp, _ object: [UInt8]) -> [UInt8] {
@@ -495,11 +495,9 @@ package enum RelayBase {
 
     /// Collects up to `limit` index entries of the realm stamped below `deletionPoint` (a clock
     /// reading; see the top of this file). An object that holds no write after its delete goes
-    /// with every part under it; one written again after it keeps its record. A removed list
-    /// element goes if it is a leaf of its list (no element kept names it as parent), and then
-    /// its parent, if that is removed below the point too and has become a leaf; one that is
-    /// not a leaf goes when its last child does. Call only once the log is trimmed through the
-    /// applied bound that came with the point.
+    /// with every part under it; one written again after it keeps its record. A list with an
+    /// element whose entry is read is collected whole (`collectList`). Call only once the log is
+    /// trimmed through the applied bound that came with the point.
     ///
     /// Only what `collectable` accepts goes. A class that holds embedded objects must keep its
     /// tombstones, and a list of embedded objects its elements: their records are objects of
@@ -516,13 +514,13 @@ package enum RelayBase {
             return found.count < max(1, limit)
         }
         var collected = Collected()
-        // Removed elements below the point, by list (part prefix), whose index entry was read.
-        var elements: [[UInt8]: [ElementID: Stamp]] = [:]
+        // The lists (part prefixes) with an element removed below the point whose index entry was read.
+        var lists = Set<[UInt8]>()
         for f in found {
             try w.deleteInternal(deleted, key: f.index)
             if let n = f.objectKeyBytes {
                 let parts = try elementKeyParts(f.key, objectKeyBytes: n)
-                if collectable(parts.className, parts.property) { elements[parts.list, default: [:]][parts.id] = f.stamp }
+                if collectable(parts.className, parts.property) { lists.insert(parts.list) }
                 continue
             }
             guard let bytes = try w.internalValue(objects, key: f.key) else { continue }
@@ -538,45 +536,60 @@ package enum RelayBase {
             try w.deleteInternal(objects, key: f.key)
             collected.objects += 1
         }
-        for (list, candidates) in elements.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-            collected.elements += try dropRemovedLeaves(list, candidates, below: deletionPoint, w)
+        for list in lists.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            collected.elements += try collectList(list, below: deletionPoint, w)
         }
         return collected
     }
 
-    /// Drops from the list with part prefix `list` the removed elements among `candidates`
-    /// (removed at the stamp given) that are leaves, and the removed ancestors below the point
-    /// that become leaves with them. Returns how many went.
-    private static func dropRemovedLeaves(_ list: [UInt8], _ candidates: [ElementID: Stamp], below deletionPoint: UInt64,
-                                          _ w: some RelayBaseWriting) throws -> Int
-    {
+    /// Drops from the list with part prefix `list` the removed elements that no changeset
+    /// still to come names (removed below the point) and that are leaves of its tree or links
+    /// of a removed chain (`ListTree.collect`); the elements a dropped link placed get their new
+    /// parent. Returns how many went.
+    private static func collectList(_ list: [UInt8], below deletionPoint: UInt64, _ w: some RelayBaseWriting) throws -> Int {
         // (When the object was collected above, the list is gone and nothing is found.)
         var records: [ElementID: Element] = [:]
-        var children: [ElementID: Int] = [:]
+        var children: [ElementID?: [ElementID]] = [:]
         try w.forEachInternalEntry(parts, from: list, prefix: list) { k, v in
             guard k.count == list.count + 24 else { throw AtollError.corrupted("relay base element key of \(k.count) bytes") }
             let id = try elementID(inKey: k, at: list.count)
             let e = try decodeElement(v)
             records[id] = e
-            if let p = e.parent { children[p, default: 0] += 1 }
+            children[e.parent, default: []].append(id)
             return true
         }
-        var dropped = 0
-        for (id, stamp) in candidates.sorted(by: { ($0.value, $0.key.lamport) < ($1.value, $1.key.lamport) }) {
-            var next: ElementID? = id
-            var first = true
-            while let current = next, let e = records[current], e.erased, children[current, default: 0] == 0,
-                  let removed = e.removed, removed.hlc < deletionPoint, !first || removed == stamp
-            {
-                try w.deleteInternal(parts, key: list + elementKey(current))
-                records[current] = nil
-                dropped += 1
-                first = false
-                next = e.parent
-                if let p = e.parent { children[p, default: 1] -= 1 }
-            }
+        // The tree in document order: pre-order, children by descending id.
+        var order: [ListTree.Element] = []
+        order.reserveCapacity(records.count)
+        var stack: [(ElementID, UInt32)] = (children[nil] ?? []).sorted().map { ($0, 1) }
+        while let (id, depth) = stack.popLast() {
+            guard let e = records[id] else { throw AtollError.corrupted("relay base: a list element that is not there") }
+            order.append(ListTree.Element(id: id, depth: depth,
+                                          collectible: e.erased && e.removed.map { $0.hlc < deletionPoint } ?? false))
+            stack.append(contentsOf: (children[id] ?? []).sorted().map { ($0, depth + 1) })
         }
-        return dropped
+        guard order.count == records.count else {
+            throw AtollError.corrupted("relay base: \(records.count - order.count) elements of a list follow elements it does not have")
+        }
+        let kept = ListTree.collect(order)
+        guard kept.count < order.count else { return 0 }
+        // Each kept element's parent is the last one kept above its depth.
+        var above: [ElementID] = []
+        var stays = Set<ElementID>()
+        for (index, depth) in kept {
+            let id = order[index].id
+            stays.insert(id)
+            guard depth >= 1, Int(depth) - 1 <= above.count else { throw AtollError.corrupted("relay base: a list's tree lost its shape") }
+            above.removeSubrange((Int(depth) - 1)...)
+            let parent = above.last
+            if var e = records[id], e.parent != parent {
+                e.parent = parent
+                try w.putInternal(parts, key: list + elementKey(id), value: encode(e))
+            }
+            above.append(id)
+        }
+        for e in order where !stays.contains(e.id) { try w.deleteInternal(parts, key: list + elementKey(e.id)) }
+        return order.count - kept.count
     }
 
     private static func forEachDeleted(realm: UInt32, below deletionPoint: UInt64, in r: some RelayBaseReading,

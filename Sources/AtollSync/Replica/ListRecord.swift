@@ -3,7 +3,7 @@ import AtollStorage
 /// One list property of one object as a replicated sequence (RGA, Roh et al. 2011, in its tree
 /// form): every element ever inserted, in document order, with deleted elements kept as
 /// tombstones so that inserts made concurrently after them still find their place (until no
-/// changeset still to come can name them, and they place nothing: `dropRemovedLeaves`).
+/// changeset still to come can name them: `collectRemoved`).
 ///
 /// Each element is a child of the element it was inserted after (`depth` = parent's depth + 1;
 /// the head has depth 0), children are ordered by descending id, and the document order is the
@@ -118,31 +118,42 @@ struct ListRecord {
         return (i, parentDepth + 1)
     }
 
-    /// Drops the removed elements `collectible` accepts that are leaves of the tree (no element
-    /// kept is inserted after them), children before their parents, so that a removed element
-    /// whose children all go goes too. Returns how many went.
-    ///
-    /// What stays keeps its order, and a later insert lands where it would have: it names a
-    /// kept element (a visible one) as its parent, and its place among that parent's children
-    /// is decided by comparing ids with them; a dropped child was a leaf, so nothing of the
-    /// others' order depended on it, and landing before or after it changed nothing visible.
-    mutating func dropRemovedLeaves(where collectible: (Element) -> Bool) -> Int {
-        var kept: [Element] = []
-        kept.reserveCapacity(elements.count)
-        // Backward: `nextDepth` is the depth of the element kept right after (0: none), which
-        // is deeper than this one exactly when it is this one's child.
-        var nextDepth: UInt32 = 0
-        for e in elements.reversed() {
-            if e.isDeleted, nextDepth <= e.depth, collectible(e) { continue }
-            kept.append(e)
-            nextDepth = e.depth
-        }
+    /// Drops the removed elements `collectible` accepts (no changeset still to come names
+    /// them) that are leaves of the tree, or links of a removed chain (`ListTree.collect`).
+    /// What stays keeps its document order, and an insert still to come lands where it would
+    /// have. Returns how many went.
+    mutating func collectRemoved(where collectible: (Element) -> Bool) -> Int {
+        let kept = ListTree.collect(elements.map { ListTree.Element(id: $0.id, depth: $0.depth, collectible: $0.isDeleted && collectible($0)) })
         let dropped = elements.count - kept.count
         guard dropped > 0 else { return 0 }
-        elements = kept.reversed()
+        elements = kept.map { k in
+            var e = elements[k.index]
+            e.depth = k.depth
+            return e
+        }
         positions = [:]
         positionsValid = 0
         return dropped
+    }
+
+    /// What is wrong with the tree's shape, if anything: the first element is a child of the
+    /// head, every element is at most one level deeper than the one before it, and children
+    /// follow one another by descending id.
+    func shapeProblem() -> String? {
+        // `last[d]`: the previous child at depth d of the current ancestors.
+        var last: [ElementID?] = [nil]
+        for (i, e) in elements.enumerated() {
+            let d = Int(e.depth)
+            guard d >= 1, d <= last.count else { return "element \(i) is at depth \(d) after one at depth \(last.count - 1)" }
+            if d < last.count {
+                if let previous = last[d], previous <= e.id { return "element \(i) (\(e.id)) follows its sibling \(previous)" }
+                last.removeSubrange((d + 1)...)
+                last[d] = e.id
+            } else {
+                last.append(e.id)
+            }
+        }
+        return nil
     }
 
     mutating func insert(_ e: Element, at i: Int) {

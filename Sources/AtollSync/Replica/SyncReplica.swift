@@ -557,6 +557,9 @@ extension SyncReplica {
                     let l = try r.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedListKey(ok, [], column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
                     } ?? ListRecord()
+                    if let problem = l.shapeProblem() {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
+                    }
                     let live = l.elements.filter { !$0.isDeleted }.count
                     guard live == count else {
                         throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(count) embedded objects but \(live) live elements in its sync record")
@@ -569,6 +572,9 @@ extension SyncReplica {
                     let l = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
                     } ?? ListRecord()
+                    if let problem = l.shapeProblem() {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
+                    }
                     let visible = l.elements.filter(\.isVisible)
                     guard visible.count == values.count else {
                         throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(values.count) elements but \(visible.count) visible in its sync record")

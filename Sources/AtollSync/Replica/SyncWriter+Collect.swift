@@ -28,14 +28,14 @@ import AtollStorage
 // last part. The point waits for the next collection.
 //
 // - A removed element of a list whose earliest removal (or delete of its object) is stamped
-//   below the deletion point, and that is a leaf of the list's tree (no element kept was
-//   inserted after it), with the deletion point's argument (docs/SYNC.md): every changeset
+//   below the deletion point, when it is a leaf of the list's tree or a link of a removed chain
+//   (`ListTree.collect`), with the deletion point's argument (docs/SYNC.md): every changeset
 //   still to come was made by a node that had merged the removal, where the element was not
 //   visible, so none names it (an insert follows a visible element, an element write or removal
-//   names a visible one); and a leaf decides nothing of the order of the others
-//   (`ListRecord.dropRemovedLeaves`). A removed element with children stays (it places them),
-//   until they go. Elements whose removal reading is not known (removed in a relay's snapshot,
-//   or before the reading was kept) stay, as do those of lists of embedded objects.
+//   names a visible one); a leaf decides nothing of the order of the others, and the children
+//   a link placed take its place under its parent, which nothing still to come names either.
+//   Elements whose removal reading is not known (removed in a relay's snapshot, or before the
+//   reading was kept) stay, as do those of lists of embedded objects.
 
 /// What one garbage collection dropped.
 public struct GarbageCollection: Equatable, Sendable {
@@ -122,15 +122,16 @@ extension SyncWriter {
     }
 
     /// Drops removed list elements whose earliest removal is below the deletion point
-    /// `deletion` and that are leaves of their list's tree (see the top of this file); returns
-    /// how many. Reads every list record: O(list metadata) per collection.
+    /// `deletion` and that are leaves of their list's tree or links of a removed chain (see the
+    /// top of this file); returns how many. Reads every list record: O(list metadata) per
+    /// collection.
     private func collectRemovedElements(below deletion: UInt64) throws -> Int {
         var changed: [([UInt8], ListRecord)] = []
         var dropped = 0
         let nodes = state.nodes
         try txn.forEachInternalEntry(SyncTrees.lists, from: []) { k, v in
             var l = try ListRecord.decode(v, nodes)
-            let n = l.dropRemovedLeaves { e in e.removedHLC.map { $0 < deletion } ?? false }
+            let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
             if n > 0 {
                 dropped += n
                 changed.append((Array(k), l))
