@@ -491,6 +491,37 @@ import AtollTestSupport
         for node in [x, y, z] { try node.replica.checkInvariants() }
     }
 
+    @Test(arguments: RelayStoreKind.allCases) func aNodeThatJoinsWithItsClockBehindThePointWritesWithoutAReset(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0)))
+        // The nodes' clocks stand still, so their readings move only by the stamps they make and
+        // merge. The last stamp is y's removal of a list element, which a snapshot does not
+        // carry (it sends the removed element with its insert's stamp): a node that joins from
+        // the snapshot has a clock behind x's and y's, and behind the point their floors make.
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
+        try x.db.write { w in try w.items().set(ObjectKey(primaryKey: 1), TestSchema.Item.title, .string("x")) }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try y.db.write { w in try w.items().listRemove(ObjectKey(primaryKey: 2), TestSchema.Item.tags, at: 0) }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        var now: UInt64 = 0
+        try Self.tickUntil(net, &now) { sx.collectedPoint > 0 && sy.collectedPoint > 0 }
+        let point = try #require(net.relay.stabilityPoint("test")).point
+
+        // z joins and gets the point; its clock moves to just below it, so its first change is
+        // stamped above the point and accepted (it would be refused, and z would reset).
+        let (z, sz) = try Self.joinedNode(net, as: 3, matching: x)
+        #expect(z.replica.clock >= point - 1)
+        try z.db.write { w in try w.items().set(ObjectKey(primaryKey: 3), TestSchema.Item.title, .string("from z")) }
+        net.perform(3, sz.localCommitted(now: now))
+        net.settle()
+        #expect(sz.expiryRecoveries == 0 && sz.clientResetsCompleted == 0)
+        #expect(sz.state == .connected)
+        #expect(try x.db.read { r in try r.items().value(ObjectKey(primaryKey: 3), TestSchema.Item.title) } == .string("from z"))
+        #expect(try x.dump() == z.dump() && y.dump() == z.dump())
+    }
+
     @Test(arguments: RelayStoreKind.allCases) func aPeerThatReportsNoFloorHoldsThePointBackUntilItExpires(store: RelayStoreKind) throws {
         let relayClock = ManualClock()
         let net = try Loopback(store, configuration: RelayConfiguration(physicalClock: relayClock.function, trimIntervalMilliseconds: 0,

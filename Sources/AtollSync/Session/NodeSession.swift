@@ -552,7 +552,9 @@ public final class NodeSession {
         resendRequestedAt = nil
         snapshotNext = final ? nil : next + 1
         if final { cursor = through }
+        // Once the snapshot is in, a point that came with the welcome can be acted on.
         return [.send(SyncMessage.snapshotAck(next: next + 1, resend: false).frame)] + oversizeWarnings() + pumpUploads(now: now)
+            + (final ? collectIfStable() : [])
     }
 
     // MARK: progress and waiting
@@ -628,8 +630,20 @@ public final class NodeSession {
 
     /// Collects garbage under the pending stability point (and deletion point) once the node
     /// has applied the log through the position that came with it.
+    ///
+    /// First it moves the clock to just below a pending stability point. A node the point
+    /// counted has its clock there already (the point is at most its floor, its clock + 1); one
+    /// it did not (a node that connected since it was computed) may be behind it, and its next
+    /// change would be refused as stamped below the point and make it reset.
     private func collectIfStable() -> [SessionAction] {
         guard state == .connected, reset == nil, snapshotNext == nil else { return [] }
+        if let p = pendingPoint?.point, p > 0 {
+            do {
+                try replica.advanceClock(to: p - 1)
+            } catch {
+                return applyFailed(error)
+            }
+        }
         let point = pendingPoint.flatMap { cursor >= $0.through ? $0.point : nil }
         let deletion = pendingDeletion.flatMap { cursor >= $0.through ? $0.point : nil }
         guard point != nil || deletion != nil else { return [] }
