@@ -10,7 +10,7 @@ import AtollTestSupport
 /// it: each attack is refused or contained, logged, and the healthy nodes keep syncing during it.
 /// (A foreign CA, a bad checksum, a huge declared length and a decompression bomb are in
 /// `SecurityTests`.)
-@Suite(.serialized) struct HostilePeerTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct HostilePeerTests {
     /// A write on node a that node b must receive, while whatever else goes on. (Process waits
     /// block their thread: they run off Swift's cooperative pool, here and below.)
     func expectHealthySync(_ cluster: Cluster, _ id: String) async throws {

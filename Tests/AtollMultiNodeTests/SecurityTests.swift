@@ -5,7 +5,7 @@ import Testing
 import AtollTestSupport
 
 /// Peers the relay must refuse, and frames it must reject, without losing anything.
-@Suite(.serialized) struct SecurityTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct SecurityTests {
     @Test func aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsIt() async throws { try await offPool(aNodeWithACertificateFromAnotherCAIsRefusedAndTheRelayLogsItBlocking) }
 
     /// The test's body: it waits for processes, so it runs off Swift's cooperative pool.

@@ -75,7 +75,7 @@ func describe(_ change: RealmCollectionChange<Results<Dog>>) -> String {
     }
 }
 
-@Suite struct ActorObservationTests {
+@Suite(.timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct ActorObservationTests {
     @Test func resultsObservedOnAnotherActorReceiveEveryCommit() async throws {
         let store = DogStore()
         try await store.open(freshConfiguration())

@@ -6,7 +6,7 @@ import AtollTestSupport
 // Many tasks writing and observing through several actor-isolated realms on one file, with
 // cancellation at the awaits. CI runs it under Thread Sanitizer (tools/tsan/run).
 
-@Suite struct ConcurrencyStressTests {
+@Suite(.timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct ConcurrencyStressTests {
     @Test func hundredsOfTasksWriteAndObserveThroughSeveralActorsWithCancellation() async throws {
         let dir = TemporaryDirectory()
         let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: dir.file("stress.atoll")), objectTypes: [Dog.self, Person.self, Book.self])

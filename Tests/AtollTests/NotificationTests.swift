@@ -2,6 +2,7 @@
 @testable import AtollStorage
 import Foundation
 import Testing
+import AtollTestSupport
 
 // Notifications: realm, collection (Results, List, LinkingObjects) and object observers, exact
 // change indices, tokens, delivery across threads, the async sequence form, skipping tokens.
@@ -74,7 +75,7 @@ final class ChangeLog<C>: @unchecked Sendable {
     }
 }
 
-@Suite struct CollectionNotificationTests {
+@Suite(.timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct CollectionNotificationTests {
     func realmWithDogs(_ ages: [Int]) throws -> Realm {
         let realm = try Realm(configuration: freshConfiguration())
         try realm.write { for (i, age) in ages.enumerated() { realm.create(Dog.self, value: ["id": i, "name": "d\(i)", "age": age]) } }

@@ -8,7 +8,7 @@ import AtollTestSupport
 /// Who may sync what (docs/AUTH.md), against `atoll-relay serve` run as a real process over TLS:
 /// JSON Web Token, certificate and static-token identities, the rules file, SIGHUP reloads and
 /// the token provider of a node whose token expires.
-@Suite(.serialized) struct AuthRelayTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct AuthRelayTests {
     /// The issue's example rules.
     static let rules = """
         {"rules": [

@@ -8,7 +8,7 @@ import AtollTestSupport
 /// The transport's limits, each tested at the limit: the memory budget, the frame size before the
 /// session opens, connections per identity, and a client's budget against a server that sends
 /// more than it reads.
-@Suite(.serialized) struct ConnectionLimitTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct ConnectionLimitTests {
     @Test func theBudgetTakesExactlyItsMaximumAndAccountsGiveEverythingBack() throws {
         let budget = MemoryBudget(bytesMax: 1000)
         let a = BufferAccount(budget: budget), b = BufferAccount(budget: budget)
@@ -220,7 +220,7 @@ import AtollTestSupport
 /// A server shut down while connections pour in: every connection the listener accepted is served
 /// or closed, none is dropped unserved (NIO stops the process when a channel's writer is deinited
 /// unfinished, which a relay did on SIGTERM during a reconnect burst).
-@Suite(.serialized) struct ShutdownDuringBurstTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct ShutdownDuringBurstTests {
     @Test func aServerShutDownDuringAConnectionBurstClosesEveryConnectionAndStops() async throws {
         let pki = try TestPKI()
         for round in 0..<20 {

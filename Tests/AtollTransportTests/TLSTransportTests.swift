@@ -7,7 +7,7 @@ import AtollTestSupport
 
 /// The transport over real TLS on 127.0.0.1 with ephemeral ports. Serialized: several tests count
 /// threads and connections.
-@Suite(.serialized) struct TLSTransportTests {
+@Suite(.serialized, .timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct TLSTransportTests {
     @Test func mutualTLSCarriesFramesBothWaysAndNamesThePeers() async throws {
         let pki = try TestPKI()
         let logs = LogCapture()
