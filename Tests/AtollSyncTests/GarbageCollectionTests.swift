@@ -219,6 +219,59 @@ import AtollTestSupport
         #expect(try x.dump() == z.dump())
     }
 
+    @Test func aCollectionReadsOnlyTheListsWithRemovedElements() throws {
+        // Items 1-20 with tags [g0, g1] (g1 follows g0); item 3 loses g1 (a leaf), item 5 loses
+        // g0 (it places g1, and a child of the head stays).
+        let clock = ManualClock()
+        let x = try TestNode(clock: clock)
+        try x.db.write { w in
+            for i in 1...20 {
+                let k = try w.items().create(primaryKey: .int(Int64(i)))
+                for j in 0..<2 { try w.items().listInsert(k, TestSchema.Item.tags, at: j, .string("g\(j)")) }
+            }
+        }
+        clock.advance(10)
+        try x.db.write { w in
+            try w.items().listRemove(ObjectKey(primaryKey: 3), TestSchema.Item.tags, at: 1)
+            try w.items().listRemove(ObjectKey(primaryKey: 5), TestSchema.Item.tags, at: 0)
+        }
+        _ = try x.outgoing(after: 0)
+        func indexed() throws -> [[UInt8]] {
+            let r = try x.db.beginRead()
+            defer { r.close() }
+            var keys: [[UInt8]] = []
+            try r.forEachInternalEntry(SyncTrees.listsWithRemovals, from: []) { k, _ in
+                keys.append(Array(k))
+                return true
+            }
+            return keys
+        }
+        func listKey(_ pk: Int64) throws -> [UInt8] {
+            let table = try x.db.read { r in try r.table(named: "Item").unwrapped("Item").key }
+            return SyncTrees.listKey(SyncTrees.objectKey(table, .int(pk)), column: TestSchema.Item.tags)
+        }
+        #expect(try Set(indexed()) == [listKey(3), listKey(5)])
+
+        clock.advance(10)
+        var below = HybridLogicalClock.reading(physical: clock.now)
+        #expect(try x.replica.collectGarbage(below: below, deletedBelow: below)?.removedElements == 1)
+        #expect(try Set(indexed()) == [SyncTrees.listsWithRemovalsComplete, listKey(5)], "item 3's list has nothing left to collect")
+        try x.replica.checkInvariants()
+
+        // A file from before the set was kept: the next collection reads every list, once.
+        try x.db.write { w in for k in try indexed() { try w.deleteInternal(SyncTrees.listsWithRemovals, key: k) } }
+        clock.advance(10)
+        try x.db.write { w in try w.items().listRemove(ObjectKey(primaryKey: 9), TestSchema.Item.tags, at: 1) }
+        _ = try x.outgoing(after: 0)
+        #expect(try indexed() == [listKey(9)])
+        clock.advance(10)
+        below = HybridLogicalClock.reading(physical: clock.now)
+        #expect(try x.replica.collectGarbage(below: below, deletedBelow: below)?.removedElements == 1)
+        #expect(try Set(indexed()) == [SyncTrees.listsWithRemovalsComplete, listKey(5)])
+        #expect(try Self.tagElements(x, item: 5) == 2 && Self.tagElements(x, item: 9) == 1)
+        try x.replica.checkInvariants()
+    }
+
     /// Two collecting nodes on `net` (connections 1 and 2) that both hold Items 1-3, each with a
     /// title and three tags, written by the first.
     static func twoNodesWithThreeItems(_ net: Loopback) throws -> (TestNode, NodeSession, TestNode, NodeSession) {

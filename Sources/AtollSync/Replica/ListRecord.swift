@@ -66,6 +66,10 @@ struct ListRecord {
     private var positions: [ElementID: Int] = [:]
     private var positionsValid = 0
 
+    /// Whether a removed element has a known removal reading (collection may drop it once the
+    /// deletion point passes it).
+    var hasRemovalsToCollect: Bool { elements.contains { $0.isDeleted && $0.removedHLC != nil } }
+
     var visibleCount: Int { elements.reduce(0) { $0 + ($1.isVisible ? 1 : 0) } }
 
     /// The document index of `id`, if the list has it.

@@ -9,6 +9,10 @@ import Crypto
 //                                                       fields, its tombstone (ObjectRecord.swift)
 //   sync.lists      object key ++ u16 BE column      -> ListRecord: the list's elements, ids and
 //                                                       tombstones (ListRecord.swift)
+//   sync.lists.removed  object key ++ u16 BE column  -> nothing: the list record holds a removed
+//                                                       element whose removal reading is known, to
+//                                                       collect (SyncWriter+Collect.swift); the key
+//                                                       0x00 says the set is complete
 //   sync.counters   object key ++ u16 BE column ++ u64 BE hlc ++ 16-byte node ++ u32 BE index
 //                                                    -> zigzag delta of the increment made with
 //                                                       that stamp (kept while a write of the field
@@ -41,6 +45,9 @@ enum SyncTrees {
     static let state = "sync.state"
     static let objects = "sync.objects"
     static let lists = "sync.lists"
+    static let listsWithRemovals = "sync.lists.removed"
+    /// The key of `listsWithRemovals` that marks the set complete (no list key is one byte).
+    static let listsWithRemovalsComplete: [UInt8] = [0]
     static let counters = "sync.counters"
     static let dangling = "sync.dangling"
     static let outgoing = "sync.outgoing"

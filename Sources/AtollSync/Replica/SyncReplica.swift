@@ -512,6 +512,7 @@ extension SyncReplica {
         let r = try database.beginRead()
         defer { r.close() }
         guard let s = try Self.loadState(r) else { return }
+        let removalsComplete = try r.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete) != nil
         for c in schema.classes.values {
             let t = try r.table(c.key)
             var prefix = ByteWriter(capacity: 4)
@@ -574,6 +575,11 @@ extension SyncReplica {
                     } ?? ListRecord()
                     if let problem = l.shapeProblem() {
                         throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
+                    }
+                    if removalsComplete, l.hasRemovalsToCollect,
+                       try r.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listKey(ok, column: column)) == nil
+                    {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) holds removed elements to collect but is not in \(SyncTrees.listsWithRemovals)")
                     }
                     let visible = l.elements.filter(\.isVisible)
                     guard visible.count == values.count else {

@@ -86,7 +86,7 @@ extension SyncWriter {
         for ok in dead {
             try txn.deleteInternal(SyncTrees.objects, key: ok)
             result.objects += 1
-            for tree in [SyncTrees.lists, SyncTrees.collections, SyncTrees.counters] {
+            for tree in [SyncTrees.lists, SyncTrees.listsWithRemovals, SyncTrees.collections, SyncTrees.counters] {
                 result.entries += try deleteEntries(tree, prefix: ok)
             }
             result.entries += try deleteEntries(SyncTrees.embedded, prefix: [UInt8(truncatingIfNeeded: ok.count)] + ok)
@@ -123,23 +123,44 @@ extension SyncWriter {
 
     /// Drops removed list elements whose earliest removal is below the deletion point
     /// `deletion` and that are leaves of their list's tree or links of a removed chain (see the
-    /// top of this file); returns how many. Reads every list record: O(list metadata) per
-    /// collection.
+    /// top of this file); returns how many. Reads the lists `sync.lists.removed` names (those
+    /// with a removed element whose removal reading is known), and keeps that set: a list
+    /// leaves it when nothing is left to collect in it. A file whose set is not complete yet
+    /// (written before it was kept, or reset) has every list read once, which completes it.
     private func collectRemovedElements(below deletion: UInt64) throws -> Int {
-        var changed: [([UInt8], ListRecord)] = []
+        let complete = try txn.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete) != nil
+        var keys: [[UInt8]] = []
+        try txn.forEachInternalEntry(complete ? SyncTrees.listsWithRemovals : SyncTrees.lists, from: []) { k, _ in
+            if !complete || !k.elementsEqual(SyncTrees.listsWithRemovalsComplete) { keys.append(Array(k)) }
+            return true
+        }
         var dropped = 0
-        let nodes = state.nodes
-        try txn.forEachInternalEntry(SyncTrees.lists, from: []) { k, v in
-            var l = try ListRecord.decode(v, nodes)
+        for k in keys {
+            guard let bytes = try txn.internalValue(SyncTrees.lists, key: k) else {
+                try txn.deleteInternal(SyncTrees.listsWithRemovals, key: k)
+                continue
+            }
+            var l = try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
             let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
             if n > 0 {
                 dropped += n
-                changed.append((Array(k), l))
+                try txn.putInternal(SyncTrees.lists, key: k, value: l.encode(&state.nodes))
             }
-            return true
+            if l.hasRemovalsToCollect {
+                if !complete { try txn.putInternal(SyncTrees.listsWithRemovals, key: k, value: []) }
+            } else {
+                try txn.deleteInternal(SyncTrees.listsWithRemovals, key: k)
+            }
         }
-        for (k, l) in changed { try txn.putInternal(SyncTrees.lists, key: k, value: l.encode(&state.nodes)) }
+        if !complete { try txn.putInternal(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete, value: []) }
         return dropped
+    }
+
+    /// Notes that the list record at `key` holds removed elements to collect (see above).
+    func noteListWithRemovals(_ key: [UInt8]) throws {
+        if try txn.internalValue(SyncTrees.listsWithRemovals, key: key) == nil {
+            try txn.putInternal(SyncTrees.listsWithRemovals, key: key, value: [])
+        }
     }
 
     /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.

@@ -169,6 +169,7 @@ extension SyncWriter {
             // Lists, sets and maps (object key ++ u16 column), increments (object key ++ u16
             // column ++ 28-byte stamp), conflict ledger entries (the same, 0xFFFF for the object).
             try rekey(SyncTrees.lists, prefix: prefix, suffixBytes: 0, moved)
+            try rekey(SyncTrees.listsWithRemovals, prefix: prefix, suffixBytes: 0, moved)
             try rekey(SyncTrees.counters, prefix: prefix, suffixBytes: 28, moved)
             try rekey(ConflictLedger.tree, prefix: prefix, suffixBytes: 28) { column in
                 if column == ConflictLedger.objectColumn { return column }

@@ -262,6 +262,7 @@ final class SyncWriter {
         }
         for (key, entry) in lists where entry.dirty {
             try txn.putInternal(SyncTrees.lists, key: key.bytes, value: entry.record.encode(&state.nodes))
+            if entry.record.hasRemovalsToCollect { try noteListWithRemovals(key.bytes) }
         }
         try flushCollectionRecords()
         objects = [:]
