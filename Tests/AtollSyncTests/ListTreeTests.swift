@@ -41,13 +41,9 @@ import Testing
     }
 
     /// Each kept element's parent, from the depths (nil: the head).
-    static func parents(_ l: ListRecord) -> [(ElementID, ElementID?)] {
-        var above: [ElementID] = []
-        return l.elements.map { e in
-            above.removeSubrange((Int(e.depth) - 1)...)
-            defer { above.append(e.id) }
-            return (e.id, above.last)
-        }
+    static func parents(_ l: ListRecord) throws -> [(ElementID, ElementID?)] {
+        let parents = try #require(ListTree.parents(depths: l.elements.map(\.depth)))
+        return zip(l.elements, parents).map { e, p in (e.id, p.map { l.elements[$0].id }) }
     }
 
     @Test func aQueueKeepsItsFirstRemovedElementWithTheLiveOnesHangingFromIt() throws {
@@ -136,7 +132,7 @@ import Testing
                 #expect(before.ids.filter(kept.contains) == collected.ids, "seed \(seed)")
 
                 var rebuilt = Model()
-                for (id, parent) in Self.parents(collected.list).sorted(by: { $0.0 < $1.0 }) { try rebuilt.insert(id, after: parent) }
+                for (id, parent) in try Self.parents(collected.list).sorted(by: { $0.0 < $1.0 }) { try rebuilt.insert(id, after: parent) }
                 #expect(rebuilt.ids == collected.ids, "seed \(seed)")
 
                 for _ in 0..<Int.random(in: 1...40, using: &rng) {

@@ -424,7 +424,6 @@ package enum RelayBase {
         guard n > 5, k.count > n + 2, k[n] == Kind.element.rawValue, k.count == n + 2 + Int(k[n + 1]) + 24,
               let className = className(inObjectKey: Array(k[..<n]))
         else { throw AtollError.corrupted("relay base: a removed element's index entry names no element") }
-        _ = try k.withUnsafeBytes { try elementID(inKey: $0, at: k.count - 24) }
         return (Array(k[..<(k.count - 24)]), className, String(decoding: k[(n + 2)..<(k.count - 24)], as: UTF8.self))
     }
 
@@ -559,36 +558,34 @@ package enum RelayBase {
             return true
         }
         // The tree in document order: pre-order, children by descending id.
-        var order: [ListTree.Element] = []
+        var order: [(id: ElementID, element: Element, depth: UInt32)] = []
         order.reserveCapacity(records.count)
         var stack: [(ElementID, UInt32)] = (children[nil] ?? []).sorted().map { ($0, 1) }
         while let (id, depth) = stack.popLast() {
             guard let e = records[id] else { throw AtollError.corrupted("relay base: a list element that is not there") }
-            order.append(ListTree.Element(id: id, depth: depth,
-                                          collectible: e.erased && e.removed.map { $0.hlc < deletionPoint } ?? false))
+            order.append((id, e, depth))
             stack.append(contentsOf: (children[id] ?? []).sorted().map { ($0, depth + 1) })
         }
         guard order.count == records.count else {
             throw AtollError.corrupted("relay base: \(records.count - order.count) elements of a list follow elements it does not have")
         }
-        let kept = ListTree.collect(order)
+        let kept = ListTree.collect(order.map { o in
+            ListTree.Element(id: o.id, depth: o.depth, collectible: o.element.erased && o.element.removed.map { $0.hlc < deletionPoint } ?? false)
+        })
         guard kept.count < order.count else { return 0 }
-        // Each kept element's parent is the last one kept above its depth.
-        var above: [ElementID] = []
-        var stays = Set<ElementID>()
-        for (index, depth) in kept {
-            let id = order[index].id
-            stays.insert(id)
-            guard depth >= 1, Int(depth) - 1 <= above.count else { throw AtollError.corrupted("relay base: a list's tree lost its shape") }
-            above.removeSubrange((Int(depth) - 1)...)
-            let parent = above.last
-            if var e = records[id], e.parent != parent {
-                e.parent = parent
-                try w.putInternal(parts, key: list + elementKey(id), value: encode(e))
+        // Each kept element's new parent: the last one kept a level up.
+        guard let parents = ListTree.parents(depths: kept.map(\.depth)) else { throw AtollError.corrupted("relay base: a list's tree lost its shape") }
+        var stays = [Bool](repeating: false, count: order.count)
+        for (k, parent) in zip(kept, parents) {
+            stays[k.index] = true
+            var e = order[k.index].element
+            let newParent = parent.map { order[kept[$0].index].id }
+            if e.parent != newParent {
+                e.parent = newParent
+                try w.putInternal(parts, key: list + elementKey(order[k.index].id), value: encode(e))
             }
-            above.append(id)
         }
-        for e in order where !stays.contains(e.id) { try w.deleteInternal(parts, key: list + elementKey(e.id)) }
+        for (i, o) in order.enumerated() where !stays[i] { try w.deleteInternal(parts, key: list + elementKey(o.id)) }
         return order.count - kept.count
     }
 

@@ -31,6 +31,22 @@ enum ListTree {
         var collectible: Bool
     }
 
+    /// The parent of each element of a tree in document order given by its depths: the index
+    /// of the last element before it one level up (nil: the head). Nil for an element deeper
+    /// than one level below the one before it (no such tree).
+    static func parents(depths: [UInt32]) -> [Int?]? {
+        var above: [Int] = []
+        var parents: [Int?] = []
+        parents.reserveCapacity(depths.count)
+        for (i, depth) in depths.enumerated() {
+            guard depth >= 1, Int(depth) - 1 <= above.count else { return nil }
+            above.removeSubrange((Int(depth) - 1)...)
+            parents.append(above.last)
+            above.append(i)
+        }
+        return parents
+    }
+
     /// What stays of `elements` (in document order): the indexes of the elements kept, in
     /// document order, each with its new depth.
     static func collect(_ elements: [Element]) -> [(index: Int, depth: UInt32)] {

@@ -513,6 +513,11 @@ extension SyncReplica {
         defer { r.close() }
         guard let s = try Self.loadState(r) else { return }
         let removalsComplete = try r.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete) != nil
+        func checkShape(_ l: ListRecord, _ c: SyncedClass, _ pk: StorageValue, _ column: Int) throws {
+            if let problem = l.shapeProblem() {
+                throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
+            }
+        }
         for c in schema.classes.values {
             let t = try r.table(c.key)
             var prefix = ByteWriter(capacity: 4)
@@ -558,9 +563,7 @@ extension SyncReplica {
                     let l = try r.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedListKey(ok, [], column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
                     } ?? ListRecord()
-                    if let problem = l.shapeProblem() {
-                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
-                    }
+                    try checkShape(l, c, pk, column)
                     let live = l.elements.filter { !$0.isDeleted }.count
                     guard live == count else {
                         throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(count) embedded objects but \(live) live elements in its sync record")
@@ -573,9 +576,7 @@ extension SyncReplica {
                     let l = try r.internalValue(SyncTrees.lists, key: SyncTrees.listKey(ok, column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
                     } ?? ListRecord()
-                    if let problem = l.shapeProblem() {
-                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name)'s sync record: \(problem)")
-                    }
+                    try checkShape(l, c, pk, column)
                     if removalsComplete, l.hasRemovalsToCollect,
                        try r.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listKey(ok, column: column)) == nil
                     {

@@ -136,11 +136,13 @@ extension SyncWriter {
         }
         var dropped = 0
         for k in keys {
-            guard let bytes = try txn.internalValue(SyncTrees.lists, key: k) else {
+            let nodes = state.nodes
+            guard var l = try k.withUnsafeBytes({ key in
+                try txn.withInternalValue(SyncTrees.lists, key: key) { try $0.map { try ListRecord.decode($0, nodes) } }
+            }) else {
                 try txn.deleteInternal(SyncTrees.listsWithRemovals, key: k)
                 continue
             }
-            var l = try bytes.withUnsafeBytes { try ListRecord.decode($0, state.nodes) }
             let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
             if n > 0 {
                 dropped += n
@@ -158,9 +160,8 @@ extension SyncWriter {
 
     /// Notes that the list record at `key` holds removed elements to collect (see above).
     func noteListWithRemovals(_ key: [UInt8]) throws {
-        if try txn.internalValue(SyncTrees.listsWithRemovals, key: key) == nil {
-            try txn.putInternal(SyncTrees.listsWithRemovals, key: key, value: [])
-        }
+        let noted = try key.withUnsafeBytes { k in try txn.withInternalValue(SyncTrees.listsWithRemovals, key: k) { $0 != nil } }
+        if !noted { try txn.putInternal(SyncTrees.listsWithRemovals, key: key, value: []) }
     }
 
     /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.
