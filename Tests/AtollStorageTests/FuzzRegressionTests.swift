@@ -94,7 +94,8 @@ import Glibc
     /// near 2^63, checksum repaired): reads counted positions with them, and the write side added
     /// to them (`+ 1` on an append, `Int64(...)` after a descent, the sum of two merged leaves),
     /// where such a count trapped (SIGILL). Every path that reads an inner node validates its
-    /// total against `ClusterInner.rowsMax` first, so each of these ends in `.fileCorrupted`.
+    /// total against `ClusterInner.rowsMax` first, so each of these ends in `.fileCorrupted`
+    /// (since the fix for table-object-count-*, at the latest when the table is opened).
     @Test func anInnerNodeClaimingMoreRowsThanAFileHoldsIsReportedByReadsAndWrites() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atoll-fuzz-regression-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -148,11 +149,39 @@ import Glibc
         }
         let r = try db.beginRead()
         defer { r.close() }
-        let table = try #require(try r.table(named: "Item"))
-        expectCorrupted("a lookup by position") { _ = try table.objectKey(at: 2_999) }
-        expectCorrupted("a position") { _ = try table.position(of: try #require(try table.find(primaryKey: .int(9)))) }
-        expectCorrupted("every key") { _ = try table.objectKeys() }
+        // Opening the table compares its recorded count with the root's total, so a damaged root
+        // is reported there, before any read; the reads' own checks stay for deeper nodes.
+        expectCorrupted("opening the table") { _ = try r.table(named: "Item") }
         expectCorrupted("verify") { _ = try db.verify() }
+    }
+
+    /// fuzz-file (table-object-count-*): a catalog record claimed about 2^52 objects for a table.
+    /// `objectKeys()` reserved that many keys (an allocation sized by the file), and `count`
+    /// answered it. A count beyond what the file's pages can hold is refused by the record's
+    /// decoder; any other count must equal the cluster tree's own total when a table is opened,
+    /// so a damaged count is never answered as the number of objects.
+    @Test func aTableWhoseRecordedCountDisagreesWithItsTreeIsCorrupted() throws {
+        var record = TableRoots(clusterRoot: 0, objectCount: 1 << 52, nextKey: 0, backlinkRoot: 0, indexRoots: [])
+        #expect(throws: AtollError.self) { try record.encode().withUnsafeBytes { try TableRoots.decode($0, pageCount: 100) } }
+        record.objectCount = 100 * UInt64(FileFormat.pageSize) / 8
+        #expect(try record.encode().withUnsafeBytes { try TableRoots.decode($0, pageCount: 100) } == record)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atoll-fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = try Database.open(DatabaseConfiguration(path: directory.appendingPathComponent("count.atoll").path))
+        let w = try db.beginWrite()
+        let key = try w.createTable(TableSpec(name: "Item", columns: [ColumnSpec(name: "id", type: .int)], primaryKey: "id"))
+        let table = try w.table(key)
+        for id in 0..<3 { _ = try table.create(primaryKey: .int(Int64(id))) }
+        // A plausible lie: one object more than the tree holds, written as the record.
+        table.roots.objectCount += 1
+        table.isChanged = true
+        _ = try w.commit()
+        for open in [{ try db.beginRead().table(key) }, { try db.beginWrite().table(key) }] as [() throws -> Table] {
+            #expect { _ = try open() } throws: { ($0 as? AtollError)?.kind == .fileCorrupted }
+        }
+        #expect { _ = try db.verify() } throws: { ($0 as? AtollError)?.kind == .fileCorrupted }
     }
 
     /// Files fuzz-file saved as crashes, in Fixtures/fuzz/regressions/file/, replayed the way the
@@ -161,7 +190,9 @@ import Glibc
     /// a mutated file claim 8619 to 46401 cells; before the cell-count check, reading them ended
     /// in SIGBUS. cluster-inner-row-counts-*: a cluster tree's inner node claims so many rows
     /// that the position of a key overflowed an Int (a runtime trap, SIGILL) before the sum was
-    /// bounded. Now every step ends in a value or an AtollError that says the file is bad.
+    /// bounded. table-object-count-*: a table's record claims about 2^52 objects, and reading
+    /// every key reserved room for them all (an allocation sized by the file). Now every step
+    /// ends in a value or an AtollError that says the file is bad.
     @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: regressionFiles).sorted())
     func aDamagedFileTheFuzzerSavedIsReadWithoutCrashing(_ name: String) throws {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.regressionFiles + "/" + name)))

@@ -54,6 +54,12 @@ struct TableRoots: Equatable {
         try check(t.clusterRoot)
         try check(t.backlinkRoot)
         for p in t.indexRoots { try check(p) }
+        // Every object takes at least its 8-byte key in a leaf page, so a count beyond what the
+        // file could hold is damage (and would otherwise reach allocations and Int conversions).
+        let objectsMax = UInt64(pageCount) * UInt64(FileFormat.pageSize) / 8
+        if t.objectCount > objectsMax {
+            throw AtollError.corrupted("table roots record \(t.objectCount) objects, which a file of \(pageCount) pages cannot hold")
+        }
         return t
     }
 }

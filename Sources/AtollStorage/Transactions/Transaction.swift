@@ -83,6 +83,12 @@ public class Transaction {
             roots.indexRoots += Array(repeating: 0, count: spec.columns.count - roots.indexRoots.count)
         }
         let t = Table(key: key, spec: spec, layout: layout, roots: roots, transaction: self, columns: schema.columns[key])
+        // The recorded count answers `count` in O(1); it must agree with the tree it counts (the
+        // root page holds the tree's total), or a damaged record would be answered as data.
+        let rows = try t.tree.rowCount()
+        guard UInt64(rows) == roots.objectCount else {
+            throw AtollError.corrupted("table '\(spec.name)' records \(roots.objectCount) objects but its tree holds \(rows)")
+        }
         if let allocator {
             t.cluster = ClusterTreeWriter(root: roots.clusterRoot, layout: layout, allocator: allocator,
                                           committedLeaves: database.committedLeaves, table: key)
