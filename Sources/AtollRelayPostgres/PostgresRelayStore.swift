@@ -158,7 +158,7 @@ package final class PostgresRelayStore: RelayStore {
         let operations = try changesets.map { Int64(try relayOperations(of: $0)) }
         let seqs = changesets.map { Int64(bitPattern: $0.seq) }
         let hlcs = changesets.map { Int64(bitPattern: $0.hlc) }
-        let digests = changesets.map { Int64(bitPattern: $0.digest) }
+        let digests = changesets.map { Int64(bitPattern: $0.storedDigest) }
         let flags = changesets.map { Int16($0.flags) }
         let bodies = changesets.map { ByteBuffer(bytes: $0.body) }
         let index = Int32(bitPattern: realm.index)
@@ -195,7 +195,7 @@ package final class PostgresRelayStore: RelayStore {
         if appendPause == .afterCommit, !entries.isEmpty { Self.pauseForever("after commit, before the acknowledgement") }
         var o = realm.origins[origin] ?? (0, 0)
         if UInt64(storedAfter) >= o.stored, let last = changesets.last(where: { $0.seq == UInt64(storedAfter) }) {
-            realm.originDigests[origin] = last.digest
+            realm.originDigests[origin] = last.storedDigest
         }
         o.stored = max(o.stored, UInt64(storedAfter))
         realm.origins[origin] = o
@@ -485,11 +485,13 @@ package final class PostgresRelayStore: RelayStore {
 
     @discardableResult
     package func trim(_ realmID: String, localFloor: UInt64?, connected: Set<NodeID>, holdingSnapshot: Bool, expiryMilliseconds: UInt64?,
-                      limit: Int, now: UInt64) throws -> Int
+                      limit: Int, now: UInt64) throws -> RelayTrimOutcome
     {
         // This relay's acknowledgements count before the floor is read.
         try flushPeers(connected: [], now: now)
+        var result = RelayTrimOutcome()
         let outcome = try session.transaction { () throws -> (trimmed: UInt64, operationsAtTrim: UInt64, origins: [NodeID: UInt64], removed: Int, index: UInt32)? in
+            result = RelayTrimOutcome()
             guard let row = try session.query("""
                 SELECT r.id, t.trimmed_through, t.snapshot_lease_until FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id
                 WHERE r.name = \(realmID) FOR UPDATE OF t
@@ -536,6 +538,7 @@ package final class PostgresRelayStore: RelayStore {
                     next = UInt64(position)
                     let cs = Changeset(origin: origin, seq: UInt64(originSeq), hlc: UInt64(bitPattern: hlc), flags: UInt8(truncatingIfNeeded: flags), body: body)
                     doomed.append(RelayEntry(seq: next, arrivalMilliseconds: 0, operations: UInt64(operations), changeset: cs))
+                    result.read(cs)
                     if cs.flags & Changeset.continuesFlag != 0 { open.insert(origin) } else { open.remove(origin) }
                     if open.isEmpty {
                         boundary = doomed.count
@@ -552,7 +555,8 @@ package final class PostgresRelayStore: RelayStore {
             var keys = Set<[UInt8]>()
             for e in doomed { keys.formUnion(try RelayBase.objectKeys(of: e.changeset, realm: index)) }
             try load(Array(keys), into: overlay)
-            for e in doomed { try RelayBase.fold(e.changeset, realm: index, into: overlay) }
+            let abandoned = RelayTrimOutcome.abandonedParts(doomed.map(\.changeset))
+            for (i, e) in doomed.enumerated() where !abandoned.contains(i) { try RelayBase.fold(e.changeset, realm: index, into: overlay) }
             try writeBack(overlay)
             var origins: [NodeID: UInt64] = [:]
             for e in doomed { origins[e.changeset.origin] = max(origins[e.changeset.origin] ?? 0, e.changeset.seq) }
@@ -569,7 +573,7 @@ package final class PostgresRelayStore: RelayStore {
             return (end, last.operations, origins, doomed.count, index)
         }
         try collectBase(realmID, holdingSnapshot: holdingSnapshot, limit: limit, now: now)
-        guard let outcome else { return 0 }
+        guard let outcome else { return result }
         if var realm = realms[realmID] {
             realm.trimmedThrough = max(realm.trimmedThrough, outcome.trimmed)
             realm.operationsAtTrim = outcome.operationsAtTrim
@@ -585,7 +589,8 @@ package final class PostgresRelayStore: RelayStore {
             let gone = tail.entries.prefix(drop).reduce(0) { $0 + $1.changeset.body.count }
             tails[realmID] = (tail.start + UInt64(drop), Array(tail.entries.dropFirst(drop)), tail.bytes - gone)
         }
-        return outcome.removed
+        result.removed = outcome.removed
+        return result
     }
 
     /// Drops the compacted history's tombstones and removed list elements below the realm's

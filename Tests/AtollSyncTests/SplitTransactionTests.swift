@@ -170,7 +170,7 @@ import AtollTestSupport
         let head = try #require(store.realms["r"]?.head)
         try store.registerPeer("r", c.id, acknowledged: head, now: 0)
         func trim(through: UInt64, limit: Int) throws -> Int {
-            try store.trim("r", localFloor: through, connected: [], holdingSnapshot: false, expiryMilliseconds: nil, limit: limit, now: 0)
+            try store.trim("r", localFloor: through, connected: [], holdingSnapshot: false, expiryMilliseconds: nil, limit: limit, now: 0).removed
         }
 
         // Acknowledged up to the middle of A's transaction: nothing can go (C's changeset comes

@@ -14,13 +14,35 @@ public struct Changeset: Sendable, Equatable {
     /// The hybrid logical clock reading it is stamped with.
     public var hlc: HLCTimestamp
     /// Bit 0 (`continuesFlag`): the origin's transaction continues in the next changeset (a
-    /// transaction larger than `SyncLimits.changesetBodyBytesMax` is shipped in parts).
+    /// transaction larger than `SyncLimits.changesetBodyBytesMax` is shipped in parts). Bit 1
+    /// (`abandonsFlag`): written by a relay, never by a node; see `abandonsFlag`.
     public var flags: UInt8
     /// The encoded instructions (`ChangesetContent`), decoded only by the node applying them.
     public var body: [UInt8]
 
     /// In `flags`: more parts of the same transaction follow.
     public static let continuesFlag: UInt8 = 1
+    /// In `flags`: the origin's transaction in progress will never be finished, and its parts
+    /// are dropped unapplied. A relay appends such a changeset (empty body, the origin's next
+    /// number) for a node it has forgotten whose last stored changeset continues: that node
+    /// resets to a new id and makes the whole transaction again (sync protocol 7).
+    public static let abandonsFlag: UInt8 = 2
+
+    /// Every flag a changeset may carry.
+    static let knownFlags: UInt8 = continuesFlag | abandonsFlag
+
+    /// Whether this changeset abandons its origin's transaction in progress (`abandonsFlag`).
+    public var abandons: Bool { flags & Self.abandonsFlag != 0 }
+
+    /// The changeset a relay appends to abandon `origin`'s unfinished transaction, whose last
+    /// stored part is number `seq` stamped `hlc`.
+    static func abandonment(of origin: NodeID, after seq: UInt64, hlc: HLCTimestamp) -> Changeset {
+        Changeset(origin: origin, seq: seq + 1, hlc: hlc, flags: abandonsFlag, body: ChangesetBodyEncoder(origin: origin).finish())
+    }
+
+    /// The digest a relay keeps of an origin's newest changeset for `welcome`: 0 ("unknown")
+    /// for an abandonment, which the origin never made.
+    package var storedDigest: UInt64 { abandons ? 0 : digest }
 
     /// A changeset with these fields.
     public init(origin: NodeID, seq: UInt64, hlc: HLCTimestamp, flags: UInt8 = 0, body: [UInt8]) {

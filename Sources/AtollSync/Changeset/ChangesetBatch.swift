@@ -80,7 +80,7 @@ public enum ChangesetBatch {
                 let hlc = previousHLC &+ UInt64(bitPattern: try r.zigzag())
                 previousHLC = hlc
                 let flags = try r.u8()
-                guard flags & ~Changeset.continuesFlag == 0 else { throw AtollError(.protocolViolation, "unknown changeset flags \(flags)") }
+                guard flags & ~Changeset.knownFlags == 0, flags != Changeset.knownFlags else { throw AtollError(.protocolViolation, "unknown changeset flags \(flags)") }
                 let body = try r.blob(max: SyncLimits.changesetBodyBytesMax)
                 result.append(Changeset(origin: origins[i], seq: seq, hlc: hlc, flags: flags, body: body))
             }

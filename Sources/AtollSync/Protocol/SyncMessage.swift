@@ -26,7 +26,12 @@ import AtollStorage
 /// concerned (`appliedFloor`), and the relay sends the realm's deletion point
 /// (`deletionPoint`), below which every delete was merged by every peer before it made any
 /// changeset still to come.
-public let syncProtocolVersion: UInt32 = 6
+///
+/// Version 7 adds abandonments (`Changeset.abandonsFlag`): a relay ends the unfinished
+/// transaction of a node it forgot with a changeset that tells nodes to drop its parts. A relay
+/// does not send abandonments to a node of an older version (which would refuse the flag); such
+/// a node keeps the parts staged, as before.
+public let syncProtocolVersion: UInt32 = 7
 /// The oldest node version a relay of this code accepts.
 public let syncProtocolVersionOldest: UInt32 = 1
 

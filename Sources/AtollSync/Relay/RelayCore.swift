@@ -467,6 +467,9 @@ public final class RelayCore {
         let physicalNow = configuration.physicalClock()
         let floor = floors[realmID]?[conn.node] ?? 0
         for cs in changesets where cs.seq > known {
+            guard !cs.abandons else {
+                return refuse(c, .malformed, "changeset \(cs.seq) is flagged as abandoning a transaction, which only a relay may write")
+            }
             guard accepted.last.map({ cs.seq == $0.seq + 1 }) ?? true else { gap = true; break }
             // Nodes may have collected what a changeset stamped below the point would need.
             if let point = points[realmID]?.point, cs.hlc < point {
@@ -606,10 +609,12 @@ public final class RelayCore {
             return actions
         }
         while conn.inFlight.count < SyncLimits.downloadBatchesInFlightMax, conn.sent < realm.head {
-            let node = conn.node, known = conn.known
+            let node = conn.node, known = conn.known, takesAbandonments = conn.version >= 7
             let batch: (entries: [RelayEntry], through: UInt64)
             do {
-                batch = try store.entries(realmID, after: conn.sent, maxBytes: configuration.downloadBatchBytesMax) { cs in cs.origin != node && cs.seq > known[cs.origin] }
+                batch = try store.entries(realmID, after: conn.sent, maxBytes: configuration.downloadBatchBytesMax) { cs in
+                    cs.origin != node && cs.seq > known[cs.origin] && (takesAbandonments || !cs.abandons)
+                }
             } catch {
                 return actions + refuse(conn.id, .unavailable, "the relay could not read its log: \(error)")
             }
@@ -694,10 +699,12 @@ public final class RelayCore {
         if now >= lastTrim + configuration.trimIntervalMilliseconds {
             lastTrim = now
             var trimmed = false
+            var abandoned: [String] = []
             maintain {
-                try trim()
+                abandoned = try trim()
                 trimmed = true
             }
+            for realmID in abandoned { actions += pumpRealm(realmID, now: now) }
             // After the trim, which forgets expired peers: they no longer hold the point back.
             // Not after a failed one (and so never clearing its error).
             var moved: [String] = []
@@ -720,19 +727,35 @@ public final class RelayCore {
     }
 
     /// Trims every realm's log through the smallest position acknowledged by its known peers
-    /// (and by this relay's connections), forgetting expired peers first.
-    public func trim() throws {
+    /// (and by this relay's connections), forgetting expired peers first. A transaction left
+    /// open by a node that is no longer a known peer (it was forgotten, and resets to a new id
+    /// when it comes back, making the whole transaction again) is abandoned: the relay appends
+    /// its `Changeset.abandonment`, so that nodes drop its parts and trimming can pass them.
+    /// Returns the realms whose log grew so (their connections have something to download).
+    @discardableResult
+    public func trim() throws -> [String] {
         let physicalNow = configuration.physicalClock()
+        var grown: [String] = []
         for realmID in try store.trimCandidates() {
             let local = orderedConnections.filter { $0.realm == realmID }
             // Not past what every peer has merged: the deletion point is computed from the
             // stamps of the log after it (updateStabilityPoints).
             var localFloor = local.map(\.acknowledged).min()
             if configuration.computesStabilityPoints, let merged = try mergedByEveryPeer(realmID) { localFloor = min(localFloor ?? merged, merged) }
-            try store.trim(realmID, localFloor: localFloor, connected: Set(local.map(\.node)),
-                           holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
-                           limit: configuration.trimEntriesMax, now: physicalNow)
+            let connected = Set(local.map(\.node))
+            let outcome = try store.trim(realmID, localFloor: localFloor, connected: connected,
+                                         holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
+                                         limit: configuration.trimEntriesMax, now: physicalNow)
+            let candidates = outcome.open.filter { !connected.contains($0.key) }
+            guard !candidates.isEmpty else { continue }
+            let peers = try store.peers(realmID)
+            for (origin, part) in candidates.sorted(by: { $0.key < $1.key }) where peers[origin] == nil {
+                // The store appends it only if that part is still the origin's last stored one.
+                let appended = try store.append(realmID, [Changeset.abandonment(of: origin, after: part.seq, hlc: part.hlc)], arrival: physicalNow)
+                if !appended.entries.isEmpty, grown.last != realmID { grown.append(realmID) }
+            }
         }
+        return grown
     }
 
     // MARK: stability points (docs/SYNC.md, "The stability point")

@@ -217,7 +217,7 @@ package final class RelayFileStore: RelayStore {
             var o = realm.origins[origin] ?? (0, 0)
             o.stored = stored
             realm.origins[origin] = o
-            realm.originDigests[origin] = fresh[fresh.count - 1].0.digest
+            realm.originDigests[origin] = fresh[fresh.count - 1].0.storedDigest
             try putOrigin(w, realm, origin)
             try putRealm(w, realm)
         }
@@ -354,7 +354,7 @@ package final class RelayFileStore: RelayStore {
 
     @discardableResult
     package func trim(_ realmID: String, localFloor: UInt64?, connected: Set<NodeID>, holdingSnapshot: Bool, expiryMilliseconds: UInt64?,
-                      limit: Int, now: UInt64) throws -> Int
+                      limit: Int, now: UInt64) throws -> RelayTrimOutcome
     {
         if let expiry = expiryMilliseconds, let realm = realms[realmID] {
             for (node, peer) in realm.peers.sorted(by: { $0.key < $1.key }) where now > peer.lastSeenMilliseconds &+ expiry && !connected.contains(node) {
@@ -362,16 +362,16 @@ package final class RelayFileStore: RelayStore {
             }
         }
         // The compacted history must not change under a snapshot being streamed.
-        guard !holdingSnapshot, let current = realms[realmID], !current.peers.isEmpty else { return 0 }
+        var outcome = RelayTrimOutcome()
+        guard !holdingSnapshot, let current = realms[realmID], !current.peers.isEmpty else { return outcome }
         var floor = current.peers.values.map(\.acknowledged).min() ?? 0
         if let localFloor { floor = min(floor, localFloor) }
-        var count = 0
         if floor > current.trimmedThrough {
             try flushPeers()
-            count = try trim(realmID, through: floor, limit: limit)
+            outcome = try trim(realmID, through: floor, limit: limit)
         }
         try collectBase(realmID, limit: limit)
-        return count
+        return outcome
     }
 
     /// Drops the compacted history's tombstones below the realm's deletion point
@@ -400,13 +400,13 @@ package final class RelayFileStore: RelayStore {
     /// version vector ends each origin at a transaction's end, and a node joining from a
     /// snapshot never gets part of a transaction from the snapshot and the rest from the log.
     @discardableResult
-    func trim(_ realmID: String, through: UInt64, limit: Int) throws -> Int {
-        guard var realm = realms[realmID], through > realm.trimmedThrough else { return 0 }
+    func trim(_ realmID: String, through: UInt64, limit: Int) throws -> RelayTrimOutcome {
+        var outcome = RelayTrimOutcome()
+        guard var realm = realms[realmID], through > realm.trimmedThrough else { return outcome }
         let last = min(through, realm.head)
         let soft = realm.trimmedThrough + UInt64(max(1, limit))
         var prefix = ByteWriter(capacity: 4)
         prefix.u32BigEndian(realm.index)
-        var count = 0
         try write { w in
             var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64, changeset: Changeset)] = []
             // Entries through `boundary` (a count of `doomed`), up to log position `end`, leave
@@ -420,6 +420,7 @@ package final class RelayFileStore: RelayStore {
                 guard seq <= last else { return false }
                 let e = try Self.decodeEntry(seq: seq, v)
                 doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations, e.changeset))
+                outcome.read(e.changeset)
                 if e.changeset.flags & Changeset.continuesFlag != 0 {
                     open.insert(e.changeset.origin)
                 } else {
@@ -433,9 +434,10 @@ package final class RelayFileStore: RelayStore {
             }
             doomed.removeSubrange(boundary...)
             guard end > realm.trimmedThrough else { return }
-            for d in doomed {
+            let abandoned = RelayTrimOutcome.abandonedParts(doomed.map(\.changeset))
+            for (i, d) in doomed.enumerated() {
                 // Its effect stays in the realm's compacted history (for nodes that lack it).
-                try RelayBase.fold(d.changeset, realm: realm.index, into: w)
+                if !abandoned.contains(i) { try RelayBase.fold(d.changeset, realm: realm.index, into: w) }
                 try w.deleteInternal(Self.log, key: d.key)
                 var o = realm.origins[d.origin] ?? (d.seq, d.seq)
                 o.trimmed = max(o.trimmed, d.seq)
@@ -447,10 +449,10 @@ package final class RelayFileStore: RelayStore {
             }
             realm.trimmedThrough = end
             try putRealm(w, realm)
-            count = doomed.count
+            outcome.removed = doomed.count
         }
         realms[realmID] = realm
-        return count
+        return outcome
     }
 
     /// Only this relay trims the file, and its core holds trimming while it streams a snapshot.

@@ -220,13 +220,15 @@ package protocol RelayStore: AnyObject {
 
     /// Trims `realmID`'s log through the smallest position acknowledged by every known peer and
     /// by `localFloor` (this relay's connections of the realm), about `limit` entries, only at a
-    /// transaction boundary, folding what goes into the compacted history. Before that, forgets
-    /// peers unseen for `expiryMilliseconds` that are not in `connected`. Nothing is trimmed while
+    /// transaction boundary, folding what goes into the compacted history (except the parts of
+    /// an abandoned transaction, `Changeset.abandonsFlag`). Before that, forgets peers unseen for
+    /// `expiryMilliseconds` that are not in `connected`. Nothing is trimmed while
     /// `holdingSnapshot` (this relay streams the realm's compacted history) or, for a shared
-    /// store, while another relay does. Returns how many entries went.
+    /// store, while another relay does. Returns how many entries went and the transactions
+    /// still open where the log was read to.
     @discardableResult
     func trim(_ realmID: String, localFloor: UInt64?, connected: Set<NodeID>, holdingSnapshot: Bool, expiryMilliseconds: UInt64?,
-              limit: Int, now: UInt64) throws -> Int
+              limit: Int, now: UInt64) throws -> RelayTrimOutcome
 
     /// Starts streaming `realmID`'s compacted history as of `through` (its trimmed position at the
     /// handshake). A shared store holds trimming off for a while (renewed by each chunk) and
@@ -242,6 +244,49 @@ package protocol RelayStore: AnyObject {
 
     /// Operations through log position `seq` (for lag).
     func operations(_ realmID: String, through seq: UInt64) throws -> UInt64
+}
+
+/// What `RelayStore.trim` did.
+package struct RelayTrimOutcome: Equatable {
+    /// Log entries trimmed.
+    package var removed = 0
+    /// Per origin, the last part read of a transaction still open where the trim read the log
+    /// to (the position every peer acknowledged): trimming cannot pass its first part until it
+    /// ends. An origin here that is no known peer will never end it (`RelayCore.trim` abandons
+    /// it).
+    package var open: [NodeID: OpenPart] = [:]
+
+    /// The last part read of an open transaction.
+    package struct OpenPart: Equatable {
+        package var seq: UInt64
+        package var hlc: UInt64
+    }
+
+    package init() {}
+
+    /// The parts of abandoned transactions, and the abandonments, among `changesets` (a run
+    /// of the log from a position where no transaction is open): what a trim does not fold.
+    package static func abandonedParts(_ changesets: [Changeset]) -> Set<Int> {
+        var parts: [NodeID: [Int]] = [:]
+        var abandoned = Set<Int>()
+        for (i, cs) in changesets.enumerated() {
+            if cs.abandons {
+                abandoned.formUnion(parts.removeValue(forKey: cs.origin) ?? [])
+                abandoned.insert(i)
+            } else if cs.flags & Changeset.continuesFlag != 0 {
+                parts[cs.origin, default: []].append(i)
+            } else {
+                parts[cs.origin] = nil
+            }
+        }
+        return abandoned
+    }
+
+    /// Notes `cs`, the next entry the trim read: an open transaction's last part so far, or the
+    /// end of one.
+    package mutating func read(_ cs: Changeset) {
+        if cs.flags & Changeset.continuesFlag != 0 { open[cs.origin] = OpenPart(seq: cs.seq, hlc: cs.hlc) } else { open[cs.origin] = nil }
+    }
 }
 
 extension RelayStore {

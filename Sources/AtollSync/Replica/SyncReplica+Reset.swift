@@ -78,7 +78,9 @@ extension SyncReplica {
             try old.extractPendingLocalCommits()
             try old.flushRecords()
             let acknowledged = min(max(old.state.uploadAcknowledged, acknowledgedInMemory), old.state.ownSeq)
-            let unsyncedChangesets = try Self.outgoing(w, after: acknowledged, origin: current.nodeID)
+            // A transaction the relay has only some parts of is unsynced whole: the relay
+            // abandons those parts (`Changeset.abandonsFlag`), so none of it reaches anyone.
+            let unsyncedChangesets = try Self.outgoing(w, after: try Self.transactionStart(w, acknowledged: acknowledged), origin: current.nodeID)
             let unsynced = try UnsyncedChange.summarize(unsyncedChangesets)
             var outcome = ResetOutcome(unsynced: unsynced, recoverable: [], discarded: unsynced, previousNodeID: current.nodeID, nodeID: newID)
             var plan = RecoveryPlan()
@@ -135,11 +137,7 @@ extension SyncReplica {
                 if !writer.clock.observe(cs.hlc, physicalMilliseconds: now, maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds) {
                     writer.clockCapped += 1
                 }
-                if cs.flags & Changeset.continuesFlag != 0 {
-                    try writer.stage(cs)
-                } else {
-                    _ = try writer.applyTransaction(endingWith: cs)
-                }
+                _ = try writer.take(cs)
             }
             writer.state.relayID = cursor.relayID
             writer.state.relayCursor = cursor.seq
@@ -224,6 +222,24 @@ extension SyncReplica {
     }
 
     /// Own changesets after `seq` in the outgoing log, read in transaction `t`.
+    /// The own sequence number after which the transaction holding changeset `acknowledged + 1`
+    /// starts: `acknowledged`, or less when the changesets up to it end in parts of an
+    /// unfinished transaction (which the outgoing log keeps).
+    private static func transactionStart(_ t: Transaction, acknowledged: UInt64) throws -> UInt64 {
+        var start: UInt64?
+        var first: UInt64?
+        try t.forEachInternalEntry(SyncTrees.outgoing, from: []) { k, v in
+            guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
+            let s = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
+            guard s <= acknowledged else { return false }
+            if first == nil { first = s }
+            if try outgoingFlags(v) & Changeset.continuesFlag == 0 { start = s }
+            return true
+        }
+        guard let first else { return acknowledged }
+        return start ?? first - 1
+    }
+
     private static func outgoing(_ t: Transaction, after seq: UInt64, origin: NodeID) throws -> [Changeset] {
         var result: [Changeset] = []
         try t.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq &+ 1)) { k, v in

@@ -390,22 +390,35 @@ public final class SyncReplica {
     }
 
     /// Records that the relay stored own changesets up to `seq`; they leave the outgoing log
-    /// with the next commit.
+    /// with the next commit, each transaction once the relay has all of it.
     public func acknowledgeUpload(through seq: UInt64) {
         acknowledgedInMemory = max(acknowledgedInMemory, min(seq, state.ownSeq))
     }
 
+    /// Persists the acknowledged bound and deletes acknowledged changesets from the outgoing
+    /// log, but only whole transactions: the acknowledged parts of one whose last part the relay
+    /// does not have yet stay, so that a client reset before it does can make the whole
+    /// transaction again (the relay abandons the parts it has: `Changeset.abandonsFlag`).
     private func persistAcknowledgements(_ w: SyncWriter) throws {
         let acked = min(max(w.state.uploadAcknowledged, acknowledgedInMemory), w.state.ownSeq)
         guard acked > w.state.uploadAcknowledged else { return }
         var doomed: [[UInt8]] = []
-        try w.txn.forEachInternalEntry(SyncTrees.outgoing, from: []) { k, _ in
+        var parts = 0
+        try w.txn.forEachInternalEntry(SyncTrees.outgoing, from: []) { k, v in
             guard k.count == 8, UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= acked else { return false }
             doomed.append(Array(k))
+            parts = try Self.outgoingFlags(v) & Changeset.continuesFlag != 0 ? parts + 1 : 0
             return true
         }
-        for k in doomed { try w.txn.deleteInternal(SyncTrees.outgoing, key: k) }
+        for k in doomed.dropLast(parts) { try w.txn.deleteInternal(SyncTrees.outgoing, key: k) }
         w.state.uploadAcknowledged = acked
+    }
+
+    /// The flags of an outgoing-log entry (varint hlc, u8 flags, body).
+    static func outgoingFlags(_ v: UnsafeRawBufferPointer) throws -> UInt8 {
+        var reader = ByteReader(v, context: "sync outgoing changeset")
+        _ = try reader.varint()
+        return try reader.u8()
     }
 
     /// Merges remote changesets, in one commit: first turns pending local commits into
@@ -439,12 +452,8 @@ public final class SyncReplica {
                 if !w.clock.observe(cs.hlc, physicalMilliseconds: now, maxForwardDriftMilliseconds: configuration.maxForwardDriftMilliseconds) {
                     report.clockCapped += 1
                 }
-                if cs.flags & Changeset.continuesFlag != 0 {
-                    try w.stage(cs)
-                    report.staged += 1
-                } else {
-                    report.applied += try w.applyTransaction(endingWith: cs)
-                }
+                if cs.flags & Changeset.continuesFlag != 0 { report.staged += 1 }
+                report.applied += try w.take(cs)
             }
             if let cursor {
                 w.state.relayID = cursor.relayID

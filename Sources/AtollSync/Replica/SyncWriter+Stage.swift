@@ -24,6 +24,10 @@ import AtollStorage
 //   `SyncLimits.transactionBytesMax` (`.protocolViolation`): staging is bounded per origin.
 // - Parts at or below the origin's applied seq are obsolete (a relay snapshot moved the version
 //   vector past the whole transaction, which the relay folds only whole): they are deleted.
+// - A transaction whose origin will never finish it (a node the relay forgot, which resets to a
+//   new id and makes the whole transaction again) ends in an abandonment (`abandonsFlag`,
+//   appended by the relay): its staged parts are deleted unapplied, and the version vector moves
+//   past them. The relay does not fold them either.
 //
 // Other origins' changesets apply as they come. None can depend on an unfinished transaction:
 // no node applies part of one, so no user can have seen it, and the relay's log (arrival
@@ -141,6 +145,33 @@ extension SyncWriter {
         try applyRemote(cs)
         state.applied[state.nodeIndex(cs.origin)] = cs.seq
         return applied + 1
+    }
+
+    /// Drops the staged parts of `cs.origin`'s transaction, which a relay abandoned (`cs` is its
+    /// `Changeset.abandonment`), and moves the version vector past them and `cs`: none of them
+    /// is ever applied.
+    func abandonTransaction(endingWith cs: Changeset) throws {
+        let run = try stagedRun(of: cs.origin)
+        if !run.isEmpty {
+            for seq in run.first...run.last { try txn.deleteInternal(SyncTrees.staged, key: SyncTrees.stagedPartKey(cs.origin, seq)) }
+            stagedRuns[cs.origin] = StagedRun()
+        }
+        state.applied[state.nodeIndex(cs.origin)] = cs.seq
+    }
+
+    /// Takes `cs`, the next changeset of its origin, as a part to stage, an abandonment, or the
+    /// end of a transaction to apply. Returns the number of changesets applied (0 for the first
+    /// two).
+    func take(_ cs: Changeset) throws -> Int {
+        if cs.abandons {
+            try abandonTransaction(endingWith: cs)
+            return 0
+        }
+        if cs.flags & Changeset.continuesFlag != 0 {
+            try stage(cs)
+            return 0
+        }
+        return try applyTransaction(endingWith: cs)
     }
 
     // MARK: snapshot chunks

@@ -1,0 +1,164 @@
+import AtollStorage
+@testable import AtollSync
+import Foundation
+import Testing
+import AtollTestSupport
+
+/// A node the relay forgets while the relay holds only some parts of one of its transactions
+/// never finishes it under that id: it resets to a new id and makes the whole transaction again.
+/// The relay abandons the parts it holds (`Changeset.abandonsFlag`), nodes drop them unapplied,
+/// and trimming passes them (SyncWriter+Stage.swift, RelayCore.trim).
+@Suite(.timeLimit(.minutes(5 * Int(ThreadSanitizer.slowdown)))) struct AbandonedTransactionTests {
+    static func splitSmall(_ c: inout ReplicaConfiguration) { c.changesetSplitBytes = 200 }
+
+    func stagedEntries(_ node: TestNode) throws -> Int {
+        try node.db.read { r in
+            var count = 0
+            try r.forEachInternalEntry(SyncTrees.staged, from: []) { _, _ in count += 1; return true }
+            return count
+        }
+    }
+
+    func peopleCount(_ node: TestNode) throws -> Int { try node.db.read { try $0.people().count } }
+
+    @Test func theFlagRoundTripsInABatchAndAContinuingAbandonmentIsRefused() throws {
+        let origin = NodeID(high: 3, low: 4)
+        let abandonment = Changeset.abandonment(of: origin, after: 7, hlc: 99)
+        #expect(abandonment.seq == 8 && abandonment.abandons && abandonment.storedDigest == 0)
+        let message = SyncMessage.download(from: 0, to: 1, head: 1, changesets: [abandonment])
+        #expect(try SyncMessage(frame: message.frame) == message)
+        var both = abandonment
+        both.flags = Changeset.continuesFlag | Changeset.abandonsFlag
+        var unknown = abandonment
+        unknown.flags = 4
+        for bad in [both, unknown] {
+            #expect { try SyncMessage(frame: SyncMessage.download(from: 0, to: 1, head: 1, changesets: [bad]).frame) } throws: {
+                ($0 as? AtollError)?.kind == .protocolViolation
+            }
+        }
+    }
+
+    @Test func aNodeDropsTheStagedPartsOfAnAbandonedTransaction() throws {
+        let a = try TestNode(configure: Self.splitSmall), b = try TestNode()
+        try Workload.groupTransaction(a.db, group: "a", size: 40)
+        let parts = try a.outgoing(after: 0)
+        #expect(parts.count >= 4)
+        try b.replica.apply(Array(parts.prefix(2)))
+        #expect(try stagedEntries(b) == 2)
+        let report = try b.replica.apply([Changeset.abandonment(of: a.id, after: 2, hlc: parts[1].hlc)])
+        #expect(report.applied == 0 && report.staged == 0)
+        #expect(try stagedEntries(b) == 0)
+        #expect(try peopleCount(b) == 0)
+        #expect(b.replica.versionVector[a.id] == 3)
+        // The origin's later numbers (which a relay never stores after an abandonment) would be
+        // the next transaction's.
+        #expect(try b.replica.apply([parts[2]]).duplicates == 1)
+        try b.replica.checkInvariants()
+    }
+
+    @Test func aNodeMayNotUploadAnAbandonment() throws {
+        let net = try Loopback()
+        let x = try TestNode()
+        let sx = NodeSession(replica: x.replica)
+        net.connect(sx, as: 1)
+        net.settle()
+        let forged = Changeset.abandonment(of: x.id, after: 0, hlc: 1)
+        let answer = net.relay.receive(SyncMessage.upload([forged]).frame, from: 1, now: 0)
+        guard case .send(1, let frame)? = answer.first, case .error(let code, let text) = try SyncMessage(frame: frame) else {
+            Issue.record("no refusal: \(answer)")
+            return
+        }
+        #expect(code == .malformed)
+        #expect(text.contains("only a relay"))
+        #expect(try net.relay.status().first?.head == 0)
+    }
+
+    /// z uploads two parts of a 40-person transaction and goes away; the relay forgets it and
+    /// abandons the two parts (x drops them; a node of protocol 6 is not sent the abandonment),
+    /// trims past them without folding them, and z, back, makes the whole transaction again
+    /// under a new id.
+    @Test(arguments: RelayStoreKind.allCases) func aForgottenNodesUnfinishedTransactionIsAbandonedAndMadeAgainWhole(store: RelayStoreKind) throws {
+        let relayClock = ManualClock()
+        let net = try Loopback(store, configuration: RelayConfiguration(physicalClock: relayClock.function, trimIntervalMilliseconds: 0,
+                                                                         peerExpiryMilliseconds: 60_000))
+        let x = try TestNode(), z = try TestNode(configure: Self.splitSmall)
+        let sx = NodeSession(replica: x.replica), sz = NodeSession(replica: z.replica)
+        net.connect(sx, as: 1)
+        net.connect(sz, as: 2)
+        net.settle()
+        let oldID = z.id
+
+        // Only the first two parts reach the relay; z then goes away.
+        try Workload.groupTransaction(z.db, group: "z", size: 40)
+        let parts = try z.outgoing(after: 0)
+        #expect(parts.count >= 4)
+        net.perform(2, sz.localCommitted(now: 0))
+        net.toRelay.removeAll { $0.0 == 2 }
+        net.performRelay(net.relay.receive(SyncMessage.upload(Array(parts.prefix(2))).frame, from: 2, now: 0))
+        net.settle()
+        net.perform(2, sz.pause())
+        net.settle()
+        #expect(try stagedEntries(x) == 2)
+        #expect(try peopleCount(x) == 0)
+
+        // Forgotten: the relay abandons the two parts, and x drops them.
+        GarbageCollectionTests.tick(net, at: 1000)
+        relayClock.advance(61_000)
+        GarbageCollectionTests.tick(net, at: 70_000)
+        #expect(try stagedEntries(x) == 0)
+        #expect(x.replica.versionVector[oldID] == 3)
+        #expect(try net.relay.status().first?.head == 3)
+
+        // A node of protocol 6 joining now downloads the two parts without the abandonment
+        // (it would refuse the flag); one of protocol 7 gets all three.
+        for (version, connection) in [(UInt32(6), ConnectionID(20)), (UInt32(7), ConnectionID(21))] {
+            _ = net.relay.connected(connection, now: 70_000)
+            let hello = SyncMessage.hello(.init(protocolVersion: version, nodeID: NodeID(high: 0xAB, low: UInt64(version)), realmID: "test",
+                                                schemaFingerprint: x.replica.schemaFingerprint, cursor: .start, versionVector: VersionVector(),
+                                                schema: x.replica.schemaDescription))
+            var received: [Changeset] = []
+            for action in net.relay.receive(hello.frame, from: connection, now: 70_000) {
+                guard case .send(connection, let frame) = action, case .download(_, _, _, let changesets) = try SyncMessage(frame: frame) else { continue }
+                received += changesets
+            }
+            let fromZ = received.filter { $0.origin == oldID }
+            #expect(fromZ.map(\.seq) == (version >= 7 ? [1, 2, 3] : [1, 2]), "protocol \(version)")
+            #expect(fromZ.contains(where: \.abandons) == (version >= 7))
+            _ = net.relay.disconnected(connection, now: 70_000)
+        }
+
+        // Trimming passes the abandoned transaction (once those two are forgotten too), folding
+        // nothing of it: a node joining from the compacted history gets none of it.
+        GarbageCollectionTests.tick(net, at: 80_000)
+        relayClock.advance(61_000)
+        GarbageCollectionTests.tick(net, at: 150_000)
+        GarbageCollectionTests.tick(net, at: 160_000)
+        let status = try #require(try net.relay.status().first)
+        #expect(status.trimmedThrough == 3)
+        #expect(!status.peers.contains { $0.nodeID == oldID })
+        let late = try TestNode()
+        let sLate = NodeSession(replica: late.replica)
+        net.connect(sLate, as: 30)
+        net.settle()
+        #expect(late.replica.versionVector[oldID] == 3)
+        #expect(try peopleCount(late) == 0)
+        #expect(try peopleCount(x) == 0)
+
+        // Back, z is told it expired and makes the whole transaction again, under a new id.
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(sz.expiryRecoveries == 1)
+        net.connect(sz, as: 4)
+        net.settle()
+        #expect(sz.state == .connected)
+        #expect(z.id != oldID)
+        #expect(try peopleCount(x) == 40)
+        #expect(try Workload.groupViolations(x.db).isEmpty)
+        #expect(try x.dump() == z.dump())
+        #expect(try stagedEntries(x) == 0 && stagedEntries(z) == 0)
+        net.settle()
+        #expect(try peopleCount(late) == 40)
+        try x.replica.checkInvariants()
+        try z.replica.checkInvariants()
+    }
+}
