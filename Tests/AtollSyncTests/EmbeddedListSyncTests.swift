@@ -199,6 +199,24 @@ import Testing
         try a.replica.apply(fromB)
         try b.replica.apply(fromA)
         #expect(try a.dump() == b.dump())
+
+        // "Keep mine" on a: the entry names the stop by its parent, the list and its element.
+        try #require(try Conflict.all(in: a.db).first).keepLosingValue(in: a.db)
+        try b.replica.apply(try a.outgoing(after: fromA.last?.seq ?? 0))
+        #expect(try a.dump() == "stops=2 spots=3\n1: name=\"coast\" [{\"Oslo\" 2 geo=59.9 legs=1.0,2.0}{\"A city\" 7}]\n")
+        #expect(try b.dump() == a.dump())
+        try a.replica.checkInvariants()
+        try b.replica.checkInvariants()
+
+        // b's entry, once that stop is removed from the list: it cannot be written again (and
+        // not before sync has recorded the removal, which may have moved the list).
+        let stale = try #require(try Conflict.all(in: b.db).first)
+        try b.db.write { w in try Self.routes(w).listRemove(Self.one, R.stops, at: 1) }
+        let early = #expect(throws: AtollError.self) { try stale.keepLosingValue(in: b.db) }
+        #expect(early?.kind == .invalidTransaction, "\(String(describing: early))")
+        try b.replica.extractLocalChanges()
+        let error = #expect(throws: AtollError.self) { try stale.keepLosingValue(in: b.db) }
+        #expect(error?.kind == .invalidArgument && error?.message.contains("removed from its list") == true, "\(String(describing: error))")
     }
 
     @Test func concurrentInsertsIntoOneListAreAllKeptInOneOrder() throws {

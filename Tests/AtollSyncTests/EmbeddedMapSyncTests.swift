@@ -188,6 +188,10 @@ import Testing
         let lost = try #require(try Conflict.all(in: a.db).first { $0.className == "Desk" })
         let error = #expect(throws: AtollError.self) { try lost.keepLosingValue(in: a.db) }
         #expect(error?.kind == .invalidArgument && error?.message.contains("embedded 'Drawer' object") == true, "\(String(describing: error))")
+        // Nor can the bin that lost in the drawer's map, found by the drawer's path.
+        let lostBin = try #require(try Conflict.all(in: a.db).first { $0.className == "Drawer" })
+        let binError = #expect(throws: AtollError.self) { try lostBin.keepLosingValue(in: a.db) }
+        #expect(binError?.kind == .invalidArgument && binError?.message.contains("embedded 'Tag' object") == true, "\(String(describing: binError))")
     }
 
     @Test func aMapOfEmbeddedObjectsTravelsWithItsParentAndEditsFlowBothWays() throws {

@@ -194,6 +194,26 @@ import Testing
             for (origin, block) in [(a, fromA), (b, fromB), (c, fromC)] where origin !== n { try n.replica.apply(block) }
         }
         #expect(try a.dump() == b.dump() && b.dump() == c.dump() && c.dump() == shown)
+
+        // "Keep mine" on a: the entry names the address by its path from contact 1; a's street is
+        // written again, as a new write that wins on every node.
+        let lost = try #require(try Conflict.all(in: a.db).first)
+        try lost.keepLosingValue(in: a.db)
+        #expect(try Conflict.all(in: a.db).isEmpty)
+        let again = try a.outgoing(after: fromA.last?.seq ?? 0)
+        #expect(again.count == 1)
+        for n in [b, c] { try n.replica.apply(again) }
+        for n in [a, b, c] {
+            let dump = try n.dump()
+            #expect(dump.contains("address={\"A street\" \"Bergen\" geo={59.9 5.3}}"), "\(dump)")
+            try n.replica.checkInvariants()
+        }
+
+        // On c, whose entry is still there, once contact 1 is deleted: nothing to write to.
+        let stale = try #require(try Conflict.all(in: c.db).first)
+        try c.db.write { w in try Self.contacts(w).erase(Self.one) }
+        let error = #expect(throws: AtollError.self) { try stale.keepLosingValue(in: c.db) }
+        #expect(error?.kind == .objectNotFound && error?.message.contains("parent was deleted") == true, "\(String(describing: error))")
     }
 
     @Test func deletingTheParentDeletesItsEmbeddedObjectsAndAnEditAfterTheDeleteBringsBackOnlyItself() throws {

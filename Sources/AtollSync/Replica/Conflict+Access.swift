@@ -135,10 +135,15 @@ extension Conflict {
     /// node has seen, so it wins on every node once synced ("keep mine"), and removes the entry.
     /// For `deleteOverridden` the losing change is the delete: the object is deleted again. For
     /// `writeVoidedByDelete` the object is created again if it is gone, with the losing value.
+    /// A field of an embedded object is written on the object its path (in `primaryKey`) leads
+    /// to now, through its parent and the list elements and map keys on the way.
     ///
-    /// - Throws: `.objectNotFound` when the entry is gone, the class no longer exists, or a
-    ///   losing link's target does not exist; `.invalidArgument` for a list element that was
-    ///   removed meanwhile.
+    /// - Throws: `.objectNotFound` when the entry is gone, the class no longer exists, a losing
+    ///   link's target does not exist, or an embedded object's parent (or an object on its path)
+    ///   is gone; `.invalidArgument` for a list element that was removed meanwhile, or a losing
+    ///   value that is an embedded object (the merge keeps none of its fields);
+    ///   `.invalidTransaction` when the entry names a list element (or a path through one) and
+    ///   local commits have not been turned into changesets yet (they may have moved it).
     public func keepLosingValue(in database: Database) throws {
         let w = try database.beginWrite()
         do {
@@ -155,10 +160,22 @@ extension Conflict {
     }
 
     private func reapply(in w: WriteTransaction) throws {
-        guard let t = try w.table(named: className) else {
+        guard var t = try w.table(named: className) else {
             throw AtollError(.objectNotFound, "class '\(className)' of this conflict no longer exists")
         }
-        let existing = try t.find(primaryKey: primaryKey)
+        let existing: ObjectKey?
+        if t.spec.isEmbedded {
+            // An embedded object's field: the entry names the object by its path from its
+            // parent (`primaryKey` holds the path).
+            guard case .string(let path) = primaryKey, property != nil, listElement == nil, losingValue != nil || mapKey != nil else {
+                throw AtollError(.invalidArgument, "this conflict of embedded class '\(className)' names no field or map key of an embedded object")
+            }
+            let found = try Self.embeddedObject(at: EmbeddedPath(parsing: path), in: w)
+            t = found.table
+            existing = found.key
+        } else {
+            existing = try t.find(primaryKey: primaryKey)
+        }
         if let mapKey, losingValue == nil {
             // The removal of a map key lost: remove it again.
             guard let property, let column = t.spec.columns.firstIndex(where: { $0.name == property }) else {
@@ -198,7 +215,7 @@ extension Conflict {
         let k: ObjectKey
         if let existing {
             k = existing
-        } else if kind == .writeVoidedByDelete {
+        } else if kind == .writeVoidedByDelete, !t.spec.isEmbedded {
             k = try t.create(primaryKey: primaryKey)
         } else {
             throw AtollError(.objectNotFound, "'\(className)' \(primaryKey) was deleted since; its losing value has nowhere to go")
@@ -212,10 +229,7 @@ extension Conflict {
             return
         }
         // A list element: find where it shows now.
-        guard let stateBytes = try w.internalValue(SyncTrees.state, key: SyncTrees.stateKey) else {
-            throw AtollError(.invalidArgument, "this file has no sync state")
-        }
-        let state = try stateBytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        let state = try Self.stateForListPositions(w)
         guard let listBytes = try w.internalValue(SyncTrees.lists, key: SyncTrees.listKey(SyncTrees.objectKey(t.key, primaryKey), column: column)) else {
             throw AtollError(.invalidArgument, "list '\(className).\(property)' has no elements any more")
         }
@@ -224,5 +238,78 @@ extension Conflict {
             throw AtollError(.invalidArgument, "element \(listElement) of '\(className).\(property)' was removed; its value cannot be written again")
         }
         try t.listSet(k, column, at: list.visibleIndex(before: i), value)
+    }
+
+    /// The sync state, to find where a list element shows now: its list's sync record must
+    /// hold every local commit, or a commit not turned into changesets yet may have moved it.
+    private static func stateForListPositions(_ w: WriteTransaction) throws -> ReplicaState {
+        guard let stateBytes = try w.internalValue(SyncTrees.state, key: SyncTrees.stateKey) else {
+            throw AtollError(.invalidArgument, "this file has no sync state")
+        }
+        let state = try stateBytes.withUnsafeBytes { try ReplicaState.decode($0) }
+        guard try w.loggedVersions(after: state.extractedThrough).isEmpty else {
+            throw AtollError(.invalidTransaction, "this node has commits that sync has not turned into changesets yet, which may have moved list elements: keep the losing value once they are (the session does it as it runs; SyncReplica.extractLocalChanges() does it at once)")
+        }
+        return state
+    }
+
+    /// The embedded object `path` names (its parent's class and primary key, then the properties
+    /// that lead to it, with the element of each list and the key of each map on the way), with
+    /// its table, as this node holds it now.
+    ///
+    /// - Throws: `.objectNotFound` when the parent, or an object on the way, is gone;
+    ///   `.invalidArgument` when a list element on the way was removed.
+    private static func embeddedObject(at path: EmbeddedPath, in w: WriteTransaction) throws -> (table: Table, key: ObjectKey) {
+        let described = "the embedded object at \(path.parentClass) \(path.parentPrimaryKey).\(path.properties.joined(separator: "."))"
+        guard let parent = try w.table(named: path.parentClass), let parentKey = try parent.find(primaryKey: path.parentPrimaryKey) else {
+            throw AtollError(.objectNotFound, "\(described) is gone: its parent was deleted since")
+        }
+        let ok = SyncTrees.objectKey(parent.key, path.parentPrimaryKey)
+        var table = parent, key = parentKey
+        var steps: [EmbeddedStep] = []
+        var i = 0
+        while i < path.properties.count {
+            let name = path.properties[i]
+            guard let column = table.spec.columns.firstIndex(where: { $0.name == name }), let targetName = table.spec.columns[column].linkTarget,
+                  let target = try w.table(named: targetName), target.spec.isEmbedded
+            else {
+                throw AtollError(.objectNotFound, "\(described) is gone: '\(table.name).\(name)' no longer holds embedded objects")
+            }
+            let spec = table.spec.columns[column]
+            var next: StorageValue?
+            if spec.isMap || spec.isList {
+                guard i + 1 < path.properties.count else { throw AtollError(.invalidArgument, "\(described): '\(name)' names no element") }
+                if spec.isMap {
+                    let mapKey = try EmbeddedPath.key(parsing: path.properties[i + 1])
+                    next = try table.mapEntries(key, column).first { $0.key == mapKey }?.value
+                    steps.append(.entry(column, mapKey))
+                } else {
+                    // Its live elements, in order, are the table's list.
+                    let id = try EmbeddedPath.element(parsing: path.properties[i + 1])
+                    let nodes = try stateForListPositions(w).nodes
+                    let record = try w.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedListKey(ok, steps, column: column)).map { b in
+                        try b.withUnsafeBytes { try ListRecord.decode($0, nodes) }
+                    } ?? ListRecord()
+                    guard let position = record.elements.filter({ !$0.isDeleted }).firstIndex(where: { $0.id == id }) else {
+                        throw AtollError(.invalidArgument, "\(described) was removed from its list; its field cannot be written again")
+                    }
+                    let values = try table.listValues(key, column)
+                    guard position < values.count else {
+                        throw AtollError.corrupted("'\(table.name).\(name)' holds \(values.count) embedded objects but its sync record more")
+                    }
+                    next = values[position]
+                    steps.append(.element(column, id))
+                }
+                i += 2
+            } else {
+                next = try table.value(key, column)
+                steps.append(.property(column))
+                i += 1
+            }
+            guard case .link(let k)? = next else { throw AtollError(.objectNotFound, "\(described) is gone") }
+            table = target
+            key = k
+        }
+        return (table, key)
     }
 }
