@@ -161,4 +161,59 @@ import AtollTestSupport
         try x.replica.checkInvariants()
         try z.replica.checkInvariants()
     }
+
+    /// Two relays on one PostgreSQL store: z uploads two parts through relay 1 and goes away;
+    /// relay 1's trim forgets it and abandons them; x, connected to relay 2, gets the
+    /// abandonment through relay 2 (which learns of relay 1's append by polling) and drops them.
+    @Test func anAbandonmentAppendedByOneRelayReachesTheNodesOfAnother() throws {
+        let relayClock = ManualClock()
+        let configuration = RelayConfiguration(physicalClock: relayClock.function, trimIntervalMilliseconds: 0, peerExpiryMilliseconds: 60_000)
+        let location = try RelayStoreKind.postgres.makeLocation()
+        // Only relay 1 forgets peers; relay 2 (ticked first) marks x seen before relay 1 trims.
+        var withoutExpiry = configuration
+        withoutExpiry.peerExpiryMilliseconds = nil
+        let relay1 = try location.makeCore(configuration: configuration), relay2 = try location.makeCore(configuration: withoutExpiry)
+        let net = Loopback(relay: relay1)
+        let x = try TestNode(), z = try TestNode(configure: Self.splitSmall)
+        let sx = NodeSession(replica: x.replica), sz = NodeSession(replica: z.replica)
+        net.connect(sx, as: 1, to: relay2)
+        net.connect(sz, as: 2, to: relay1)
+        net.settle()
+        func poll() {
+            net.performRelay(relay1.refresh(now: net.now))
+            net.performRelay(relay2.refresh(now: net.now))
+            net.settle()
+        }
+        func tick(_ now: UInt64) {
+            net.now = now
+            net.performRelay(relay2.tick(now: now))
+            net.performRelay(relay1.tick(now: now))
+            net.settle()
+            poll()
+        }
+
+        try Workload.groupTransaction(z.db, group: "z", size: 40)
+        let parts = try z.outgoing(after: 0)
+        #expect(parts.count >= 4)
+        net.perform(2, sz.localCommitted(now: 0))
+        net.toRelay.removeAll { $0.0 == 2 }
+        net.performRelay(relay1.receive(SyncMessage.upload(Array(parts.prefix(2))).frame, from: 2, now: 0))
+        net.settle()
+        net.perform(2, sz.pause())
+        net.settle()
+        poll()
+        #expect(try stagedEntries(x) == 2)
+
+        tick(1000)
+        relayClock.advance(61_000)
+        tick(70_000)
+        tick(80_000)
+        #expect(try stagedEntries(x) == 0)
+        #expect(x.replica.versionVector[z.id] == 3)
+        #expect(try peopleCount(x) == 0)
+        let status = try #require(try relay2.status().first)
+        #expect(status.head == 3 && status.trimmedThrough == 3, "\(status)")
+        try x.replica.checkInvariants()
+    }
 }
+
