@@ -269,24 +269,62 @@ public struct RootRecord: Equatable, Sendable {
     /// Database+Roots.swift). Both slots hold the same version after a writer reserved an IV
     /// epoch; the higher epoch wins.
     static func newest(in base: UnsafeRawPointer, cipher: PageCipher? = nil, excluding excluded: Identity? = nil) -> RootRecord? {
-        newestSlotPage(in: base, cipher: cipher, excluding: excluded).flatMap { read(from: base + Int($0) * FileFormat.pageSize, cipher: cipher) }
+        newestSlot(in: base, cipher: cipher, excluding: excluded)?.record
     }
 
     /// The slot page holding the record `newest` returns, if any.
     static func newestSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> PageNumber? {
-        let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
-        func valid(_ page: PageNumber) -> RootRecord? {
+        newestSlot(in: base, cipher: cipher, excluding: excluded)?.page
+    }
+
+    /// The newest valid record and the slot page it was read from, in one scan (reading the
+    /// slot a second time could find it being rewritten).
+    static func newestSlot(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> (page: PageNumber, record: RootRecord)? {
+        newestSlot { page in
             let p = base + Int(page) * FileFormat.pageSize
             if let excluded, identity(at: p) == excluded { return nil }
             return read(from: p, cipher: cipher)
         }
-        guard let a = valid(first) else { return valid(second) == nil ? nil : second }
-        guard let b = valid(second) else { return first }
-        if a.version != b.version { return a.version > b.version ? first : second }
-        if a.ivEpoch != b.ivEpoch { return a.ivEpoch > b.ivEpoch ? first : second }
-        // Both hold one version (an IV epoch reservation): call the slot its version usually
-        // lives in the newest, so commits keep the usual parity.
-        return FileFormat.slotPage(forVersion: a.version)
+    }
+
+    /// How many times a reader scans the two slots before it concludes that neither is valid.
+    static let slotScansMax = 6
+
+    /// The scan of `newestSlot`, over `valid` (the record a slot holds now, nil when it holds
+    /// none or one being written).
+    ///
+    /// Readers scan the slots without the writer lock, so a slot may be read while a writer
+    /// writes it and fail its checksum. A commit writes only the slot not holding the newest
+    /// record, so the other one stays valid; but an IV epoch reservation
+    /// (WriteTransaction+Encryption.swift) rewrites both, one after the other, and a reader
+    /// reading them in the same order at the same pace can overlap both writes and find
+    /// neither valid (it did: two processes opening a new encrypted file at once, CI of
+    /// session 14). So a scan that finds neither valid scans again, alternating the order: read
+    /// second-written first, a slot found torn means the other one's write is over. Another
+    /// miss needs a further slot write completed in between, every time; callers that can wait
+    /// for the writer lock to be free look once more after it (`Database.newestRootWaitingForWriter`).
+    static func newestSlot(reading valid: (PageNumber) -> RootRecord?) -> (page: PageNumber, record: RootRecord)? {
+        let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
+        for scan in 0..<slotScansMax {
+            let a: RootRecord?, b: RootRecord?
+            if scan % 2 == 0 {
+                a = valid(first); b = valid(second)
+            } else {
+                b = valid(second); a = valid(first)
+            }
+            switch (a, b) {
+            case (nil, nil): continue
+            case (let a?, nil): return (first, a)
+            case (nil, let b?): return (second, b)
+            case (let a?, let b?):
+                if a.version != b.version { return a.version > b.version ? (first, a) : (second, b) }
+                if a.ivEpoch != b.ivEpoch { return a.ivEpoch > b.ivEpoch ? (first, a) : (second, b) }
+                // Both hold one version (an IV epoch reservation or a seal): call the slot its
+                // version usually lives in the newest, so commits keep the usual parity.
+                return FileFormat.slotPage(forVersion: a.version) == first ? (first, a) : (second, b)
+            }
+        }
+        return nil
     }
 
     /// The slot page the next root record goes to: the one not holding the newest valid

@@ -58,9 +58,7 @@ extension Database {
         var rejected: RootRecord.Identity?
         var problems: [String] = []
         while true {
-            guard let page = RootRecord.newestSlotPage(in: base, cipher: cipher, excluding: rejected),
-                  let record = RootRecord.read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher)
-            else {
+            guard let (page, record) = RootRecord.newestSlot(in: base, cipher: cipher, excluding: rejected) else {
                 throw AtollError.corrupted(problems.isEmpty ? "neither root slot of '\(path)' is valid"
                     : "neither root slot of '\(path)' holds a complete commit (\(problems.joined(separator: "; "))); restore it from a backup")
             }
@@ -90,7 +88,17 @@ extension Database {
                 lock.setRootsChecked(rejecting: rejected)
             }
         }
+        return try newestRootWaitingForWriter(file: file, cipher: cipher, lock: lock, path: path)
+    }
+
+    /// The newest valid root record, for a reader that does not hold the writer lock. A writer
+    /// may be rewriting both slots (an IV epoch reservation, RootRecord.newestSlot); when no scan
+    /// finds a valid one, this looks once more after the writer lock was free (waiting at most
+    /// 2 s), so only a file whose slots are damaged is reported as such.
+    static func newestRootWaitingForWriter(file: MappedFile, cipher: PageCipher?, lock: LockFile, path: String) throws -> RootRecord {
         let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
+        if let root = RootRecord.newest(in: base, cipher: cipher, excluding: lock.rejectedRecord) { return root }
+        _ = lock.waitForWriterToFinish(timeoutMilliseconds: 2_000)
         guard let root = RootRecord.newest(in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
             throw AtollError.corrupted("neither root slot of '\(path)' is valid")
         }
@@ -118,11 +126,11 @@ extension Database {
         defer { lock.unlockWriter() }
         guard lock.rejectedRecord == nil, let returned = lock.returnedRecord else { return }
         let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-        guard let page = RootRecord.newestSlotPage(in: base, cipher: cipher),
+        guard let (page, newest) = RootRecord.newestSlot(in: base, cipher: cipher),
               RootRecord.identity(at: base + Int(page) * FileFormat.pageSize) == returned,
-              var record = RootRecord.read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher),
-              record.commitListCount > 0
+              newest.commitListCount > 0
         else { return }
+        var record = newest
         record.commitListCount = 0
         record.commitListChecksum = 0
         let other = page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage

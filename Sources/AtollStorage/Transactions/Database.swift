@@ -222,8 +222,7 @@ public final class Database: Sendable {
             guard rc == 0 else { throw AtollError.posix("pinning a version of", path: path, errno: rc) }
             let size = try file.refreshSize()
             let base = try file.mapping(covering: size)
-            guard let page = RootRecord.newestSlotPage(in: base, cipher: cipher, excluding: lock.rejectedRecord),
-                  let now = RootRecord.read(from: base + Int(page) * FileFormat.pageSize, cipher: cipher) else {
+            guard let (page, now) = RootRecord.newestSlot(in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
                 throw AtollError.corrupted("neither root slot of '\(path)' is valid")
             }
             if now.version == root.version {

@@ -27,9 +27,10 @@ extension WriteTransaction {
         let lock = database.lock
         let rejected = lock.rejectedRecord
         let fileBase = allocator.space.fileBase
-        guard let active = RootRecord.newestSlotPage(in: fileBase, cipher: database.cipher, excluding: rejected),
-              var record = RootRecord.read(from: fileBase + Int(active) * FileFormat.pageSize, cipher: database.cipher)
-        else { throw AtollError.corrupted("neither root slot of '\(database.displayName)' is valid") }
+        guard let (active, newest) = RootRecord.newestSlot(in: fileBase, cipher: database.cipher, excluding: rejected) else {
+            throw AtollError.corrupted("neither root slot of '\(database.displayName)' is valid")
+        }
+        var record = newest
         guard record.ivEpoch + 1 < 1 << 32 else {
             throw AtollError(.limitExceeded, "'\(database.displayName)' has used all 2^32 IV epochs; write a copy with writeCopy(to:encryptionKey:) to continue")
         }
