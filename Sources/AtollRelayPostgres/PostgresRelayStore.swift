@@ -467,6 +467,18 @@ package final class PostgresRelayStore: RelayStore {
         return result
     }
 
+    /// Deletes the row, and what this relay noted of the peer and has not flushed (a flush
+    /// upserts: it would bring the row back).
+    package func forgetPeer(_ realmID: String, _ node: NodeID) throws {
+        var realm = try realm(realmID)
+        try session.query("""
+            DELETE FROM atoll_relay_peers WHERE realm = \(Int32(bitPattern: realm.index)) AND node = \(bytea(node.bytes))
+            """)
+        pendingPeers[PeerKey(realmID: realmID, node: node)] = nil
+        realm.peers[node] = nil
+        realms[realmID] = realm
+    }
+
     // MARK: trimming
 
     /// Every realm of the database with entries left to trim, or with tombstones or removed
@@ -538,7 +550,6 @@ package final class PostgresRelayStore: RelayStore {
                     next = UInt64(position)
                     let cs = Changeset(origin: origin, seq: UInt64(originSeq), hlc: UInt64(bitPattern: hlc), flags: UInt8(truncatingIfNeeded: flags), body: body)
                     doomed.append(RelayEntry(seq: next, arrivalMilliseconds: 0, operations: UInt64(operations), changeset: cs))
-                    result.read(cs)
                     if cs.flags & Changeset.continuesFlag != 0 { open.insert(origin) } else { open.remove(origin) }
                     if open.isEmpty {
                         boundary = doomed.count

@@ -143,6 +143,9 @@ public final class RelayCore {
     /// Per realm, the deletion point computed last (or the one the store kept) and the log
     /// position it holds through (docs/SYNC.md, "The stability point").
     private var deletions: [String: (point: UInt64, through: UInt64)] = [:]
+    /// Per realm, the transactions open in its log as read through `through` (by origin, the
+    /// last part read): `scanOpenTransactions` reads each entry once.
+    private var openTransactions: [String: (through: UInt64, open: [NodeID: RelayTrimOutcome.OpenPart])] = [:]
     /// Per realm, the applied bound in force: the highest position computed (or stored) as
     /// merged by every counted peer. Enforced on uploads: a changeset made before merging it
     /// may name what nodes collected under the deletion point.
@@ -244,6 +247,26 @@ public final class RelayCore {
         return [.send(c, SyncMessage.error(code: code, message: message).frame), .close(c)]
     }
 
+    /// Refuses a connection whose node must reset (`belowStabilityPoint`), retiring its id.
+    /// The node makes its unsynced changes again under a new id, whole transactions
+    /// (SyncReplica+Reset.swift), so the parts of an unfinished transaction stored under the
+    /// old id will never be ended. The old id is forgotten as an expired peer is: `trim`
+    /// abandons that transaction (nodes drop the parts they staged), its clock floors no longer
+    /// hold the stability point back, and a hello under it is answered as a forgotten node's,
+    /// so it never uploads a part whose sequence number the abandonment took. When the store
+    /// cannot forget it, the node is told to come back later (`.unavailable`) rather than to
+    /// reset: it is retired on a later try.
+    private func retire(_ conn: Connection, _ realmID: String, _ code: SyncErrorCode, _ message: String) -> [RelayAction] {
+        do {
+            try store.forgetPeer(realmID, conn.node)
+        } catch {
+            return refuse(conn.id, .unavailable, "the relay could not record that this node resets: \(error)")
+        }
+        floors[realmID]?[conn.node] = nil
+        appliedFloors[realmID]?[conn.node] = nil
+        return refuse(conn.id, code, message)
+    }
+
     /// Handles a frame from a connection; returns what to send.
     public func receive(_ frame: Frame, from c: ConnectionID, now: UInt64) -> [RelayAction] {
         guard let conn = connections[c] else { return [] }
@@ -329,11 +352,14 @@ public final class RelayCore {
         } catch {
             return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
         }
-        // A node the relay had forgotten (unseen for longer than peerExpiryMilliseconds): the
-        // realm's stability point moved on without it, so metadata its unacknowledged changes
-        // would need may be gone. It is not registered again under this id.
-        if configuration.peerExpiryMilliseconds != nil,
-           realm.origins[h.nodeID] != nil || (h.cursor.relayID == relayID && h.cursor.seq > 0)
+        // A node the relay had forgotten (unseen for longer than peerExpiryMilliseconds) or
+        // retired (`retire`): the realm's stability point moved on without it, so metadata its
+        // unacknowledged changes would need may be gone, and a transaction it left unfinished
+        // may have been abandoned under the sequence number its next part would take. It is not
+        // registered again under this id. Without peer expiry only a node that stored
+        // changesets can be retired (a new peer's record is written at its first hello).
+        if realm.origins[h.nodeID] != nil
+            || (configuration.peerExpiryMilliseconds != nil && h.cursor.relayID == relayID && h.cursor.seq > 0)
         {
             let forgotten: Bool
             do {
@@ -473,7 +499,7 @@ public final class RelayCore {
             guard accepted.last.map({ cs.seq == $0.seq + 1 }) ?? true else { gap = true; break }
             // Nodes may have collected what a changeset stamped below the point would need.
             if let point = points[realmID]?.point, cs.hlc < point {
-                return refuse(c, .belowStabilityPoint, "changeset \(cs.seq) is stamped \(cs.hlc), below realm '\(RealmID.printable(realmID))'s stability point \(point) (this node's clock is behind the realm's): the node resets to the relay's state and makes its unsynced changes again")
+                return retire(conn, realmID, .belowStabilityPoint, "changeset \(cs.seq) is stamped \(cs.hlc), below realm '\(RealmID.printable(realmID))'s stability point \(point) (this node's clock is behind the realm's): the node resets to the relay's state and makes its unsynced changes again")
             }
             // Nodes may have collected objects deleted at or before the applied bound: a
             // changeset made before merging it may name what they dropped (an element of a
@@ -483,7 +509,7 @@ public final class RelayCore {
                     return refuse(c, .protocolVersion, "nodes of realm '\(RealmID.printable(realmID))' may have dropped the metadata of deleted objects, and a node of sync protocol \(conn.version) cannot say whether its changes were made before it had merged the deletes: upgrade Atoll on the node")
                 }
                 if conn.appliedReport ?? 0 < bound {
-                    return refuse(c, .belowStabilityPoint, "changeset \(cs.seq) was made before this node merged realm '\(RealmID.printable(realmID))'s log through position \(bound), which nodes may have collected deleted objects under: the node resets to the relay's state and makes its unsynced changes again")
+                    return retire(conn, realmID, .belowStabilityPoint, "changeset \(cs.seq) was made before this node merged realm '\(RealmID.printable(realmID))'s log through position \(bound), which nodes may have collected deleted objects under: the node resets to the relay's state and makes its unsynced changes again")
                 }
             }
             // The node promised nothing more below its floor: the realm's stability point, and
@@ -743,10 +769,12 @@ public final class RelayCore {
             var localFloor = local.map(\.acknowledged).min()
             if configuration.computesStabilityPoints, let merged = try mergedByEveryPeer(realmID) { localFloor = min(localFloor ?? merged, merged) }
             let connected = Set(local.map(\.node))
-            let outcome = try store.trim(realmID, localFloor: localFloor, connected: connected,
-                                         holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
-                                         limit: configuration.trimEntriesMax, now: physicalNow)
-            let candidates = outcome.open.filter { !connected.contains($0.key) }
+            try store.trim(realmID, localFloor: localFloor, connected: connected,
+                           holdingSnapshot: local.contains { $0.snapshot != nil }, expiryMilliseconds: configuration.peerExpiryMilliseconds,
+                           limit: configuration.trimEntriesMax, now: physicalNow)
+            // Not only the trimmed part of the log: a node holding the parts of such a
+            // transaction staged has not merged them, which keeps the trim before them.
+            let candidates = try scanOpenTransactions(realmID).filter { !connected.contains($0.key) }
             guard !candidates.isEmpty else { continue }
             let peers = try store.peers(realmID)
             for (origin, part) in candidates.sorted(by: { $0.key < $1.key }) where peers[origin] == nil {
@@ -756,6 +784,35 @@ public final class RelayCore {
             }
         }
         return grown
+    }
+
+    /// The transactions open in `realmID`'s log (by origin, the last part stored so far),
+    /// reading the entries stored since the last call, at most `trimEntriesMax` of them. Trimming
+    /// stops only where no transaction is open, so reading resumes from the trimmed position,
+    /// with none open, when it has passed the last entry read (or this relay restarted).
+    private func scanOpenTransactions(_ realmID: String) throws -> [NodeID: RelayTrimOutcome.OpenPart] {
+        guard let realm = store.realms[realmID] else { return [:] }
+        var scan = openTransactions[realmID] ?? (realm.trimmedThrough, [:])
+        if scan.through < realm.trimmedThrough { scan = (realm.trimmedThrough, [:]) }
+        var budget = configuration.trimEntriesMax
+        while scan.through < realm.head, budget > 0 {
+            let batch: (entries: [RelayEntry], through: UInt64)
+            do {
+                batch = try store.entries(realmID, after: scan.through, maxBytes: SyncLimits.batchBytesMax) { _ in true }
+            } catch let e as AtollError where e.kind == .invalidTransaction {
+                // Another relay of a shared store trimmed past the last entry read.
+                openTransactions[realmID] = nil
+                return [:]
+            }
+            guard batch.through > scan.through else { break }
+            var outcome = RelayTrimOutcome()
+            outcome.open = scan.open
+            for entry in batch.entries { outcome.read(entry.changeset) }
+            scan = (batch.through, outcome.open)
+            budget -= max(1, batch.entries.count)
+        }
+        openTransactions[realmID] = scan
+        return scan.open
     }
 
     // MARK: stability points (docs/SYNC.md, "The stability point")

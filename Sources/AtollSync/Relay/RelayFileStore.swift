@@ -294,9 +294,14 @@ package final class RelayFileStore: RelayStore {
         notePeer(realmID, node, acknowledged: acknowledged, now: now, firstContact: false)
     }
 
-    /// The file is this relay's alone: the record is written with the next flush.
+    /// The file is this relay's alone: a known peer's record is written with the next flush.
+    /// A new peer's is written now: a node that has stored changesets but no peer record is
+    /// taken for a forgotten one (RelayCore.hello), which a crash before the flush must not
+    /// make of it.
     package func registerPeer(_ realmID: String, _ node: NodeID, acknowledged: UInt64, now: UInt64) throws {
+        let isNew = realms[realmID]?.peers[node] == nil
         notePeer(realmID, node, acknowledged: acknowledged, now: now, firstContact: true)
+        if isNew { try flushPeers() }
     }
 
     package func peers(_ realmID: String) throws -> [NodeID: RelayPeer] { realms[realmID]?.peers ?? [:] }
@@ -325,7 +330,7 @@ package final class RelayFileStore: RelayStore {
         realms[realmID]?.peers[node] = p
     }
 
-    func forgetPeer(_ realmID: String, _ node: NodeID) throws {
+    package func forgetPeer(_ realmID: String, _ node: NodeID) throws {
         guard let realm = realms[realmID], realm.peers[node] != nil else { return }
         try write { w in try w.deleteInternal(Self.peers, key: Self.key(realm.index, node)) }
         realms[realmID]?.peers[node] = nil
@@ -420,7 +425,6 @@ package final class RelayFileStore: RelayStore {
                 guard seq <= last else { return false }
                 let e = try Self.decodeEntry(seq: seq, v)
                 doomed.append((Array(k), e.changeset.origin, e.changeset.seq, e.operations, e.changeset))
-                outcome.read(e.changeset)
                 if e.changeset.flags & Changeset.continuesFlag != 0 {
                     open.insert(e.changeset.origin)
                 } else {

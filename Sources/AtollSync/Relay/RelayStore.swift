@@ -207,6 +207,11 @@ package protocol RelayStore: AnyObject {
     /// The realm's known peers (for status).
     func peers(_ realmID: String) throws -> [NodeID: RelayPeer]
 
+    /// Removes `node` from the realm's known peers, durably, as peer expiry does: it no longer
+    /// holds trimming or the stability point back, and a hello under its id is answered as a
+    /// forgotten node's (RelayCore.retire).
+    func forgetPeer(_ realmID: String, _ node: NodeID) throws
+
     /// Raises the realm's stored bounds to `bounds`, durably, each on its own (never lowers
     /// one).
     func raiseStability(_ realmID: String, to bounds: RelayStability) throws
@@ -224,8 +229,7 @@ package protocol RelayStore: AnyObject {
     /// an abandoned transaction, `Changeset.abandonsFlag`). Before that, forgets peers unseen for
     /// `expiryMilliseconds` that are not in `connected`. Nothing is trimmed while
     /// `holdingSnapshot` (this relay streams the realm's compacted history) or, for a shared
-    /// store, while another relay does. Returns how many entries went and the transactions
-    /// still open where the log was read to.
+    /// store, while another relay does. Returns how many entries went.
     @discardableResult
     func trim(_ realmID: String, localFloor: UInt64?, connected: Set<NodeID>, holdingSnapshot: Bool, expiryMilliseconds: UInt64?,
               limit: Int, now: UInt64) throws -> RelayTrimOutcome
@@ -250,10 +254,9 @@ package protocol RelayStore: AnyObject {
 package struct RelayTrimOutcome: Equatable {
     /// Log entries trimmed.
     package var removed = 0
-    /// Per origin, the last part read of a transaction still open where the trim read the log
-    /// to (the position every peer acknowledged): trimming cannot pass its first part until it
-    /// ends. An origin here that is no known peer will never end it (`RelayCore.trim` abandons
-    /// it).
+    /// Per origin, the last part read of a transaction still open, over the entries given to
+    /// `read` (RelayCore.scanOpenTransactions reads the log so). An origin here that is no known
+    /// peer will never end it (`RelayCore.trim` abandons it).
     package var open: [NodeID: OpenPart] = [:]
 
     /// The last part read of an open transaction.
