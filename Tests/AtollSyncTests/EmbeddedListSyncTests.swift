@@ -280,6 +280,73 @@ import Testing
         #expect(left == 2)
     }
 
+    /// The elements of route 1's stops list and of Oslo's legs list (the first stop's) in `n`'s
+    /// sync records, removed ones included, and how many lists are noted to collect.
+    static func recordedElements(_ n: Node) throws -> (stops: Int, legs: Int, noted: Int) {
+        try n.db.read { r in
+            let table = try r.table(named: "Route").unwrapped("Route").key
+            let ok = SyncTrees.objectKey(table, .int(1))
+            func list(_ key: [UInt8]) throws -> ListRecord {
+                try r.internalValue(SyncTrees.embedded, key: key).map { b in try b.withUnsafeBytes { try ListRecord.decode($0, n.replica.state.nodes) } }
+                    ?? ListRecord()
+            }
+            let stops = try list(SyncTrees.embeddedListKey(ok, [], column: R.stops))
+            let oslo = try #require(stops.elements.first).id
+            let legs = try list(SyncTrees.embeddedListKey(ok, [.element(R.stops, oslo)], column: S.legs))
+            var noted = 0
+            try r.forEachInternalEntry(SyncTrees.embeddedListsWithRemovals, from: []) { _, _ in noted += 1; return true }
+            return (stops.elements.count, legs.elements.count, noted)
+        }
+    }
+
+    /// Removed elements of lists of embedded objects (Bergen, and Oslo's second leg: leaves of
+    /// their lists' trees) are collected once the deletion point passes their removal, as other
+    /// lists' are. What stays merges as before: a node that collected and one that did not
+    /// converge on concurrent inserts.
+    @Test func removedElementsAreCollectedBelowTheDeletionPoint() throws {
+        let clock = ManualClock()
+        let (a, b, base) = try Self.pair(clock)
+        clock.advance(10)
+        try a.db.write { w in
+            try Self.stops(w).listRemove(try Self.stopKey(w, 0), S.legs, at: 1)
+            try Self.routes(w).listRemove(Self.one, R.stops, at: 1)
+        }
+        let removal = try a.outgoing(after: base.last?.seq ?? 0)
+        try b.replica.apply(removal)
+        let shown = "stops=1 spots=2\n1: name=\"coast\" [{\"Oslo\" 2 geo=59.9 legs=1.0}]\n"
+        #expect(try a.dump() == shown && b.dump() == shown)
+        for n in [a, b] {
+            let e = try Self.recordedElements(n)
+            #expect(e.stops == 2 && e.legs == 2 && e.noted == 2, "\(e)")
+        }
+
+        // Below the removals' stamps nothing goes; above them both elements do, on b.
+        let before = try #require(removal.first?.hlc)
+        #expect(try b.replica.collectGarbage(below: before, deletedBelow: before)?.removedElements == 0)
+        clock.advance(10)
+        let below = HybridLogicalClock.reading(physical: clock.now)
+        #expect(try b.replica.collectGarbage(below: below, deletedBelow: below)?.removedElements == 2)
+        let collected = try Self.recordedElements(b)
+        #expect(collected.stops == 1 && collected.legs == 1 && collected.noted == 0, "\(collected)")
+        #expect(try b.dump() == shown)
+        try b.replica.checkInvariants()
+
+        // Inserts on both nodes at once, at the end of each list, then everything exchanged.
+        clock.advance(10)
+        try a.db.write { w in try Self.insertStop(w, at: 1, "Tromsø", days: 3) }
+        try b.db.write { w in
+            try Self.insertStop(w, at: 1, "Ålesund", days: 1)
+            let leg = try Self.spots(w).create()
+            try Self.stops(w).listAppend(try Self.stopKey(w, 0), S.legs, .link(leg))
+            try Self.spots(w).set(leg, 0, .double(3))
+        }
+        try b.replica.apply(try a.outgoing(after: removal.last?.seq ?? 0))
+        try a.replica.apply(try b.outgoing())
+        #expect(try a.dump() == b.dump())
+        #expect(try a.dump().contains("Tromsø") && a.dump().contains("Ålesund") && a.dump().contains("legs=1.0,3.0"))
+        for n in [a, b] { try n.replica.checkInvariants() }
+    }
+
     @Test func deletingTheParentRemovesItsElementsAndALaterInsertBringsBackOnlyItself() throws {
         let clock = ManualClock()
         let a = try Node(clock: clock), b = try Node(clock: clock), c = try Node(clock: clock)

@@ -16,6 +16,10 @@ import AtollStorage
 //                   u8 length ++ parent object key ++ steps ++ u16 BE (0x4000 | column)
 //                                                    -> MapRecord: a map of embedded objects
 //                                                       (per key: an object, nil or a removal)
+//   sync.embedded.removed  the key of a list of embedded objects in sync.embedded
+//                                                    -> nothing: the list holds a removed element
+//                                                       whose removal reading is known, to collect
+//                                                       (SyncWriter+Collect.swift)
 //   step: u16 BE column (a to-one property, column < 0x4000), or u16 BE (0x8000 | column) ++
 //         u64 BE lamport ++ 16-byte node (an element of a list of embedded objects,
 //         SyncWriter+EmbeddedLists.swift), or u16 BE (0x4000 | column) ++ u16 BE length ++ the
@@ -111,6 +115,9 @@ enum EmbeddedStep: Hashable {
 
 extension SyncTrees {
     static let embedded = "sync.embedded"
+    /// Keys of `embedded` that are lists of embedded objects holding a removed element whose
+    /// removal reading is known, to collect (SyncWriter+Collect.swift) -> nothing.
+    static let embeddedListsWithRemovals = "sync.embedded.removed"
 
     /// The key of an embedded object's record: its parent's object key, then the path's columns.
     static func embeddedKey(_ parent: [UInt8], _ steps: [Int]) -> [UInt8] {

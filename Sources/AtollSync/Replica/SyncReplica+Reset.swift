@@ -99,7 +99,7 @@ extension SyncReplica {
                 for k in try t.objectKeys() { rows[try t.primaryKeyValue(k)] = k }
                 stale[c.key] = rows
             }
-            for tree in [SyncTrees.objects, SyncTrees.lists, SyncTrees.listsWithRemovals, SyncTrees.collections, SyncTrees.embedded, SyncTrees.counters, SyncTrees.dangling,
+            for tree in [SyncTrees.objects, SyncTrees.lists, SyncTrees.listsWithRemovals, SyncTrees.collections, SyncTrees.embedded, SyncTrees.embeddedListsWithRemovals, SyncTrees.counters, SyncTrees.dangling,
                          SyncTrees.outgoing, SyncTrees.staged, SyncTrees.recovery]
             {
                 var keys: [[UInt8]] = []

@@ -573,6 +573,11 @@ extension SyncReplica {
                         try b.withUnsafeBytes { try ListRecord.decode($0, s.nodes) }
                     } ?? ListRecord()
                     try checkShape(l, c, pk, column)
+                    if l.hasRemovalsToCollect,
+                       try r.internalValue(SyncTrees.embeddedListsWithRemovals, key: SyncTrees.embeddedListKey(ok, [], column: column)) == nil
+                    {
+                        throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) holds removed embedded objects to collect but is not in \(SyncTrees.embeddedListsWithRemovals)")
+                    }
                     let live = l.elements.filter { !$0.isDeleted }.count
                     guard live == count else {
                         throw AtollError.corrupted("'\(c.name)' \(pk).\(c.spec.columns[column].name) has \(count) embedded objects but \(live) live elements in its sync record")

@@ -35,7 +35,9 @@ import AtollStorage
 //   names a visible one); a leaf decides nothing of the order of the others, and the children
 //   a link placed take its place under its parent, which nothing still to come names either.
 //   Elements whose removal reading is not known (removed in a relay's snapshot, or before the
-//   reading was kept) stay, as do those of lists of embedded objects.
+//   reading was kept) stay. Lists of embedded objects are collected the same way, with the
+//   records left under a dropped element: every write inside an element names it by its path,
+//   so none still to come names a removed one either.
 
 /// What one garbage collection dropped.
 public struct GarbageCollection: Equatable, Sendable {
@@ -117,7 +119,9 @@ extension SyncWriter {
         for k in folded { try txn.deleteInternal(SyncTrees.counters, key: k) }
         result.increments = folded.count
         result.removedTags = try collectRemovedTags(below: point)
-        if deletion > 0 { result.removedElements = try collectRemovedElements(below: deletion) }
+        if deletion > 0 {
+            result.removedElements = try collectRemovedElements(below: deletion) + collectRemovedEmbeddedElements(below: deletion)
+        }
         return result
     }
 
@@ -158,10 +162,49 @@ extension SyncWriter {
         return dropped
     }
 
-    /// Notes that the list record at `key` holds removed elements to collect (see above).
-    func noteListWithRemovals(_ key: [UInt8]) throws {
-        let noted = try key.withUnsafeBytes { k in try txn.withInternalValue(SyncTrees.listsWithRemovals, key: k) { $0 != nil } }
-        if !noted { try txn.putInternal(SyncTrees.listsWithRemovals, key: key, value: []) }
+    /// Notes that the list record at `key` holds removed elements to collect (see above):
+    /// `tree` is `SyncTrees.listsWithRemovals`, or for a list of embedded objects
+    /// `SyncTrees.embeddedListsWithRemovals`.
+    func noteListWithRemovals(_ key: [UInt8], in tree: String = SyncTrees.listsWithRemovals) throws {
+        let noted = try key.withUnsafeBytes { k in try txn.withInternalValue(tree, key: k) { $0 != nil } }
+        if !noted { try txn.putInternal(tree, key: key, value: []) }
+    }
+
+    /// Drops removed elements of lists of embedded objects, as `collectRemovedElements` does
+    /// those of other lists, and the records left under them (an element's fields can arrive in
+    /// a snapshot before its insert); returns how many. Reads the lists
+    /// `sync.embedded.removed` names: a list is noted whenever one of its elements is removed
+    /// with a known reading (before that was kept, none was, and such elements stay).
+    private func collectRemovedEmbeddedElements(below deletion: UInt64) throws -> Int {
+        var keys: [[UInt8]] = []
+        try txn.forEachInternalEntry(SyncTrees.embeddedListsWithRemovals, from: []) { k, _ in
+            keys.append(Array(k))
+            return true
+        }
+        var dropped = 0
+        for lk in keys {
+            guard lk.count >= 3, try txn.internalValue(SyncTrees.embedded, key: lk) != nil else {
+                // Gone with its holder.
+                try txn.deleteInternal(SyncTrees.embeddedListsWithRemovals, key: lk)
+                continue
+            }
+            var l = try embeddedList(lk)
+            let before = l.elements.map(\.id)
+            let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
+            if n > 0 {
+                dropped += n
+                try putEmbeddedList(lk, l)
+                let column = (Int(lk[lk.count - 2]) << 8 | Int(lk[lk.count - 1])) & ~EmbeddedStep.listFlag
+                let kept = Set(l.elements.map(\.id))
+                for id in before where !kept.contains(id) {
+                    var elementKey = Array(lk.dropLast(2))
+                    EmbeddedStep.element(column, id).append(to: &elementKey)
+                    try deleteEmbeddedRecords(under: elementKey)
+                }
+            }
+            if !l.hasRemovalsToCollect { try txn.deleteInternal(SyncTrees.embeddedListsWithRemovals, key: lk) }
+        }
+        return dropped
     }
 
     /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.

@@ -90,10 +90,14 @@ extension SyncWriter {
             // Inserted before a delete of its holder (or removed already, in a snapshot): kept
             // only as a tombstone, for the structure.
             let tombstone = try embeddedHolderTombstone(holder.ok, holder.steps)
-            let removed = erased || tombstone.map { stamp <= $0 } ?? false
+            let removedByHolder = tombstone.map { stamp <= $0 } ?? false
             let (at, depth) = try l.insertionPoint(after: after, id: id)
-            l.insert(ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: removed, valueStamp: stamp, value: .value(.null)), at: at)
+            var element = ListRecord.Element(id: id, depth: depth, insertStamp: stamp, isDeleted: erased, valueStamp: stamp, value: .value(.null))
+            // Removed in a snapshot: the reading is not known. By the holder's delete: its.
+            if removedByHolder, let tombstone { element.remove(at: erased ? nil : tombstone.hlc) }
+            l.insert(element, at: at)
             try putEmbeddedList(lk, l)
+            if element.removedHLC != nil { try noteListWithRemovals(lk, in: SyncTrees.embeddedListsWithRemovals) }
             guard !erased else { return }
             // A write of the holder, its ancestors and the parent.
             if !holder.steps.isEmpty, try !embeddedElementRemoved(holder.ok, holder.steps) {
@@ -110,8 +114,9 @@ extension SyncWriter {
                 throw AtollError(.protocolViolation, "a changeset removes list element \(id), which this node does not have")
             }
             guard !l.elements[i].isDeleted else { return }
-            l.elements[i].isDeleted = true
+            l.elements[i].remove(at: stamp.hlc)
             try putEmbeddedList(lk, l)
+            try noteListWithRemovals(lk, in: SyncTrees.embeddedListsWithRemovals)
             try deleteEmbeddedRecords(under: SyncTrees.embeddedKey(holder.ok, holder.steps + [.element(column, id)]))
         default:
             throw AtollError(.protocolViolation, "a changeset writes an element of a list of embedded '\(ec.name)' objects as a value (its fields are written by their path)")
@@ -129,10 +134,13 @@ extension SyncWriter {
         guard !l.elements.isEmpty else { return }
         var changed = false
         for i in l.elements.indices where !l.elements[i].isDeleted && holderTombstone.map({ l.elements[i].insertStamp <= $0 }) ?? false {
-            l.elements[i].isDeleted = true
+            l.elements[i].remove(at: holderTombstone?.hlc)
             changed = true
         }
-        if changed { try putEmbeddedList(lk, l) }
+        if changed {
+            try putEmbeddedList(lk, l)
+            try noteListWithRemovals(lk, in: SyncTrees.embeddedListsWithRemovals)
+        }
         // Records of removed elements (and of what they held).
         var doomed: [[UInt8]] = []
         try txn.forEachInternalEntry(SyncTrees.embedded, from: lk, prefix: lk) { k, _ in
@@ -234,15 +242,15 @@ extension SyncWriter {
         let listName = t.spec.columns[column].name
         let holderAddress = Self.embeddedHolderAddress(x, t, steps, names, &encoder)
         var changed = false
-        func remove(_ i: Int) throws {
-            l.elements[i].isDeleted = true
+        func remove(_ i: Int, at hlc: UInt64?) throws {
+            l.elements[i].remove(at: hlc)
             changed = true
             try deleteEmbeddedRecords(under: SyncTrees.embeddedKey(x.ok, steps + [.element(column, l.elements[i].id)]))
         }
         // Elements inserted before a delete of the holder are gone with it (every node removes
         // them so: no instruction).
         for i in l.elements.indices where !l.elements[i].isDeleted && holderTombstone.map({ l.elements[i].insertStamp <= $0 }) ?? false {
-            try remove(i)
+            try remove(i, at: holderTombstone?.hlc)
         }
         var current: [ObjectKey] = []
         for v in try t.listValues(row, column) {
@@ -264,8 +272,9 @@ extension SyncWriter {
         for k in LongestIncreasing.indexes(placed.map { $0.at ?? 0 }) { keptAt[placed[k].at ?? 0] = l.elements[placed[k].index].id }
         let property = encoder.propertyIndex(listName)
         for e in live where e.at.map({ keptAt[$0] == nil }) ?? true {
+            let s = x.base.at(encoder.instructionCount)
             encoder.append(.listErase(holderAddress, property: property, element: l.elements[e.index].id))
-            try remove(e.index)
+            try remove(e.index, at: s.hlc)
         }
         var previous: ElementID?
         for (p, k) in current.enumerated() {
@@ -302,6 +311,9 @@ extension SyncWriter {
             try putEmbeddedRecord(SyncTrees.embeddedKey(x.ok, path), r)
             try extractEmbeddedChildren(x, try txn.table(ec.key), k, ec.embeddedColumns, ec.embeddedLists, ec.embeddedMaps, path, pathNames, tombstone, &encoder)
         }
-        if changed { try putEmbeddedList(lk, l) }
+        if changed {
+            try putEmbeddedList(lk, l)
+            if l.hasRemovalsToCollect { try noteListWithRemovals(lk, in: SyncTrees.embeddedListsWithRemovals) }
+        }
     }
 }
