@@ -267,6 +267,8 @@ extension Conflict {
         let ok = SyncTrees.objectKey(parent.key, path.parentPrimaryKey)
         var table = parent, key = parentKey
         var steps: [EmbeddedStep] = []
+        // Read (and checked) once, at the first list on the way.
+        var listNodes: NodeTable?
         var i = 0
         while i < path.properties.count {
             let name = path.properties[i]
@@ -286,7 +288,8 @@ extension Conflict {
                 } else {
                     // Its live elements, in order, are the table's list.
                     let id = try EmbeddedPath.element(parsing: path.properties[i + 1])
-                    let nodes = try stateForListPositions(w).nodes
+                    let nodes = try listNodes ?? stateForListPositions(w).nodes
+                    listNodes = nodes
                     let record = try w.internalValue(SyncTrees.embedded, key: SyncTrees.embeddedListKey(ok, steps, column: column)).map { b in
                         try b.withUnsafeBytes { try ListRecord.decode($0, nodes) }
                     } ?? ListRecord()

@@ -244,12 +244,7 @@ extension SyncReplica {
         var result: [Changeset] = []
         try t.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq &+ 1)) { k, v in
             guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
-            let s = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
-            var reader = ByteReader(v, context: "sync outgoing changeset")
-            let hlc = try reader.varint()
-            let flags = try reader.u8()
-            let body = Array(try reader.bytes(reader.remaining))
-            result.append(Changeset(origin: origin, seq: s, hlc: hlc, flags: flags, body: body))
+            result.append(try outgoingChangeset(v, origin: origin, seq: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))))
             return true
         }
         return result

@@ -357,13 +357,9 @@ public final class SyncReplica {
         let me = nodeID
         try r.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq &+ 1)) { k, v in
             guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
-            let s = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))
-            var reader = ByteReader(v, context: "sync outgoing changeset")
-            let hlc = try reader.varint()
-            let flags = try reader.u8()
-            let body = Array(try reader.bytes(reader.remaining))
-            result.append(Changeset(origin: me, seq: s, hlc: hlc, flags: flags, body: body))
-            bytes += body.count
+            let cs = try Self.outgoingChangeset(v, origin: me, seq: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)))
+            result.append(cs)
+            bytes += cs.body.count
             return result.count < maxCount && bytes < maxBytes
         }
         return result
@@ -379,10 +375,7 @@ public final class SyncReplica {
         try r.forEachInternalEntry(SyncTrees.outgoing, from: SyncTrees.outgoingKey(seq)) { k, v in
             guard k.count == 8 else { throw AtollError.corrupted("sync outgoing key of \(k.count) bytes") }
             if UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) == seq {
-                var reader = ByteReader(v, context: "sync outgoing changeset")
-                let hlc = try reader.varint()
-                let flags = try reader.u8()
-                digest = Changeset(origin: me, seq: seq, hlc: hlc, flags: flags, body: Array(try reader.bytes(reader.remaining))).digest
+                digest = try Self.outgoingChangeset(v, origin: me, seq: seq).digest
             }
             return false
         }
@@ -416,9 +409,24 @@ public final class SyncReplica {
 
     /// The flags of an outgoing-log entry (varint hlc, u8 flags, body).
     static func outgoingFlags(_ v: UnsafeRawBufferPointer) throws -> UInt8 {
+        v[try outgoingFlagsOffset(v)]
+    }
+
+    /// Where the flags byte of a value of the outgoing log is: the value is the changeset's
+    /// varint clock reading, its flags and its body (`SyncWriter.storeOutgoing`).
+    static func outgoingFlagsOffset(_ v: UnsafeRawBufferPointer) throws -> Int {
         var reader = ByteReader(v, context: "sync outgoing changeset")
         _ = try reader.varint()
-        return try reader.u8()
+        guard reader.remaining > 0 else { throw AtollError.corrupted("a sync outgoing changeset has no flags") }
+        return reader.offset
+    }
+
+    /// Own changeset `seq` from its value in the outgoing log.
+    static func outgoingChangeset(_ v: UnsafeRawBufferPointer, origin: NodeID, seq: UInt64) throws -> Changeset {
+        var reader = ByteReader(v, context: "sync outgoing changeset")
+        let hlc = try reader.varint()
+        let flags = try reader.u8()
+        return Changeset(origin: origin, seq: seq, hlc: hlc, flags: flags, body: Array(try reader.bytes(reader.remaining)))
     }
 
     /// Merges remote changesets, in one commit: first turns pending local commits into

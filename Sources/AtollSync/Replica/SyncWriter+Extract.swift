@@ -563,12 +563,7 @@ extension SyncWriter {
         guard var value = try txn.internalValue(SyncTrees.outgoing, key: key) else {
             throw AtollError.corrupted("outgoing changeset \(seq), made in this transaction, is missing")
         }
-        let flagsOffset = try value.withUnsafeBytes { buffer in
-            var r = ByteReader(buffer, context: "sync outgoing changeset")
-            _ = try r.varint()
-            return r.offset
-        }
-        guard flagsOffset < value.count else { throw AtollError.corrupted("outgoing changeset \(seq) has no flags") }
+        let flagsOffset = try value.withUnsafeBytes { try SyncReplica.outgoingFlagsOffset($0) }
         value[flagsOffset] &= ~Changeset.continuesFlag
         try txn.putInternal(SyncTrees.outgoing, key: key, value: value)
     }
