@@ -431,6 +431,59 @@ import AtollTestSupport
         #expect(try z.db.read { r in try r.items().value(ObjectKey(primaryKey: 1), TestSchema.Item.title) } == .string(""))
     }
 
+    /// A relay file whose compacted history was folded before folding indexed tombstones
+    /// (neither the index nor its `relay.base.indexed` entry) builds the index as it trims once
+    /// restarted, and then collects those tombstones too.
+    @Test func aRelayFileFoldedBeforeTheIndexBuildsItAndCollects() throws {
+        let location = try RelayStoreKind.file.makeLocation()
+        let configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
+        let net = Loopback(relay: try location.makeCore(configuration: configuration))
+        let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
+        try y.db.write { w in try w.items().erase(ObjectKey(primaryKey: 1)) }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        // One tick folds the log into the compacted history (nothing is collected yet).
+        Self.tick(net, at: 10_000)
+        #expect(try net.relay.status().first?.trimmedThrough == net.relay.status().first?.head)
+        var base = try Self.relayBase(location)
+        #expect(base.objects.count == 3 && base.tombstones > 0, "\(base)")
+
+        // As a relay of before the index left it.
+        let db = try #require(location.database)
+        try db.write { w in
+            for tree in [RelayBase.deleted, RelayFileStore.indexed] {
+                var keys: [[UInt8]] = []
+                try w.forEachInternalEntry(tree, from: []) { k, _ in
+                    keys.append(Array(k))
+                    return true
+                }
+                for k in keys { try w.deleteInternal(tree, key: k) }
+            }
+        }
+        base = try Self.relayBase(location)
+        #expect(base.objects.count == 3 && base.tombstones == 0)
+
+        net.perform(1, sx.transportDisconnected(error: nil, now: 0))
+        net.perform(2, sy.transportDisconnected(error: nil, now: 0))
+        let restarted = try location.makeCore(configuration: configuration)
+        net.connect(sx, as: 3, to: restarted)
+        net.connect(sy, as: 4, to: restarted)
+        net.settle()
+        var now: UInt64 = 10_000
+        for _ in 0..<8 where try Self.relayBase(location).objects.count == 3 {
+            now += 10_000
+            net.now = now
+            net.performRelay(restarted.tick(now: now))
+            net.settle()
+        }
+        base = try Self.relayBase(location)
+        #expect(Set(base.objects) == [.int(2), .int(3)])
+        #expect(base.tombstones == 0)
+        // The realm (the store's first: number 1) is indexed all through.
+        #expect(try db.read { r in try r.internalValue(RelayFileStore.indexed, key: [0, 0, 0, 1]) } == [])
+        #expect(try x.dump() == y.dump())
+    }
+
     /// The element records (removed ones included) a relay's compacted history keeps of Item
     /// `pk`'s tags (the realm is the store's first: number 1).
     static func relayTagElements(_ location: RelayStoreLocation, item pk: Int64) throws -> Int {

@@ -406,6 +406,24 @@ package enum RelayBase {
         for (k, v) in removedTags { try w.putInternal(parts, key: k, value: v) }
     }
 
+    /// Indexes, as folding does, the tombstone of the object with key `key` and the known
+    /// removals of its list elements: for a compacted history folded before folding kept the
+    /// index (RelayFileStore backfills it). An entry already there is written again, the same.
+    package static func indexDeletions(ofObject key: [UInt8], realm: UInt32, in w: some RelayBaseWriting) throws {
+        guard w.indexesDeletions else { return }
+        if let v = try w.internalValue(objects, key: key), let d = try v.withUnsafeBytes({ try decodeObject($0) }).deleted {
+            try w.putInternal(deleted, key: deletedKey(realm, d, key), value: [0])
+        }
+        let elements = key + [Kind.element.rawValue]
+        var removals: [(key: [UInt8], stamp: Stamp)] = []
+        try w.forEachInternalEntry(parts, from: elements, prefix: elements) { k, v in
+            let e = try decodeElement(v)
+            if e.erased, let removed = e.removed { removals.append((Array(k), removed)) }
+            return true
+        }
+        for r in removals { try indexRemoval(realm, r.stamp, r.key, objectKeyBytes: key.count, w) }
+    }
+
     /// Indexes the removal at `s` of the element with part key `k` (`collectDeleted`).
     private static func indexRemoval(_ realm: UInt32, _ s: Stamp, _ k: [UInt8], objectKeyBytes n: Int, _ w: some RelayBaseWriting) throws {
         guard w.indexesDeletions else { return }

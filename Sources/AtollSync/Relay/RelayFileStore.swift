@@ -42,6 +42,11 @@ package final class RelayFileStore: RelayStore {
     static let origins = "relay.origins"
     static let peers = "relay.peers"
     static let points = "relay.points"
+    /// Per realm (u32 BE index), how far the index of tombstones and removals
+    /// (`RelayBase.deleted`) was built for a history folded before folding kept it: empty, all
+    /// of it; else the last object key indexed. No entry: not begun (a realm of a file written
+    /// before relays kept the index, 2026-11-28). A new realm's entry is empty.
+    static let indexed = "relay.base.indexed"
 
     package init(database: Database, newRelayID: NodeID? = nil) throws {
         self.database = database
@@ -62,9 +67,14 @@ package final class RelayFileStore: RelayStore {
         try load()
     }
 
+    /// Per realm index, where building the index of its history's tombstones resumes (after
+    /// that object key; empty: from the start), for the realms whose index is not complete.
+    private var indexing: [UInt32: [UInt8]] = [:]
+
     private func load() throws {
         let r = try database.beginRead()
         defer { r.close() }
+
         var byIndex: [UInt32: String] = [:]
         try r.forEachInternalEntry(Self.realmsTree, from: []) { k, v in
             let id = String(decoding: k, as: UTF8.self)
@@ -112,6 +122,19 @@ package final class RelayFileStore: RelayStore {
             realms[id]?.stability = bounds
             return true
         }
+        for realm in realms.values {
+            guard let done = try r.internalValue(Self.indexed, key: Self.realmKey(realm.index)) else {
+                indexing[realm.index] = []
+                continue
+            }
+            if !done.isEmpty { indexing[realm.index] = done }
+        }
+    }
+
+    private static func realmKey(_ realm: UInt32) -> [UInt8] {
+        var w = ByteWriter(capacity: 4)
+        w.u32BigEndian(realm)
+        return w.bytes
     }
 
     private static func key(_ realm: UInt32, _ node: NodeID) -> [UInt8] {
@@ -156,7 +179,11 @@ package final class RelayFileStore: RelayStore {
     package func openRealm(_ id: String, fingerprint: [UInt8], node: NodeID) throws -> RelayRealm {
         if let r = realms[id] { return r }
         let realm = RelayRealm(id: id, index: nextRealmIndex, fingerprint: fingerprint)
-        try write { w in try putRealm(w, realm) }
+        try write { w in
+            try putRealm(w, realm)
+            // Folding indexes all of a new realm's history.
+            try w.putInternal(Self.indexed, key: Self.realmKey(realm.index), value: [])
+        }
         nextRealmIndex += 1
         realms[id] = realm
         return realm
@@ -384,6 +411,7 @@ package final class RelayFileStore: RelayStore {
     /// applied bound that came with the point.
     private func collectBase(_ realmID: String, limit: Int) throws {
         guard let realm = realms[realmID] else { return }
+        try buildDeletionIndex(realm, limit: limit)
         let bounds = realm.stability
         guard bounds.deletionPoint > 0, bounds.applied > 0, realm.trimmedThrough >= bounds.applied else { return }
         let r = try database.beginRead()
@@ -394,6 +422,32 @@ package final class RelayFileStore: RelayStore {
             try RelayBase.collectDeleted(realm: realm.index, below: bounds.deletionPoint, limit: limit,
                                          collectable: RelayBase.collectable(schema: realm.schema), in: w)
         }
+    }
+
+    /// Indexes the tombstones and removals of about `limit` more objects of a history folded
+    /// before folding kept the index (`indexed`), so that collecting reaches them too; one
+    /// step per trim, until the realm's history is all indexed.
+    private func buildDeletionIndex(_ realm: RelayRealm, limit: Int) throws {
+        guard let resume = indexing[realm.index] else { return }
+        let prefix = Self.realmKey(realm.index)
+        let next: [UInt8]? = try write { w in
+            var keys: [[UInt8]] = []
+            var more = false
+            try w.forEachInternalEntry(RelayBase.objects, from: resume.isEmpty ? prefix : resume, prefix: prefix) { k, _ in
+                if !resume.isEmpty, k.elementsEqual(resume) { return true }
+                guard keys.count < max(1, limit) else {
+                    more = true
+                    return false
+                }
+                keys.append(Array(k))
+                return true
+            }
+            for k in keys { try RelayBase.indexDeletions(ofObject: k, realm: realm.index, in: w) }
+            let last = more ? keys.last : nil
+            try w.putInternal(Self.indexed, key: prefix, value: last ?? [])
+            return last
+        }
+        indexing[realm.index] = next
     }
 
     /// Drops log entries up to `through` (which every known peer has acknowledged), about
