@@ -3,9 +3,9 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 6; version 2 added schema_history, version 3
+// The relay's tables in PostgreSQL (schema version 7; version 2 added schema_history, version 3
 // last_digest and the append that records it, version 4 stability_point, version 5
-// deletion_point and applied_bound, version 6 atoll_relay_base_deleted). Every relay sharing the database reads and
+// deletion_point and applied_bound, version 6 atoll_relay_base_deleted, version 7 index_from). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
@@ -14,8 +14,11 @@ import PostgresNIO
 //                           operations through head, schema_history (SyncSchemaDescription's
 //                           encoding; NULL until a node describes its schema), stability_point,
 //                           deletion_point (u64 bits in a bigint) and applied_bound (a position):
-//                           the highest a relay sent (docs/SYNC.md, "The stability point"). The
-//                           row is the realm's append lock.
+//                           the highest a relay sent (docs/SYNC.md, "The stability point"),
+//                           index_from (NULL: atoll_relay_base_deleted indexes all of the
+//                           realm's compacted history; else the object key its building for a
+//                           history folded before it has passed, empty at first). The row is
+//                           the realm's append lock.
 //   atoll_relay_trims       per realm: trimmed_through, operations_at_trim, and
 //                           snapshot_lease_until (ms since 1970; no relay trims the realm before
 //                           it: one is streaming its compacted history). The row is the trim lock,
@@ -42,7 +45,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 6
+    static let version = 7
     /// How long one statement of a migration may take, waiting for the locks it needs included
     /// (another relay's migration, or tables that relays of an older version are using).
     static let migrationMilliseconds: Int64 = 300_000
@@ -188,6 +191,14 @@ enum PostgresRelaySchema {
         "CREATE TABLE IF NOT EXISTS atoll_relay_base_deleted (key bytea PRIMARY KEY, value bytea NOT NULL)",
     ]
 
+    /// From version 6: how far the index of tombstones was built for each realm's compacted
+    /// history (a history folded before version 6, or by a relay of version 5 beside an
+    /// upgraded one, is not in it; every existing realm is indexed again from the start).
+    static let versionSeven: [String] = [
+        "ALTER TABLE atoll_relay_realms ADD COLUMN IF NOT EXISTS index_from bytea",
+        "UPDATE atoll_relay_realms SET index_from = ''::bytea",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -219,10 +230,11 @@ enum PostgresRelaySchema {
                     if stored < 4 { for statement in versionFour { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 5 { for statement in versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 6 { for statement in versionSix { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 7 { for statement in versionSeven { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive + versionSix {
+                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive + versionSix + versionSeven {
                     try session.query(PostgresQuery(unsafeSQL: statement))
                 }
                 let id = newRelayID ?? NodeID.random()

@@ -488,7 +488,7 @@ package final class PostgresRelayStore: RelayStore {
     package func trimCandidates() throws -> [String] {
         try session.query("""
             SELECT r.name FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id
-            WHERE t.trimmed_through < r.head
+            WHERE t.trimmed_through < r.head OR r.index_from IS NOT NULL
                OR (r.deletion_point <> 0 AND EXISTS (SELECT 1 FROM atoll_relay_base_deleted d
                    WHERE d.key >= int4send(r.id) AND d.key < int4send(r.id) || int8send(r.deletion_point)))
             ORDER BY r.name
@@ -610,6 +610,7 @@ package final class PostgresRelayStore: RelayStore {
     /// lock, and not while a relay streams the compacted history (the lease), as a trim.
     private func collectBase(_ realmID: String, holdingSnapshot: Bool, limit: Int, now: UInt64) throws {
         guard !holdingSnapshot, let realm = realms[realmID] else { return }
+        try buildDeletionIndex(realm, limit: limit)
         let index32 = Int32(bitPattern: realm.index)
         try session.transaction {
             guard let row = try session.query("""
@@ -637,6 +638,41 @@ package final class PostgresRelayStore: RelayStore {
             try RelayBase.collectDeleted(realm: realm.index, below: deletionPoint, limit: limit,
                                          collectable: RelayBase.collectable(schema: realm.schema), in: overlay)
             try writeBack(overlay)
+        }
+    }
+
+    /// Indexes the tombstones and removals of about `limit` more objects of a compacted history
+    /// folded before the index (`index_from`, schema version 7), so that collecting reaches them
+    /// too; one step per trim, under the realm's trim lock, until it is all indexed.
+    private func buildDeletionIndex(_ realm: RelayRealm, limit: Int) throws {
+        let index32 = Int32(bitPattern: realm.index)
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm.index)
+        guard let end = RelayBase.prefixEnd(prefix.bytes) else { return }
+        try session.transaction {
+            guard let row = try session.query("""
+                SELECT r.index_from FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.id = \(index32) FOR UPDATE OF t
+                """).first, let from = try row.decode(ByteBuffer?.self)
+            else { return }
+            // Every object key of the realm is longer than, so after, the realm's prefix.
+            let after = from.readableBytes == 0 ? prefix.bytes : Array(from.readableBytesView)
+            let batch = Int64(max(1, limit))
+            var keys: [[UInt8]] = []
+            for row in try session.query("""
+                SELECT key FROM atoll_relay_base_objects WHERE key > \(ByteBuffer(bytes: after)) AND key < \(ByteBuffer(bytes: end))
+                ORDER BY key LIMIT \(batch + 1)
+                """)
+            {
+                keys.append(Array(try row.decode(ByteBuffer.self).readableBytesView))
+            }
+            let more = keys.count > Int(batch)
+            if more { keys.removeLast() }
+            let overlay = RelayBaseOverlay(indexesDeletions: true) { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for indexing") }
+            try load(keys, into: overlay)
+            for k in keys { try RelayBase.indexDeletions(ofObject: k, realm: realm.index, in: overlay) }
+            try writeBack(overlay)
+            let next: ByteBuffer? = more ? keys.last.map { ByteBuffer(bytes: $0) } : nil
+            try session.query("UPDATE atoll_relay_realms SET index_from = \(next) WHERE id = \(index32)")
         }
     }
 

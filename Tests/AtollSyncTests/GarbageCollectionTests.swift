@@ -431,11 +431,12 @@ import AtollTestSupport
         #expect(try z.db.read { r in try r.items().value(ObjectKey(primaryKey: 1), TestSchema.Item.title) } == .string(""))
     }
 
-    /// A relay file whose compacted history was folded before folding indexed tombstones
-    /// (neither the index nor its `relay.base.indexed` entry) builds the index as it trims once
-    /// restarted, and then collects those tombstones too.
-    @Test func aRelayFileFoldedBeforeTheIndexBuildsItAndCollects() throws {
-        let location = try RelayStoreKind.file.makeLocation()
+    /// A relay whose compacted history was folded before folding indexed tombstones (its file
+    /// without the index or its `relay.base.indexed` entry; its PostgreSQL database without the
+    /// index and with `index_from` empty, as the migration to version 7 leaves it) builds the
+    /// index as it trims once restarted, and then collects those tombstones too.
+    @Test(arguments: RelayStoreKind.allCases) func aHistoryFoldedBeforeTheIndexGetsItAndIsCollected(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
         let configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
         let net = Loopback(relay: try location.makeCore(configuration: configuration))
         let (x, sx, y, sy) = try Self.twoNodesWithThreeItems(net)
@@ -449,16 +450,21 @@ import AtollTestSupport
         #expect(base.objects.count == 3 && base.tombstones > 0, "\(base)")
 
         // As a relay of before the index left it.
-        let db = try #require(location.database)
-        try db.write { w in
-            for tree in [RelayBase.deleted, RelayFileStore.indexed] {
-                var keys: [[UInt8]] = []
-                try w.forEachInternalEntry(tree, from: []) { k, _ in
-                    keys.append(Array(k))
-                    return true
+        if let db = location.database {
+            try db.write { w in
+                for tree in [RelayBase.deleted, RelayFileStore.indexed] {
+                    var keys: [[UInt8]] = []
+                    try w.forEachInternalEntry(tree, from: []) { k, _ in
+                        keys.append(Array(k))
+                        return true
+                    }
+                    for k in keys { try w.deleteInternal(tree, key: k) }
                 }
-                for k in keys { try w.deleteInternal(tree, key: k) }
             }
+        } else {
+            let url = try #require(location.postgres)
+            try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
+                                                  "DELETE FROM atoll_relay_base_deleted; UPDATE atoll_relay_realms SET index_from = ''::bytea")
         }
         base = try Self.relayBase(location)
         #expect(base.objects.count == 3 && base.tombstones == 0)
@@ -476,11 +482,19 @@ import AtollTestSupport
             net.performRelay(restarted.tick(now: now))
             net.settle()
         }
+        #expect(restarted.maintenanceError == nil, "\(String(describing: restarted.maintenanceError))")
         base = try Self.relayBase(location)
         #expect(Set(base.objects) == [.int(2), .int(3)])
         #expect(base.tombstones == 0)
         // The realm (the store's first: number 1) is indexed all through.
-        #expect(try db.read { r in try r.internalValue(RelayFileStore.indexed, key: [0, 0, 0, 1]) } == [])
+        if let db = location.database {
+            #expect(try db.read { r in try r.internalValue(RelayFileStore.indexed, key: [0, 0, 0, 1]) } == [])
+        } else {
+            let url = try #require(location.postgres)
+            let left = try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
+                                                             "SELECT count(*) FROM atoll_relay_realms WHERE index_from IS NOT NULL")
+            #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        }
         #expect(try x.dump() == y.dump())
     }
 

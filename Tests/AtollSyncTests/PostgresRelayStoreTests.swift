@@ -191,10 +191,10 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '7' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '8' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 7; this atoll-relay knows up to 6: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 8; this atoll-relay knows up to 7: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
         }
@@ -211,7 +211,7 @@ import Testing
             _ = try Self.store(url).openRealm("r", fingerprint: description.fingerprint, node: x.id)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url), """
                 ALTER TABLE atoll_relay_realms DROP COLUMN schema_history; ALTER TABLE atoll_relay_origins DROP COLUMN last_digest;
-                ALTER TABLE atoll_relay_realms DROP COLUMN stability_point, DROP COLUMN deletion_point, DROP COLUMN applied_bound;
+                ALTER TABLE atoll_relay_realms DROP COLUMN stability_point, DROP COLUMN deletion_point, DROP COLUMN applied_bound, DROP COLUMN index_from;
                 DROP TABLE atoll_relay_base_deleted;
                 UPDATE atoll_relay_meta SET value = '1' WHERE key = 'schema_version'
                 """)
