@@ -272,6 +272,12 @@ public struct RootRecord: Equatable, Sendable {
         newestSlot(in: base, cipher: cipher, excluding: excluded)?.record
     }
 
+    /// A valid record and the slot page it was read from.
+    struct Slot {
+        var page: PageNumber
+        var record: RootRecord
+    }
+
     /// The slot page holding the record `newest` returns, if any.
     static func newestSlotPage(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> PageNumber? {
         newestSlot(in: base, cipher: cipher, excluding: excluded)?.page
@@ -279,7 +285,7 @@ public struct RootRecord: Equatable, Sendable {
 
     /// The newest valid record and the slot page it was read from, in one scan (reading the
     /// slot a second time could find it being rewritten).
-    static func newestSlot(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> (page: PageNumber, record: RootRecord)? {
+    static func newestSlot(in base: UnsafeRawPointer, cipher: PageCipher?, excluding excluded: Identity? = nil) -> Slot? {
         newestSlot { page in
             let p = base + Int(page) * FileFormat.pageSize
             if let excluded, identity(at: p) == excluded { return nil }
@@ -303,26 +309,34 @@ public struct RootRecord: Equatable, Sendable {
     /// second-written first, a slot found torn means the other one's write is over. Another
     /// miss needs a further slot write completed in between, every time; callers that can wait
     /// for the writer lock to be free look once more after it (`Database.newestRootWaitingForWriter`).
-    static func newestSlot(reading valid: (PageNumber) -> RootRecord?) -> (page: PageNumber, record: RootRecord)? {
+    static func newestSlot(reading valid: (PageNumber) -> RootRecord?) -> Slot? {
         let first = FileFormat.firstSlotPage, second = FileFormat.firstSlotPage + 1
         for scan in 0..<slotScansMax {
-            let a: RootRecord?, b: RootRecord?
+            var a: RootRecord? = nil
+            var b: RootRecord? = nil
             if scan % 2 == 0 {
-                a = valid(first); b = valid(second)
+                a = valid(first)
+                b = valid(second)
             } else {
-                b = valid(second); a = valid(first)
+                b = valid(second)
+                a = valid(first)
             }
-            switch (a, b) {
-            case (nil, nil): continue
-            case (let a?, nil): return (first, a)
-            case (nil, let b?): return (second, b)
-            case (let a?, let b?):
-                if a.version != b.version { return a.version > b.version ? (first, a) : (second, b) }
-                if a.ivEpoch != b.ivEpoch { return a.ivEpoch > b.ivEpoch ? (first, a) : (second, b) }
+            guard let a else {
+                if let b { return Slot(page: second, record: b) }
+                continue
+            }
+            guard let b else { return Slot(page: first, record: a) }
+            let firstIsNewer: Bool
+            if a.version != b.version {
+                firstIsNewer = a.version > b.version
+            } else if a.ivEpoch != b.ivEpoch {
+                firstIsNewer = a.ivEpoch > b.ivEpoch
+            } else {
                 // Both hold one version (an IV epoch reservation or a seal): call the slot its
                 // version usually lives in the newest, so commits keep the usual parity.
-                return FileFormat.slotPage(forVersion: a.version) == first ? (first, a) : (second, b)
+                firstIsNewer = FileFormat.slotPage(forVersion: a.version) == first
             }
+            return firstIsNewer ? Slot(page: first, record: a) : Slot(page: second, record: b)
         }
         return nil
     }

@@ -58,10 +58,11 @@ extension Database {
         var rejected: RootRecord.Identity?
         var problems: [String] = []
         while true {
-            guard let (page, record) = RootRecord.newestSlot(in: base, cipher: cipher, excluding: rejected) else {
+            guard let found = RootRecord.newestSlot(in: base, cipher: cipher, excluding: rejected) else {
                 throw AtollError.corrupted(problems.isEmpty ? "neither root slot of '\(path)' is valid"
                     : "neither root slot of '\(path)' holds a complete commit (\(problems.joined(separator: "; "))); restore it from a backup")
             }
+            let page = found.page, record = found.record
             let slot = UnsafeRawPointer(base + Int(page) * FileFormat.pageSize)
             if let returned, RootRecord.identity(at: slot) == returned { return (record, rejected) }
             if isSealed(record, slotPage: page, base: base, cipher: cipher) { return (record, rejected) }
@@ -126,11 +127,12 @@ extension Database {
         defer { lock.unlockWriter() }
         guard lock.rejectedRecord == nil, let returned = lock.returnedRecord else { return }
         let base = try file.mapping(covering: Int(FileFormat.firstDataPage) * FileFormat.pageSize)
-        guard let (page, newest) = RootRecord.newestSlot(in: base, cipher: cipher),
-              RootRecord.identity(at: base + Int(page) * FileFormat.pageSize) == returned,
-              newest.commitListCount > 0
+        guard let found = RootRecord.newestSlot(in: base, cipher: cipher),
+              RootRecord.identity(at: base + Int(found.page) * FileFormat.pageSize) == returned,
+              found.record.commitListCount > 0
         else { return }
-        var record = newest
+        let page = found.page
+        var record = found.record
         record.commitListCount = 0
         record.commitListChecksum = 0
         let other = page == FileFormat.firstSlotPage ? FileFormat.firstSlotPage + 1 : FileFormat.firstSlotPage

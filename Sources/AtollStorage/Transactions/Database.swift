@@ -222,9 +222,10 @@ public final class Database: Sendable {
             guard rc == 0 else { throw AtollError.posix("pinning a version of", path: path, errno: rc) }
             let size = try file.refreshSize()
             let base = try file.mapping(covering: size)
-            guard let (page, now) = RootRecord.newestSlot(in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
+            guard let found = RootRecord.newestSlot(in: base, cipher: cipher, excluding: lock.rejectedRecord) else {
                 throw AtollError.corrupted("neither root slot of '\(path)' is valid")
             }
+            let page = found.page, now = found.record
             if now.version == root.version {
                 // Pinned: no writer reuses its pages from now on, so the check cannot race one.
                 let slot = UnsafeRawPointer(base + Int(page) * FileFormat.pageSize)

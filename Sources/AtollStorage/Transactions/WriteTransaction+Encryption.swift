@@ -27,10 +27,11 @@ extension WriteTransaction {
         let lock = database.lock
         let rejected = lock.rejectedRecord
         let fileBase = allocator.space.fileBase
-        guard let (active, newest) = RootRecord.newestSlot(in: fileBase, cipher: database.cipher, excluding: rejected) else {
+        guard let slot = RootRecord.newestSlot(in: fileBase, cipher: database.cipher, excluding: rejected) else {
             throw AtollError.corrupted("neither root slot of '\(database.displayName)' is valid")
         }
-        var record = newest
+        let active = slot.page
+        var record = slot.record
         guard record.ivEpoch + 1 < 1 << 32 else {
             throw AtollError(.limitExceeded, "'\(database.displayName)' has used all 2^32 IV epochs; write a copy with writeCopy(to:encryptionKey:) to continue")
         }
