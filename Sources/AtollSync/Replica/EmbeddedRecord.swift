@@ -61,9 +61,7 @@ enum EmbeddedStep: Hashable {
         case .element(let c, let id):
             k.append(UInt8(truncatingIfNeeded: (c | Self.listFlag) >> 8))
             k.append(UInt8(truncatingIfNeeded: c))
-            for v in [id.lamport, id.node.high, id.node.low] {
-                for shift in stride(from: 56, through: 0, by: -8) { k.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
-            }
+            id.appendKeyBytes(to: &k)
         case .entry(let c, let key):
             let bytes = Array(key.utf8)
             k.append(UInt8(truncatingIfNeeded: (c | Self.mapFlag) >> 8))
@@ -110,6 +108,15 @@ enum EmbeddedStep: Hashable {
             i += 24
         }
         return (steps, nil, nil)
+    }
+}
+
+extension ElementID {
+    /// Appends the id as a key step takes it: its Lamport number and its node, big-endian.
+    func appendKeyBytes(to k: inout [UInt8]) {
+        for v in [lamport, node.high, node.low] {
+            for shift in stride(from: 56, through: 0, by: -8) { k.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        }
     }
 }
 

@@ -125,11 +125,18 @@ struct ListRecord {
     /// Drops the removed elements `collectible` accepts (no changeset still to come names
     /// them) that are leaves of the tree, or links of a removed chain (`ListTree.collect`).
     /// What stays keeps its document order, and an insert still to come lands where it would
-    /// have. Returns how many went.
-    mutating func collectRemoved(where collectible: (Element) -> Bool) -> Int {
+    /// have. Returns the ids of those that went.
+    mutating func collectRemoved(where collectible: (Element) -> Bool) -> [ElementID] {
         let kept = ListTree.collect(elements.map { ListTree.Element(id: $0.id, depth: $0.depth, collectible: $0.isDeleted && collectible($0)) })
-        let dropped = elements.count - kept.count
-        guard dropped > 0 else { return 0 }
+        guard kept.count < elements.count else { return [] }
+        var dropped: [ElementID] = []
+        dropped.reserveCapacity(elements.count - kept.count)
+        var next = 0
+        for k in kept {
+            while next < k.index { dropped.append(elements[next].id); next += 1 }
+            next = k.index + 1
+        }
+        while next < elements.count { dropped.append(elements[next].id); next += 1 }
         elements = kept.map { k in
             var e = elements[k.index]
             e.depth = k.depth

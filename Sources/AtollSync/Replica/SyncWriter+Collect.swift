@@ -133,41 +133,9 @@ extension SyncWriter {
     /// (written before it was kept, or reset) has every list read once, which completes it.
     private func collectRemovedElements(below deletion: UInt64) throws -> Int {
         let complete = try txn.internalValue(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete) != nil
-        var keys: [[UInt8]] = []
-        try txn.forEachInternalEntry(complete ? SyncTrees.listsWithRemovals : SyncTrees.lists, from: []) { k, _ in
-            if !complete || !k.elementsEqual(SyncTrees.listsWithRemovalsComplete) { keys.append(Array(k)) }
-            return true
-        }
-        var dropped = 0
-        for k in keys {
-            let nodes = state.nodes
-            guard var l = try k.withUnsafeBytes({ key in
-                try txn.withInternalValue(SyncTrees.lists, key: key) { try $0.map { try ListRecord.decode($0, nodes) } }
-            }) else {
-                try txn.deleteInternal(SyncTrees.listsWithRemovals, key: k)
-                continue
-            }
-            let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
-            if n > 0 {
-                dropped += n
-                try txn.putInternal(SyncTrees.lists, key: k, value: l.encode(&state.nodes))
-            }
-            if l.hasRemovalsToCollect {
-                if !complete { try txn.putInternal(SyncTrees.listsWithRemovals, key: k, value: []) }
-            } else {
-                try txn.deleteInternal(SyncTrees.listsWithRemovals, key: k)
-            }
-        }
+        let dropped = try collectRemovedElements(below: deletion, noted: SyncTrees.listsWithRemovals, in: SyncTrees.lists, readingEveryList: !complete) { _, _ in }
         if !complete { try txn.putInternal(SyncTrees.listsWithRemovals, key: SyncTrees.listsWithRemovalsComplete, value: []) }
         return dropped
-    }
-
-    /// Notes that the list record at `key` holds removed elements to collect (see above):
-    /// `tree` is `SyncTrees.listsWithRemovals`, or for a list of embedded objects
-    /// `SyncTrees.embeddedListsWithRemovals`.
-    func noteListWithRemovals(_ key: [UInt8], in tree: String = SyncTrees.listsWithRemovals) throws {
-        let noted = try key.withUnsafeBytes { k in try txn.withInternalValue(tree, key: k) { $0 != nil } }
-        if !noted { try txn.putInternal(tree, key: key, value: []) }
     }
 
     /// Drops removed elements of lists of embedded objects, as `collectRemovedElements` does
@@ -176,35 +144,59 @@ extension SyncWriter {
     /// `sync.embedded.removed` names: a list is noted whenever one of its elements is removed
     /// with a known reading (before that was kept, none was, and such elements stay).
     private func collectRemovedEmbeddedElements(below deletion: UInt64) throws -> Int {
+        try collectRemovedElements(below: deletion, noted: SyncTrees.embeddedListsWithRemovals, in: SyncTrees.embedded, readingEveryList: false) { list, ids in
+            // An element's key is its list's key and its id (`EmbeddedStep.element`).
+            for id in ids {
+                var element = list
+                id.appendKeyBytes(to: &element)
+                try deleteEmbeddedRecords(under: element)
+            }
+        }
+    }
+
+    /// Collects the lists of `records` that `notes` names (or, `readingEveryList`, every list
+    /// of `records`, noting those left with something to collect): drops their removed elements
+    /// below `deletion`, calls `dropped` with each list's key and the ids that went, and takes a
+    /// list out of `notes` when nothing is left to collect in it. Returns how many went.
+    private func collectRemovedElements(below deletion: UInt64, noted notes: String, in records: String, readingEveryList: Bool,
+                                        dropped: ([UInt8], [ElementID]) throws -> Void) throws -> Int
+    {
         var keys: [[UInt8]] = []
-        try txn.forEachInternalEntry(SyncTrees.embeddedListsWithRemovals, from: []) { k, _ in
-            keys.append(Array(k))
+        try txn.forEachInternalEntry(readingEveryList ? records : notes, from: []) { k, _ in
+            if readingEveryList || !k.elementsEqual(SyncTrees.listsWithRemovalsComplete) { keys.append(Array(k)) }
             return true
         }
-        var dropped = 0
-        for lk in keys {
-            guard lk.count >= 3, try txn.internalValue(SyncTrees.embedded, key: lk) != nil else {
-                // Gone with its holder.
-                try txn.deleteInternal(SyncTrees.embeddedListsWithRemovals, key: lk)
+        var total = 0
+        for k in keys {
+            let nodes = state.nodes
+            guard var l = try k.withUnsafeBytes({ key in
+                try txn.withInternalValue(records, key: key) { try $0.map { try ListRecord.decode($0, nodes) } }
+            }) else {
+                // Gone with its object (or holder).
+                try txn.deleteInternal(notes, key: k)
                 continue
             }
-            var l = try embeddedList(lk)
-            let before = l.elements.map(\.id)
-            let n = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
-            if n > 0 {
-                dropped += n
-                try putEmbeddedList(lk, l)
-                let column = (Int(lk[lk.count - 2]) << 8 | Int(lk[lk.count - 1])) & ~EmbeddedStep.listFlag
-                let kept = Set(l.elements.map(\.id))
-                for id in before where !kept.contains(id) {
-                    var elementKey = Array(lk.dropLast(2))
-                    EmbeddedStep.element(column, id).append(to: &elementKey)
-                    try deleteEmbeddedRecords(under: elementKey)
-                }
+            let ids = l.collectRemoved { e in e.removedHLC.map { $0 < deletion } ?? false }
+            if !ids.isEmpty {
+                total += ids.count
+                try txn.putInternal(records, key: k, value: l.encode(&state.nodes))
+                try dropped(k, ids)
             }
-            if !l.hasRemovalsToCollect { try txn.deleteInternal(SyncTrees.embeddedListsWithRemovals, key: lk) }
+            if l.hasRemovalsToCollect {
+                if readingEveryList { try txn.putInternal(notes, key: k, value: []) }
+            } else {
+                try txn.deleteInternal(notes, key: k)
+            }
         }
-        return dropped
+        return total
+    }
+
+    /// Notes that the list record at `key` holds removed elements to collect (see above):
+    /// `tree` is `SyncTrees.listsWithRemovals`, or for a list of embedded objects
+    /// `SyncTrees.embeddedListsWithRemovals`.
+    func noteListWithRemovals(_ key: [UInt8], in tree: String = SyncTrees.listsWithRemovals) throws {
+        let noted = try key.withUnsafeBytes { k in try txn.withInternalValue(tree, key: k) { $0 != nil } }
+        if !noted { try txn.putInternal(tree, key: key, value: []) }
     }
 
     /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.
