@@ -289,6 +289,43 @@ package final class PostgresRelayStore: RelayStore {
         tails[realmID] = tail
     }
 
+    package func entryHeaders(_ realmID: String, after: UInt64, maxCount: Int) throws -> (headers: [RelayEntryHeader], through: UInt64) {
+        let realm = try realm(realmID)
+        guard maxCount > 0 else { return ([], after) }
+        if let tail = tails[realmID], tail.start <= after, after < tail.start + UInt64(tail.entries.count) {
+            let headers = tail.entries[Int(after - tail.start)...].prefix(maxCount).map(RelayEntryHeader.init)
+            return (headers, headers.last?.position ?? after)
+        }
+        let rows = try session.query("""
+            SELECT t.trimmed_through, r.head, l.position, l.origin, l.origin_seq, l.hlc, l.flags
+            FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id
+            LEFT JOIN LATERAL (
+                SELECT position, origin, origin_seq, hlc, flags FROM atoll_relay_log
+                WHERE realm = r.id AND position > \(Int64(after)) ORDER BY position LIMIT \(maxCount)
+            ) l ON true
+            WHERE r.id = \(Int32(bitPattern: realm.index))
+            ORDER BY l.position
+            """)
+        guard let first = rows.first else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
+        let (trimmed, head) = try first.decode((Int64, Int64).self)
+        if UInt64(trimmed) > after {
+            throw AtollError(.invalidTransaction, "the log of realm '\(realmID)' was trimmed through \(trimmed) (by another relay) past position \(after)")
+        }
+        noteHeadValue(realmID, UInt64(head))
+        var headers: [RelayEntryHeader] = []
+        for row in rows {
+            let columns = try row.decode((Int64, Int64, Int64?, ByteBuffer?, Int64?, Int64?, Int16?).self)
+            guard let position = columns.2, let originBytes = columns.3, let originSeq = columns.4, let hlc = columns.5, let flags = columns.6 else { continue }
+            guard let origin = NodeID(bytes: originBytes.readableBytesView) else { throw AtollError.corrupted("atoll_relay_log: an origin of \(originBytes.readableBytes) bytes") }
+            guard UInt64(position) == after + UInt64(headers.count) + 1 else {
+                throw AtollError.corrupted("the log of realm '\(realmID)' in PostgreSQL has a gap after position \(after + UInt64(headers.count))")
+            }
+            headers.append(RelayEntryHeader(position: UInt64(position), origin: origin, seq: UInt64(originSeq), hlc: UInt64(bitPattern: hlc),
+                                            flags: UInt8(truncatingIfNeeded: flags)))
+        }
+        return (headers, headers.count < maxCount ? max(after, UInt64(head)) : headers[headers.count - 1].position)
+    }
+
     package func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry? {
         let realm = try realm(realmID)
         if let tail = tails[realmID], seq > tail.start, seq <= tail.start + UInt64(tail.entries.count) {

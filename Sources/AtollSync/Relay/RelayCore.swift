@@ -143,9 +143,9 @@ public final class RelayCore {
     /// Per realm, the deletion point computed last (or the one the store kept) and the log
     /// position it holds through (docs/SYNC.md, "The stability point").
     private var deletions: [String: (point: UInt64, through: UInt64)] = [:]
-    /// Per realm, the transactions open in its log as read through `through` (by origin, the
-    /// last part read): `scanOpenTransactions` reads each entry once.
-    private var openTransactions: [String: (through: UInt64, open: [NodeID: RelayTrimOutcome.OpenPart])] = [:]
+    /// Per realm, the transactions open in its log as read so far: `scanOpenTransactions` reads
+    /// each entry once.
+    private var openTransactions: [String: OpenTransactions] = [:]
     /// Per realm, the applied bound in force: the highest position computed (or stored) as
     /// merged by every counted peer. Enforced on uploads: a changeset made before merging it
     /// may name what nodes collected under the deletion point.
@@ -790,29 +790,40 @@ public final class RelayCore {
     /// reading the entries stored since the last call, at most `trimEntriesMax` of them. Trimming
     /// stops only where no transaction is open, so reading resumes from the trimmed position,
     /// with none open, when it has passed the last entry read (or this relay restarted).
-    private func scanOpenTransactions(_ realmID: String) throws -> [NodeID: RelayTrimOutcome.OpenPart] {
+    private func scanOpenTransactions(_ realmID: String) throws -> [NodeID: RelayEntryHeader] {
         guard let realm = store.realms[realmID] else { return [:] }
-        var scan = openTransactions[realmID] ?? (realm.trimmedThrough, [:])
-        if scan.through < realm.trimmedThrough { scan = (realm.trimmedThrough, [:]) }
+        var scan = openTransactions[realmID] ?? OpenTransactions(through: realm.trimmedThrough)
+        if scan.through < realm.trimmedThrough { scan = OpenTransactions(through: realm.trimmedThrough) }
         var budget = configuration.trimEntriesMax
         while scan.through < realm.head, budget > 0 {
-            let batch: (entries: [RelayEntry], through: UInt64)
+            let batch: (headers: [RelayEntryHeader], through: UInt64)
             do {
-                batch = try store.entries(realmID, after: scan.through, maxBytes: SyncLimits.batchBytesMax) { _ in true }
+                batch = try store.entryHeaders(realmID, after: scan.through, maxCount: min(budget, SyncLimits.batchChangesetsMax))
             } catch let e as AtollError where e.kind == .invalidTransaction {
                 // Another relay of a shared store trimmed past the last entry read.
                 openTransactions[realmID] = nil
                 return [:]
             }
             guard batch.through > scan.through else { break }
-            var outcome = RelayTrimOutcome()
-            outcome.open = scan.open
-            for entry in batch.entries { outcome.read(entry.changeset) }
-            scan = (batch.through, outcome.open)
-            budget -= max(1, batch.entries.count)
+            for h in batch.headers { scan.read(h) }
+            scan.through = batch.through
+            budget -= max(1, batch.headers.count)
         }
         openTransactions[realmID] = scan
-        return scan.open
+        return scan.last
+    }
+
+    /// The transactions open in a realm's log as read through `through`: by origin, the last
+    /// part read. An origin here that is no known peer will never end its transaction
+    /// (`trim` abandons it).
+    private struct OpenTransactions {
+        var through: UInt64
+        var last: [NodeID: RelayEntryHeader] = [:]
+
+        /// Notes the next entry: an open transaction's last part so far, or the end of one.
+        mutating func read(_ h: RelayEntryHeader) {
+            last[h.origin] = h.flags & Changeset.continuesFlag != 0 ? h : nil
+        }
     }
 
     // MARK: stability points (docs/SYNC.md, "The stability point")

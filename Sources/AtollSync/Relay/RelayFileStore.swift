@@ -299,6 +299,26 @@ package final class RelayFileStore: RelayStore {
         return (result, through)
     }
 
+    package func entryHeaders(_ realmID: String, after: UInt64, maxCount: Int) throws -> (headers: [RelayEntryHeader], through: UInt64) {
+        guard let realm = realms[realmID], after < realm.head, maxCount > 0 else { return ([], after) }
+        let r = try database.beginRead()
+        defer { r.close() }
+        var headers: [RelayEntryHeader] = []
+        var prefix = ByteWriter(capacity: 4)
+        prefix.u32BigEndian(realm.index)
+        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: prefix.bytes) { k, v in
+            guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
+            var reader = ByteReader(v, context: "relay log entry")
+            _ = try reader.varint() // arrival
+            _ = try reader.varint() // operations
+            guard let origin = NodeID(bytes: try reader.bytes(16)) else { throw AtollError.corrupted("relay log entry: bad origin") }
+            headers.append(RelayEntryHeader(position: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
+                                            origin: origin, seq: try reader.varint(), hlc: try reader.varint(), flags: try reader.u8()))
+            return headers.count < maxCount
+        }
+        return (headers, headers.count < maxCount ? realm.head : headers[headers.count - 1].position)
+    }
+
     package func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry? {
         guard let realm = realms[realmID] else { return nil }
         let r = try database.beginRead()

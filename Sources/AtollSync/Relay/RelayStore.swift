@@ -181,6 +181,10 @@ package protocol RelayStore: AnyObject {
     /// The entry at `seq`, if the log still has it.
     func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry?
 
+    /// The headers of up to `maxCount` log entries after `after`, in order, without their
+    /// bodies; and the position they cover through. Throws `.invalidTransaction` as `entries`.
+    func entryHeaders(_ realmID: String, after: UInt64, maxCount: Int) throws -> (headers: [RelayEntryHeader], through: UInt64)
+
     /// The realm's head as stored now (a shared store asks the database: a mark must cover what
     /// other relays stored).
     func currentHead(_ realmID: String) throws -> UInt64
@@ -250,20 +254,33 @@ package protocol RelayStore: AnyObject {
     func operations(_ realmID: String, through seq: UInt64) throws -> UInt64
 }
 
+/// A log entry without its body (`RelayStore.entryHeaders`).
+package struct RelayEntryHeader: Equatable {
+    /// Its log position.
+    package var position: UInt64
+    package var origin: NodeID
+    /// Its origin's sequence number.
+    package var seq: UInt64
+    package var hlc: UInt64
+    package var flags: UInt8
+
+    package init(position: UInt64, origin: NodeID, seq: UInt64, hlc: UInt64, flags: UInt8) {
+        self.position = position
+        self.origin = origin
+        self.seq = seq
+        self.hlc = hlc
+        self.flags = flags
+    }
+
+    package init(_ e: RelayEntry) {
+        self.init(position: e.seq, origin: e.changeset.origin, seq: e.changeset.seq, hlc: e.changeset.hlc, flags: e.changeset.flags)
+    }
+}
+
 /// What `RelayStore.trim` did.
 package struct RelayTrimOutcome: Equatable {
     /// Log entries trimmed.
     package var removed = 0
-    /// Per origin, the last part read of a transaction still open, over the entries given to
-    /// `read` (RelayCore.scanOpenTransactions reads the log so). An origin here that is no known
-    /// peer will never end it (`RelayCore.trim` abandons it).
-    package var open: [NodeID: OpenPart] = [:]
-
-    /// The last part read of an open transaction.
-    package struct OpenPart: Equatable {
-        package var seq: UInt64
-        package var hlc: UInt64
-    }
 
     package init() {}
 
@@ -283,12 +300,6 @@ package struct RelayTrimOutcome: Equatable {
             }
         }
         return abandoned
-    }
-
-    /// Notes `cs`, the next entry the trim read: an open transaction's last part so far, or the
-    /// end of one.
-    package mutating func read(_ cs: Changeset) {
-        if cs.flags & Changeset.continuesFlag != 0 { open[cs.origin] = OpenPart(seq: cs.seq, hlc: cs.hlc) } else { open[cs.origin] = nil }
     }
 }
 
