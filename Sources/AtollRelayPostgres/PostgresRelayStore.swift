@@ -504,6 +504,15 @@ package final class PostgresRelayStore: RelayStore {
         return result
     }
 
+    /// A row, or an acknowledgement this relay noted and has not flushed yet (as `peers`).
+    package func isPeer(_ realmID: String, _ node: NodeID) throws -> Bool {
+        let realm = try realm(realmID)
+        if realm.peers[node]?.isDirty == true { return true }
+        return try session.query("""
+            SELECT 1 FROM atoll_relay_peers WHERE realm = \(Int32(bitPattern: realm.index)) AND node = \(bytea(node.bytes))
+            """).first != nil
+    }
+
     /// Deletes the row, and what this relay noted of the peer and has not flushed (a flush
     /// upserts: it would bring the row back).
     package func forgetPeer(_ realmID: String, _ node: NodeID) throws {

@@ -363,7 +363,7 @@ public final class RelayCore {
         {
             let forgotten: Bool
             do {
-                forgotten = try store.peers(h.realmID)[h.nodeID] == nil
+                forgotten = try !store.isPeer(h.realmID, h.nodeID)
             } catch {
                 return refuse(c, .unavailable, "the relay cannot open realm '\(h.realmID)': \(error)")
             }

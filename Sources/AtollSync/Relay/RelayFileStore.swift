@@ -353,6 +353,8 @@ package final class RelayFileStore: RelayStore {
 
     package func peers(_ realmID: String) throws -> [NodeID: RelayPeer] { realms[realmID]?.peers ?? [:] }
 
+    package func isPeer(_ realmID: String, _ node: NodeID) throws -> Bool { realms[realmID]?.peers[node] != nil }
+
     package func raiseStability(_ realmID: String, to bounds: RelayStability) throws {
         guard let realm = realms[realmID] else { throw AtollError(.invalidArgument, "realm '\(realmID)' was not opened on this relay") }
         let raised = realm.stability.raised(to: bounds)

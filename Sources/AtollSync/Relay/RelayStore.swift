@@ -211,6 +211,10 @@ package protocol RelayStore: AnyObject {
     /// The realm's known peers (for status).
     func peers(_ realmID: String) throws -> [NodeID: RelayPeer]
 
+    /// Whether `node` is a known peer of the realm (what a hello asks: a shared store reads one
+    /// row, not every peer's).
+    func isPeer(_ realmID: String, _ node: NodeID) throws -> Bool
+
     /// Removes `node` from the realm's known peers, durably, as peer expiry does: it no longer
     /// holds trimming or the stability point back, and a hello under its id is answered as a
     /// forgotten node's (RelayCore.retire).
