@@ -74,7 +74,6 @@ package final class RelayFileStore: RelayStore {
     private func load() throws {
         let r = try database.beginRead()
         defer { r.close() }
-
         var byIndex: [UInt32: String] = [:]
         try r.forEachInternalEntry(Self.realmsTree, from: []) { k, v in
             let id = String(decoding: k, as: UTF8.self)
@@ -131,6 +130,7 @@ package final class RelayFileStore: RelayStore {
         }
     }
 
+    /// The key of a realm's entry in `indexed`, and the prefix of its keys in the other trees.
     private static func realmKey(_ realm: UInt32) -> [UInt8] {
         var w = ByteWriter(capacity: 4)
         w.u32BigEndian(realm)
@@ -138,15 +138,12 @@ package final class RelayFileStore: RelayStore {
     }
 
     private static func key(_ realm: UInt32, _ node: NodeID) -> [UInt8] {
-        var w = ByteWriter(capacity: 20)
-        w.u32BigEndian(realm)
-        w.append(node.bytes)
-        return w.bytes
+        realmKey(realm) + node.bytes
     }
 
     private static func logKey(_ realm: UInt32, _ seq: UInt64) -> [UInt8] {
         var w = ByteWriter(capacity: 12)
-        w.u32BigEndian(realm)
+        w.append(realmKey(realm))
         w.u64BigEndian(seq)
         return w.bytes
     }
@@ -279,9 +276,7 @@ package final class RelayFileStore: RelayStore {
         var through = after
         var bytes = 0
         var scanned = 0
-        var prefix = ByteWriter(capacity: 4)
-        prefix.u32BigEndian(realm.index)
-        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: prefix.bytes) { k, v in
+        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: Self.realmKey(realm.index)) { k, v in
             guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
             let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
             let e = try Self.decodeEntry(seq: seq, v)
@@ -304,9 +299,7 @@ package final class RelayFileStore: RelayStore {
         let r = try database.beginRead()
         defer { r.close() }
         var headers: [RelayEntryHeader] = []
-        var prefix = ByteWriter(capacity: 4)
-        prefix.u32BigEndian(realm.index)
-        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: prefix.bytes) { k, v in
+        try r.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, after + 1), prefix: Self.realmKey(realm.index)) { k, v in
             guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
             var reader = ByteReader(v, context: "relay log entry")
             _ = try reader.varint() // arrival
@@ -486,8 +479,7 @@ package final class RelayFileStore: RelayStore {
         guard var realm = realms[realmID], through > realm.trimmedThrough else { return outcome }
         let last = min(through, realm.head)
         let soft = realm.trimmedThrough + UInt64(max(1, limit))
-        var prefix = ByteWriter(capacity: 4)
-        prefix.u32BigEndian(realm.index)
+        let prefix = Self.realmKey(realm.index)
         try write { w in
             var doomed: [(key: [UInt8], origin: NodeID, seq: UInt64, operations: UInt64, changeset: Changeset)] = []
             // Entries through `boundary` (a count of `doomed`), up to log position `end`, leave
@@ -495,7 +487,7 @@ package final class RelayFileStore: RelayStore {
             var open: Set<NodeID> = []
             var boundary = 0
             var end = realm.trimmedThrough
-            try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix.bytes) { k, v in
+            try w.forEachInternalEntry(Self.log, from: Self.logKey(realm.index, realm.trimmedThrough + 1), prefix: prefix) { k, v in
                 guard k.count == 12 else { throw AtollError.corrupted("relay log key of \(k.count) bytes") }
                 let seq = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
                 guard seq <= last else { return false }
