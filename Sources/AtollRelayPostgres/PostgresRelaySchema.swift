@@ -3,9 +3,10 @@ package import AtollSync
 package import Logging
 import PostgresNIO
 
-// The relay's tables in PostgreSQL (schema version 7; version 2 added schema_history, version 3
+// The relay's tables in PostgreSQL (schema version 8; version 2 added schema_history, version 3
 // last_digest and the append that records it, version 4 stability_point, version 5
-// deletion_point and applied_bound, version 6 atoll_relay_base_deleted, version 7 index_from). Every relay sharing the database reads and
+// deletion_point and applied_bound, version 6 atoll_relay_base_deleted, version 7 index_from,
+// version 8 the index of embedded objects in atoll_relay_base_parts, built again from index_from). Every relay sharing the database reads and
 // writes them; `atoll-relay migrate` (and `serve`, first) creates or upgrades them.
 //
 //   atoll_relay_meta        key text -> value text: 'schema_version', 'relay_id' (32 hex digits:
@@ -15,9 +16,10 @@ import PostgresNIO
 //                           encoding; NULL until a node describes its schema), stability_point,
 //                           deletion_point (u64 bits in a bigint) and applied_bound (a position):
 //                           the highest a relay sent (docs/SYNC.md, "The stability point"),
-//                           index_from (NULL: atoll_relay_base_deleted indexes all of the
-//                           realm's compacted history; else the object key its building for a
-//                           history folded before it has passed, empty at first). The row is
+//                           index_from (NULL: atoll_relay_base_deleted and the embedded parts
+//                           index all of the realm's compacted history; else the object key
+//                           their building for a history folded before them has passed, empty
+//                           at first; nothing is collected until it is NULL). The row is
 //                           the realm's append lock.
 //   atoll_relay_trims       per realm: trimmed_through, operations_at_trim, and
 //                           snapshot_lease_until (ms since 1970; no relay trims the realm before
@@ -45,7 +47,7 @@ import PostgresNIO
 
 enum PostgresRelaySchema {
     /// The schema this relay writes and reads.
-    static let version = 7
+    static let version = 8
     /// How long one statement of a migration may take, waiting for the locks it needs included
     /// (another relay's migration, or tables that relays of an older version are using).
     static let migrationMilliseconds: Int64 = 300_000
@@ -199,6 +201,13 @@ enum PostgresRelaySchema {
         "UPDATE atoll_relay_realms SET index_from = ''::bytea",
     ]
 
+    /// From version 7: the compacted history also indexes embedded objects under their parents
+    /// (`RelayBase`, part kind 6), which collecting a parent needs; every existing realm is
+    /// indexed again from the start, and nothing of it is collected until that is done.
+    static let versionEight: [String] = [
+        "UPDATE atoll_relay_realms SET index_from = ''::bytea",
+    ]
+
     /// Creates the relay's tables, or checks that they are of a version this relay knows.
     /// Concurrent calls (relays starting together) are serialized by an advisory lock. Returns
     /// the relay id of the database (made once, from `newRelayID` if given).
@@ -231,10 +240,11 @@ enum PostgresRelaySchema {
                     if stored < 5 { for statement in versionFive { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 6 { for statement in versionSix { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     if stored < 7 { for statement in versionSeven { try session.query(PostgresQuery(unsafeSQL: statement)) } }
+                    if stored < 8 { for statement in versionEight { try session.query(PostgresQuery(unsafeSQL: statement)) } }
                     try session.query("UPDATE atoll_relay_meta SET value = \(String(version)) WHERE key = 'schema_version'")
                 }
             } else {
-                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive + versionSix + versionSeven {
+                for statement in versionOne + versionTwo + versionThree + versionFour + versionFive + versionSix + versionSeven + versionEight {
                     try session.query(PostgresQuery(unsafeSQL: statement))
                 }
                 let id = newRelayID ?? NodeID.random()

@@ -660,13 +660,15 @@ package final class PostgresRelayStore: RelayStore {
         let index32 = Int32(bitPattern: realm.index)
         try session.transaction {
             guard let row = try session.query("""
-                SELECT t.trimmed_through, t.snapshot_lease_until, r.deletion_point, r.applied_bound
+                SELECT t.trimmed_through, t.snapshot_lease_until, r.deletion_point, r.applied_bound, r.index_from IS NULL
                 FROM atoll_relay_realms r JOIN atoll_relay_trims t ON t.realm = r.id WHERE r.id = \(index32) FOR UPDATE OF t
                 """).first
             else { return }
-            let (trimmed, lease, deletion, applied) = try row.decode((Int64, Int64, Int64, Int64).self)
+            let (trimmed, lease, deletion, applied, indexed) = try row.decode((Int64, Int64, Int64, Int64, Bool).self)
             let deletionPoint = UInt64(bitPattern: deletion)
-            guard UInt64(lease) <= now, deletionPoint > 0, applied > 0, trimmed >= applied else { return }
+            // Not before the history is all indexed: an embedded object not indexed yet would
+            // outlive its parent.
+            guard indexed, UInt64(lease) <= now, deletionPoint > 0, applied > 0, trimmed >= applied else { return }
             let range = RelayBase.deletedRange(realm: realm.index, below: deletionPoint)
             var entries: [([UInt8], [UInt8])] = []
             for row in try session.query("""
@@ -678,18 +680,20 @@ package final class PostgresRelayStore: RelayStore {
                 entries.append((Array(key.readableBytesView), Array(value.readableBytesView)))
             }
             guard !entries.isEmpty else { return }
-            let overlay = RelayBaseOverlay(indexesDeletions: true) { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for collecting") }
+            // Embedded objects (and parents) are found as collecting goes, and loaded then.
+            let overlay = RelayBaseOverlay(indexesDeletions: true) { [unowned self] key in try self.records(of: key) }
             overlay.fill(RelayBase.deleted, entries)
             try load(Array(Set(try entries.map { try RelayBase.objectKey(ofDeletedEntry: $0.0, $0.1) })), into: overlay)
             try RelayBase.collectDeleted(realm: realm.index, below: deletionPoint, limit: limit,
-                                         collectable: RelayBase.collectable(schema: realm.schema), in: overlay)
+                                         collectable: RelayBase.Collectable(schema: realm.schema), in: overlay)
             try writeBack(overlay)
         }
     }
 
-    /// Indexes the tombstones and removals of about `limit` more objects of a compacted history
-    /// folded before the index (`index_from`, schema version 7), so that collecting reaches them
-    /// too; one step per trim, under the realm's trim lock, until it is all indexed.
+    /// Indexes the tombstones, removals and embedded objects of about `limit` more objects of a
+    /// compacted history folded before those indexes (`index_from`, schema versions 7 and 8),
+    /// so that collecting reaches them too; one step per trim, under the realm's trim lock,
+    /// until it is all indexed.
     private func buildDeletionIndex(_ realm: RelayRealm, limit: Int) throws {
         let index32 = Int32(bitPattern: realm.index)
         var prefix = ByteWriter(capacity: 4)
@@ -713,13 +717,26 @@ package final class PostgresRelayStore: RelayStore {
             }
             let more = keys.count > Int(batch)
             if more { keys.removeLast() }
-            let overlay = RelayBaseOverlay(indexesDeletions: true) { key in throw AtollError(.invalidArgument, "object \(key) was not loaded for indexing") }
+            // An embedded object's parent is loaded when it is indexed under it.
+            let overlay = RelayBaseOverlay(indexesDeletions: true) { [unowned self] key in try self.records(of: key) }
             try load(keys, into: overlay)
             for k in keys { try RelayBase.indexDeletions(ofObject: k, realm: realm.index, in: overlay) }
             try writeBack(overlay)
             let next: ByteBuffer? = more ? keys.last.map { ByteBuffer(bytes: $0) } : nil
             try session.query("UPDATE atoll_relay_realms SET index_from = \(next) WHERE id = \(index32)")
         }
+    }
+
+    /// Every record of one object: its `objects` record and its `parts` (`RelayBaseOverlay.Loader`).
+    private func records(of key: [UInt8]) throws -> (object: [UInt8]?, parts: [([UInt8], [UInt8])]) {
+        let overlay = RelayBaseOverlay()
+        try load([key], into: overlay)
+        var parts: [([UInt8], [UInt8])] = []
+        try overlay.forEachInternalEntry(RelayBase.parts, from: key, prefix: key) { k, v in
+            parts.append((Array(k), Array(v)))
+            return true
+        }
+        return (try overlay.internalValue(RelayBase.objects, key: key), parts)
     }
 
     /// Reads every record of the objects `keys` (their `objects` record and their `parts`) into

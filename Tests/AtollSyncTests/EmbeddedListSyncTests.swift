@@ -65,9 +65,9 @@ import Testing
     static func stops(_ w: WriteTransaction) throws -> Table { try w.table(named: "Stop").unwrapped("Stop") }
     static func spots(_ w: WriteTransaction) throws -> Table { try w.table(named: "Spot").unwrapped("Spot") }
 
-    /// Stop `i` of route 1.
-    static func stopKey(_ w: WriteTransaction, _ i: Int) throws -> ObjectKey {
-        guard case .link(let s) = try routes(w).listValues(one, R.stops)[i] else { throw AtollError(.objectNotFound, "no stop \(i)") }
+    /// Stop `i` of route 1 (or of `route`).
+    static func stopKey(_ w: WriteTransaction, _ i: Int, route: ObjectKey = one) throws -> ObjectKey {
+        guard case .link(let s) = try routes(w).listValues(route, R.stops)[i] else { throw AtollError(.objectNotFound, "no stop \(i)") }
         return s
     }
 

@@ -191,10 +191,10 @@ import Testing
             let url = try PostgresTestCluster.shared().makeDatabase()
             _ = try Self.store(url)
             try PostgresTestCluster.shared().psql(database: PostgresTestCluster.databaseName(url),
-                                                  "UPDATE atoll_relay_meta SET value = '8' WHERE key = 'schema_version'")
+                                                  "UPDATE atoll_relay_meta SET value = '9' WHERE key = 'schema_version'")
             #expect { try Self.store(url) } throws: { error in
                 let e = error as? AtollError
-                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 8; this atoll-relay knows up to 7: upgrade atoll-relay") == true
+                return e?.kind == .fileFormatTooNew && e?.message.contains("holds relay schema version 9; this atoll-relay knows up to 8: upgrade atoll-relay") == true
                     && e?.message.contains("\n") == false
             }
         }

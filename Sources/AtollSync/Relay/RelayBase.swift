@@ -23,6 +23,11 @@ import Crypto
 //                                                          -> u8 flags (1: removed), value
 //                        5 map entry:  the key's UTF-8 bytes
 //                                                          -> stamp, u8 flags (1: removed), [value]
+//                        6 embedded:   (property length 0) the object key of an object whose
+//                                      primary key is an embedded path (EmbeddedPath) with this
+//                                      object as its parent -> nothing
+//                                      (the index of the parent's embedded objects, at any depth,
+//                                      for collecting them with it; never sent in a snapshot)
 //   relay.base.deleted  u32 BE realm ++ stamp (u64 BE hlc, 16-byte node, u32 BE index) ++ key
 //                                                          -> u8 0: a delete, key an object key
 //                                                             u8 1, u16 BE n: a list element's
@@ -48,7 +53,10 @@ import Crypto
 // folded already, and every changeset still to come is stamped after it and was made by a node
 // that had merged those deletes and removals (docs/SYNC.md, "The stability point"): none can be
 // voided by the tombstone or name the element, so they decide no merge any more, as on the
-// nodes.
+// nodes. An object that holds embedded objects goes with their records (found through its
+// `embedded` parts; none may hold a write after its delete, which on the nodes is a write of
+// it), and a removed element of a list of embedded objects with the records of the objects in
+// it (every write inside a removed element is void).
 
 /// The trees of a compacted history, read: a transaction of the relay's file, or an overlay a
 /// shared store fills from its database (`RelayBaseOverlay`).
@@ -91,7 +99,7 @@ package enum RelayBase {
         var primaryKey: StorageValue
     }
 
-    enum Kind: UInt8 { case field = 1, increment = 2, element = 3, setTag = 4, mapEntry = 5 }
+    enum Kind: UInt8 { case field = 1, increment = 2, element = 3, setTag = 4, mapEntry = 5, embedded = 6 }
 
     struct Element {
         var parent: ElementID?
@@ -117,6 +125,21 @@ package enum RelayBase {
 
     static func partPrefix(_ object: [UInt8], _ kind: Kind, _ property: String) -> [UInt8] {
         object + [kind.rawValue, UInt8(property.utf8.count)] + Array(property.utf8)
+    }
+
+    /// The embedded path a primary key spells, if it is one (only the canonical spelling
+    /// parses; an ordinary key that happens to spell one is told apart by its class, which is
+    /// not embedded in the realm's schema).
+    static func embeddedPath(_ pk: StorageValue) -> EmbeddedPath? {
+        guard case .string(let s) = pk, let first = s.utf8.first, first >= 0x30, first <= 0x39 else { return nil }
+        return try? EmbeddedPath(parsing: s) // a key that is not a path is an ordinary key, not an error
+    }
+
+    /// The key of the part that indexes object `key` (whose primary key is `path`) under its
+    /// parent.
+    static func embeddedIndexKey(realm: UInt32, _ path: EmbeddedPath, _ key: [UInt8]) -> (parent: [UInt8], part: [UInt8]) {
+        let parent = objectKey(realm, path.parentClass, path.parentPrimaryKey)
+        return (parent, partPrefix(parent, .embedded, "") + key)
     }
 
     private static func stampKey(_ s: Stamp) -> [UInt8] {
@@ -234,7 +257,13 @@ package enum RelayBase {
     /// loads them in one go.
     package static func objectKeys(of cs: Changeset, realm: UInt32) throws -> [[UInt8]] {
         let content = try ChangesetContent.decode(cs.body, origin: cs.origin)
-        return content.instructions.map { objectKey(realm, content.classes[$0.object.classIndex], $0.object.primaryKey) }
+        var keys: [[UInt8]] = []
+        for i in content.instructions {
+            let key = objectKey(realm, content.classes[i.object.classIndex], i.object.primaryKey)
+            keys.append(key)
+            if let path = embeddedPath(i.object.primaryKey) { keys.append(embeddedIndexKey(realm: realm, path, key).parent) }
+        }
+        return keys
     }
 
     /// The smallest key greater than every key that starts with `prefix` (nil: there is none).
@@ -258,8 +287,9 @@ package enum RelayBase {
             let o = instruction.object
             let key = objectKey(realm, content.classes[o.classIndex], o.primaryKey)
             try w.willTouchObject(key)
-            var object = try w.internalValue(objects, key: key).map { b in try b.withUnsafeBytes { try decodeObject($0) } }
-                ?? Object(primaryKey: o.primaryKey)
+            let existing = try w.internalValue(objects, key: key).map { b in try b.withUnsafeBytes { try decodeObject($0) } }
+            if existing == nil, let path = embeddedPath(o.primaryKey) { try indexUnderParent(key, path, realm: realm, w) }
+            var object = existing ?? Object(primaryKey: o.primaryKey)
             func noteWrite() { if object.latest.map({ s > $0 }) ?? true { object.latest = s } }
             let void = object.deleted.map { s < $0 } ?? false
             switch instruction {
@@ -389,6 +419,8 @@ package enum RelayBase {
                 }
             case .mapEntry:
                 if try readMapEntry(v).0 < d { doomed.append(Array(k)) }
+            case .embedded:
+                break // the embedded objects keep their records (the delete voids them), until collected
             case nil:
                 throw AtollError.corrupted("relay base: unknown part kind")
             }
@@ -406,13 +438,16 @@ package enum RelayBase {
         for (k, v) in removedTags { try w.putInternal(parts, key: k, value: v) }
     }
 
-    /// Indexes, as folding does, the tombstone of the object with key `key` and the known
-    /// removals of its list elements: for a compacted history folded before folding kept the
-    /// index (RelayFileStore backfills it). An entry already there is written again, the same.
+    /// Indexes, as folding does, the tombstone of the object with key `key`, the known removals
+    /// of its list elements, and the object under its parent if it is embedded: for a
+    /// compacted history folded before folding kept those indexes (the stores backfill them).
+    /// An entry already there is written again, the same.
     package static func indexDeletions(ofObject key: [UInt8], realm: UInt32, in w: some RelayBaseWriting) throws {
         guard w.indexesDeletions else { return }
-        if let v = try w.internalValue(objects, key: key), let d = try v.withUnsafeBytes({ try decodeObject($0) }).deleted {
-            try w.putInternal(deleted, key: deletedKey(realm, d, key), value: [0])
+        if let v = try w.internalValue(objects, key: key) {
+            let o = try v.withUnsafeBytes { try decodeObject($0) }
+            if let d = o.deleted { try w.putInternal(deleted, key: deletedKey(realm, d, key), value: [0]) }
+            if let path = embeddedPath(o.primaryKey) { try indexUnderParent(key, path, realm: realm, w) }
         }
         let elements = key + [Kind.element.rawValue]
         var removals: [(key: [UInt8], stamp: Stamp)] = []
@@ -422,6 +457,13 @@ package enum RelayBase {
             return true
         }
         for r in removals { try indexRemoval(realm, r.stamp, r.key, objectKeyBytes: key.count, w) }
+    }
+
+    /// Notes embedded object `key` (at `path`) among its parent's embedded objects.
+    private static func indexUnderParent(_ key: [UInt8], _ path: EmbeddedPath, realm: UInt32, _ w: some RelayBaseWriting) throws {
+        let index = embeddedIndexKey(realm: realm, path, key)
+        try w.willTouchObject(index.parent)
+        try w.putInternal(parts, key: index.part, value: [])
     }
 
     /// Indexes the removal at `s` of the element with part key `k` (`collectDeleted`).
@@ -463,21 +505,36 @@ package enum RelayBase {
         return found
     }
 
-    /// What `collectDeleted` may drop, by class name and, for a list element, the list's
-    /// property name (nil for an object's tombstone).
-    package typealias Collectable = (_ className: String, _ listProperty: String?) -> Bool
+    /// What a realm's schema history lets `collectDeleted` drop (with no schema recorded,
+    /// nothing).
+    package struct Collectable {
+        private let classes: [String: SyncSchemaDescription.Class]
 
-    /// What a realm's schema history allows `collectDeleted` to drop: tombstones of classes that
-    /// are not embedded and hold no embedded object, elements of their lists that are not lists
-    /// of embedded objects; with no schema recorded, nothing.
-    package static func collectable(schema: SyncSchemaDescription?) -> Collectable {
-        let classes = Dictionary((schema?.classes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        func holdsEmbedded(_ p: SyncSchemaDescription.Property) -> Bool { p.linkTarget.map { classes[$0]?.isEmbedded ?? true } ?? false }
-        return { name, list in
-            guard let c = classes[name], !c.isEmbedded else { return false }
-            guard let list else { return !c.properties.contains(where: holdsEmbedded) }
-            return c.property(named: list).map { !holdsEmbedded($0) } ?? false
+        package init(schema: SyncSchemaDescription?) {
+            classes = Dictionary((schema?.classes ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         }
+
+        /// Tombstones of the classes that are not embedded (an embedded object goes with its
+        /// parent).
+        func object(_ className: String) -> Bool {
+            classes[className].map { !$0.isEmbedded } ?? false
+        }
+
+        /// Removed elements of the lists the schema knows.
+        func list(_ className: String, _ property: String) -> Bool {
+            classes[className]?.property(named: property) != nil
+        }
+
+        /// Whether the list holds embedded objects (its removed elements go with the records
+        /// of the objects in them).
+        func listHoldsEmbedded(_ className: String, _ property: String) -> Bool {
+            guard let target = classes[className]?.property(named: property)?.linkTarget else { return false }
+            return isEmbedded(target)
+        }
+
+        /// Whether the class is embedded (an object indexed under a parent is one of its
+        /// embedded objects only then: an ordinary key can spell a path).
+        func isEmbedded(_ className: String) -> Bool { classes[className]?.isEmbedded ?? false }
     }
 
     /// The object keys an index entry of `deleted` names (the object of a tombstone, or of a
@@ -512,15 +569,13 @@ package enum RelayBase {
 
     /// Collects up to `limit` index entries of the realm stamped below `deletionPoint` (a clock
     /// reading; see the top of this file). An object that holds no write after its delete goes
-    /// with every part under it; one written again after it keeps its record. A list with an
-    /// element whose entry is read is collected whole (`collectList`). Call only once the log is
-    /// trimmed through the applied bound that came with the point.
+    /// with every part under it and its embedded objects; one written again after it (or with
+    /// an embedded object written after it) keeps its record. A list with an element whose
+    /// entry is read is collected whole (`collectList`). Call only once the log is trimmed
+    /// through the applied bound that came with the point, and every object of the history is
+    /// indexed under its parent (folding does it; a history folded before is backfilled first).
     ///
-    /// Only what `collectable` accepts goes. A class that holds embedded objects must keep its
-    /// tombstones, and a list of embedded objects its elements: their records are objects of
-    /// their own here (of the embedded class, addressed by a path through the parent and the
-    /// element), which the parent's tombstone or the element voids when a snapshot is applied,
-    /// and nothing under the parent's key leads to them.
+    /// Only what `collectable` accepts goes.
     @discardableResult
     package static func collectDeleted(realm: UInt32, below deletionPoint: UInt64, limit: Int, collectable: Collectable,
                                        in w: some RelayBaseWriting) throws -> Collected
@@ -531,39 +586,123 @@ package enum RelayBase {
             return found.count < max(1, limit)
         }
         var collected = Collected()
-        // The lists (part prefixes) with an element removed below the point whose index entry was read.
-        var lists = Set<[UInt8]>()
+        // The lists (part prefixes, with their object keys) with an element removed below the
+        // point whose index entry was read, and whether they hold embedded objects.
+        var lists: [[UInt8]: (object: [UInt8], embedded: Bool)] = [:]
         for f in found {
             try w.deleteInternal(deleted, key: f.index)
             if let n = f.objectKeyBytes {
                 let parts = try elementKeyParts(f.key, objectKeyBytes: n)
-                if collectable(parts.className, parts.property) { lists.insert(parts.list) }
+                if collectable.list(parts.className, parts.property) {
+                    lists[parts.list] = (Array(f.key[..<n]), collectable.listHoldsEmbedded(parts.className, parts.property))
+                }
                 continue
             }
             guard let bytes = try w.internalValue(objects, key: f.key) else { continue }
             guard let className = className(inObjectKey: f.key) else { throw AtollError.corrupted("relay base: a tombstone's index entry names no object") }
             let o = try bytes.withUnsafeBytes { try decodeObject($0) }
-            guard o.deleted == f.stamp, o.latest.map({ $0 < f.stamp }) ?? true, collectable(className, nil) else { continue }
-            var doomed: [[UInt8]] = []
-            try w.forEachInternalEntry(parts, from: f.key, prefix: f.key) { k, _ in
-                doomed.append(Array(k))
-                return true
-            }
-            for k in doomed { try w.deleteInternal(parts, key: k) }
-            try w.deleteInternal(objects, key: f.key)
+            guard o.deleted == f.stamp, o.latest.map({ $0 < f.stamp }) ?? true, collectable.object(className) else { continue }
+            guard let embedded = try embeddedObjects(under: f.key, writtenBefore: f.stamp, collectable, w) else { continue }
+            for k in embedded { try deleteObject(k, w) }
+            try deleteObject(f.key, w)
             collected.objects += 1
         }
-        for list in lists.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            collected.elements += try collectList(list, below: deletionPoint, w)
+        for (list, owner) in lists.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let c = try collectList(list, below: deletionPoint, w)
+            collected.elements += c.dropped
+            // What is in an element removed below the point goes, whether or not the element
+            // stays as structure: every write inside it is void.
+            if owner.embedded, !c.removed.isEmpty {
+                try deleteEmbeddedObjects(inElements: c.removed, ofList: list, owner: owner.object, realm: realm, collectable, w)
+            }
         }
         return collected
+    }
+
+    /// The keys of the embedded objects indexed under the object with key `parent`, or nil
+    /// when one of them was written or deleted at or after `stamp` (the parent's delete; such
+    /// a write is a write of the parent on the nodes, which keeps it).
+    private static func embeddedObjects(under parent: [UInt8], writtenBefore stamp: Stamp, _ collectable: Collectable,
+                                        _ w: some RelayBaseWriting) throws -> [[UInt8]]?
+    {
+        var keys: [[UInt8]] = []
+        let prefix = partPrefix(parent, .embedded, "")
+        try w.forEachInternalEntry(parts, from: prefix, prefix: prefix) { k, _ in
+            keys.append(Array(k[prefix.count...]))
+            return true
+        }
+        var embedded: [[UInt8]] = []
+        for k in keys {
+            // An ordinary object whose key spells a path under this one is not its own.
+            guard let className = className(inObjectKey: k), collectable.isEmbedded(className) else { continue }
+            try w.willTouchObject(k)
+            guard let bytes = try w.internalValue(objects, key: k) else { continue }
+            let o = try bytes.withUnsafeBytes { try decodeObject($0) }
+            if o.latest.map({ $0 >= stamp }) ?? false || o.deleted.map({ $0 >= stamp }) ?? false { return nil }
+            embedded.append(k)
+        }
+        return embedded
+    }
+
+    /// Deletes an object's record and every part under it.
+    private static func deleteObject(_ key: [UInt8], _ w: some RelayBaseWriting) throws {
+        try w.willTouchObject(key)
+        var doomed: [[UInt8]] = []
+        try w.forEachInternalEntry(parts, from: key, prefix: key) { k, _ in
+            doomed.append(Array(k))
+            return true
+        }
+        for k in doomed { try w.deleteInternal(parts, key: k) }
+        try w.deleteInternal(objects, key: key)
+    }
+
+    /// Deletes the embedded objects in the elements `removed` of list `list` (a list of
+    /// embedded objects of the object with key `owner`, itself a parent or an embedded object)
+    /// and their index entries under the parent: every object whose path goes through one.
+    private static func deleteEmbeddedObjects(inElements removed: [ElementID], ofList list: [UInt8], owner: [UInt8], realm: UInt32,
+                                              _ collectable: Collectable, _ w: some RelayBaseWriting) throws
+    {
+        guard let ownerBytes = try w.internalValue(objects, key: owner) else { return }
+        let ownerPK = try ownerBytes.withUnsafeBytes { try decodeObject($0) }.primaryKey
+        let n = owner.count + 2
+        guard list.count >= n, list[owner.count] == Kind.element.rawValue else { throw AtollError.corrupted("relay base: a list's part prefix") }
+        let property = String(decoding: list[n...], as: UTF8.self)
+        // The parent, and the path inside it down to the list's owner.
+        let parent: [UInt8], above: [String]
+        if let ownerClass = className(inObjectKey: owner), collectable.isEmbedded(ownerClass), let path = embeddedPath(ownerPK) {
+            parent = objectKey(realm, path.parentClass, path.parentPrimaryKey)
+            above = path.properties
+        } else {
+            parent = owner
+            above = []
+        }
+        let doomedSteps = Set(removed.map { above + [property, EmbeddedPath.elementPart($0)] })
+        let prefix = partPrefix(parent, .embedded, "")
+        try w.willTouchObject(parent)
+        var indexed: [[UInt8]] = []
+        try w.forEachInternalEntry(parts, from: prefix, prefix: prefix) { k, _ in
+            indexed.append(Array(k))
+            return true
+        }
+        for entry in indexed {
+            let k = Array(entry[prefix.count...])
+            guard let className = className(inObjectKey: k), collectable.isEmbedded(className) else { continue }
+            try w.willTouchObject(k)
+            guard let bytes = try w.internalValue(objects, key: k) else { continue }
+            guard let path = embeddedPath(try bytes.withUnsafeBytes { try decodeObject($0) }.primaryKey),
+                  path.properties.count >= above.count + 2, doomedSteps.contains(Array(path.properties.prefix(above.count + 2)))
+            else { continue }
+            try deleteObject(k, w)
+            try w.deleteInternal(parts, key: entry)
+        }
     }
 
     /// Drops from the list with part prefix `list` the removed elements that no changeset
     /// still to come names (removed below the point) and that are leaves of its tree or links
     /// of a removed chain (`ListTree.collect`); the elements a dropped link placed get their new
-    /// parent. Returns how many went.
-    private static func collectList(_ list: [UInt8], below deletionPoint: UInt64, _ w: some RelayBaseWriting) throws -> Int {
+    /// parent. Returns how many went, and the ids of every element removed below the point
+    /// (those that went and those that stay as structure).
+    private static func collectList(_ list: [UInt8], below deletionPoint: UInt64, _ w: some RelayBaseWriting) throws -> (dropped: Int, removed: [ElementID]) {
         // (When the object was collected above, the list is gone and nothing is found.)
         var records: [ElementID: Element] = [:]
         var children: [ElementID?: [ElementID]] = [:]
@@ -587,10 +726,12 @@ package enum RelayBase {
         guard order.count == records.count else {
             throw AtollError.corrupted("relay base: \(records.count - order.count) elements of a list follow elements it does not have")
         }
-        let kept = ListTree.collect(order.map { o in
+        let elements = order.map { o in
             ListTree.Element(id: o.id, depth: o.depth, collectible: o.element.erased && o.element.removed.map { $0.hlc < deletionPoint } ?? false)
-        })
-        guard kept.count < order.count else { return 0 }
+        }
+        let removed = elements.filter(\.collectible).map(\.id)
+        let kept = ListTree.collect(elements)
+        guard kept.count < order.count else { return (0, removed) }
         // Each kept element's new parent: the last one kept a level up.
         guard let parents = ListTree.parents(depths: kept.map(\.depth)) else { throw AtollError.corrupted("relay base: a list's tree lost its shape") }
         var stays = [Bool](repeating: false, count: order.count)
@@ -604,7 +745,7 @@ package enum RelayBase {
             }
         }
         for (i, o) in order.enumerated() where !stays[i] { try w.deleteInternal(parts, key: list + elementKey(o.id)) }
-        return order.count - kept.count
+        return (order.count - kept.count, removed)
     }
 
     private static func forEachDeleted(realm: UInt32, below deletionPoint: UInt64, in r: some RelayBaseReading,
@@ -657,6 +798,7 @@ package enum RelayBase {
             var failure: AtollError?
             try r.forEachInternalEntry(parts, from: key, prefix: key) { k, v in
                 let kindAt = key.count
+                if k[kindAt] == Kind.embedded.rawValue { return true } // an index, not state
                 let nameLength = Int(k[kindAt + 1])
                 let property = String(decoding: k[(kindAt + 2)..<(kindAt + 2 + nameLength)], as: UTF8.self)
                 let p = encoder.propertyIndex(property)
@@ -697,7 +839,7 @@ package enum RelayBase {
                     } else {
                         encoder.append(.mapRemove(address, property: p, key: mapKey), stamp: s)
                     }
-                case nil:
+                case .embedded, nil:
                     failure = AtollError.corrupted("relay base: unknown part kind")
                     return false
                 }

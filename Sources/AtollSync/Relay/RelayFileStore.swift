@@ -42,11 +42,15 @@ package final class RelayFileStore: RelayStore {
     static let origins = "relay.origins"
     static let peers = "relay.peers"
     static let points = "relay.points"
-    /// Per realm (u32 BE index), how far the index of tombstones and removals
-    /// (`RelayBase.deleted`) was built for a history folded before folding kept it: empty, all
-    /// of it; else the last object key indexed. No entry: not begun (a realm of a file written
-    /// before relays kept the index, 2026-11-28). A new realm's entry is empty.
-    static let indexed = "relay.base.indexed"
+    /// Per realm (u32 BE index), how far the indexes of the compacted history (of tombstones
+    /// and removals, `RelayBase.deleted`, and of embedded objects under their parents) were
+    /// built for a history folded before folding kept them: empty, all of it; else the last
+    /// object key indexed. No entry: not begun (a realm of a file written before relays kept
+    /// both, 2026-11-29). A new realm's entry is empty.
+    static let indexed = "relay.base.indexed.2"
+    /// The same for the index of tombstones alone (files of 2026-11-28); its entries go once a
+    /// realm is indexed again.
+    static let indexedBefore = "relay.base.indexed"
 
     package init(database: Database, newRelayID: NodeID? = nil) throws {
         self.database = database
@@ -423,10 +427,11 @@ package final class RelayFileStore: RelayStore {
 
     /// Drops the compacted history's tombstones below the realm's deletion point
     /// (`RelayBase.collectDeleted`), about `limit` of them, once the log is trimmed through the
-    /// applied bound that came with the point.
+    /// applied bound that came with the point and the history is all indexed.
     private func collectBase(_ realmID: String, limit: Int) throws {
         guard let realm = realms[realmID] else { return }
         try buildDeletionIndex(realm, limit: limit)
+        guard indexing[realm.index] == nil else { return }
         let bounds = realm.stability
         guard bounds.deletionPoint > 0, bounds.applied > 0, realm.trimmedThrough >= bounds.applied else { return }
         let r = try database.beginRead()
@@ -435,13 +440,14 @@ package final class RelayFileStore: RelayStore {
         guard try pending.get() else { return }
         try write { w in
             try RelayBase.collectDeleted(realm: realm.index, below: bounds.deletionPoint, limit: limit,
-                                         collectable: RelayBase.collectable(schema: realm.schema), in: w)
+                                         collectable: RelayBase.Collectable(schema: realm.schema), in: w)
         }
     }
 
-    /// Indexes the tombstones and removals of about `limit` more objects of a history folded
-    /// before folding kept the index (`indexed`), so that collecting reaches them too; one
-    /// step per trim, until the realm's history is all indexed.
+    /// Indexes the tombstones, removals and embedded objects of about `limit` more objects of
+    /// a history folded before folding kept those indexes (`indexed`), so that collecting
+    /// reaches them too; one step per trim, until the realm's history is all indexed (nothing
+    /// is collected before: an embedded object not indexed yet would outlive its parent).
     private func buildDeletionIndex(_ realm: RelayRealm, limit: Int) throws {
         guard let resume = indexing[realm.index] else { return }
         let prefix = Self.realmKey(realm.index)
@@ -460,6 +466,7 @@ package final class RelayFileStore: RelayStore {
             for k in keys { try RelayBase.indexDeletions(ofObject: k, realm: realm.index, in: w) }
             let last = more ? keys.last : nil
             try w.putInternal(Self.indexed, key: prefix, value: last ?? [])
+            if last == nil { try w.deleteInternal(Self.indexedBefore, key: prefix) }
             return last
         }
         indexing[realm.index] = next
