@@ -869,6 +869,50 @@ import AtollTestSupport
         try y.replica.checkInvariants()
     }
 
+    /// Removed keys of a map stamped below the point go from every node and, below the deletion
+    /// point, from the relay's compacted history; the maps stay equal, a later write of a
+    /// removed key lands, and a node that joins gets the same map.
+    @Test(arguments: RelayStoreKind.allCases) func removedMapKeysGoUnderThePoint(store: RelayStoreKind) throws {
+        let location = try store.makeLocation()
+        let net = Loopback(relay: try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0)))
+        let x = try TestNode(collections: true), y = try TestNode(collections: true)
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        let bag = ObjectKey(primaryKey: 1)
+        try x.db.write { w in
+            let k = try w.bags().create(primaryKey: .int(1))
+            for (i, key) in ["a", "b", "c"].enumerated() { try w.bags().mapSet(k, TestSchema.Bag.marks, key: key, .int(Int64(i))) }
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        try y.db.write { w in
+            for key in ["a", "b"] { _ = try w.bags().mapRemove(bag, TestSchema.Bag.marks, key: key) }
+        }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        let marks = RelayBase.partPrefix(RelayBase.objectKey(1, "Bag", .int(1)), .mapEntry, "marks")
+        var now: UInt64 = 0
+        try Self.tickUntil(net, &now) {
+            try sx.collected.removedMapKeys == 2 && sy.collected.removedMapKeys == 2 && Self.relayRows(location, RelayBase.parts, prefix: marks).count == 1
+        }
+        #expect(sx.collected.removedMapKeys == 2 && sy.collected.removedMapKeys == 2)
+        #expect(try Self.relayRows(location, RelayBase.parts, prefix: marks).count == 1, "only c's entry")
+        #expect(try Self.relayBase(location).tombstones == 0)
+        #expect(try x.dump() == y.dump())
+        try y.db.write { w in try w.bags().mapSet(bag, TestSchema.Bag.marks, key: "a", .int(9)) }
+        net.perform(2, sy.localCommitted(now: now))
+        net.settle()
+        #expect(try x.dump() == y.dump())
+        #expect(try x.db.read { r in try r.bags().mapEntries(bag, TestSchema.Bag.marks) }.map(\.key).sorted() == ["a", "c"])
+        let z = try TestNode(collections: true)
+        net.connect(NodeSession(replica: z.replica), as: 3)
+        net.settle()
+        #expect(try z.dump() == x.dump())
+        for n in [x, y, z] { try n.replica.checkInvariants() }
+    }
+
     /// Why the stability point alone cannot let deleted objects go (docs/SYNC.md, "What a node
     /// collects"): the point bounds the stamps of changesets still to come, not what their
     /// makers had seen. Node `a`, its clock ahead, reports a floor above a delete it has not

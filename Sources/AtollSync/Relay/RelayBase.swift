@@ -33,6 +33,8 @@ import Crypto
 //                                                             u8 1, u16 BE n: a list element's
 //                                                                   removal, key its part key
 //                                                                   (of an object key of n bytes)
+//                                                             u8 2, u16 BE n: a map key's
+//                                                                   removal, key its part key
 //                       (the relay file's index of tombstones and removed list elements, by
 //                       stamp, for collecting them)
 //   object key: u32 BE realm ++ u8 class length ++ class ++ primary key (tagged encoding if at
@@ -49,11 +51,12 @@ import Crypto
 // is trimmed through the applied bound that came with the realm's deletion point: an object
 // deleted below the point that holds no later write, with every part left under it; a list
 // element removed below the point that is a leaf of the list's tree or a link of a removed chain
-// (`ListTree.collect`, as on the nodes). Every changeset stamped before the point is then
-// folded already, and every changeset still to come is stamped after it and was made by a node
-// that had merged those deletes and removals (docs/SYNC.md, "The stability point"): none can be
-// voided by the tombstone or name the element, so they decide no merge any more, as on the
-// nodes. An object that holds embedded objects goes with their records (found through its
+// (`ListTree.collect`, as on the nodes); a map key removed below the point and not written
+// since. Every changeset stamped before the point is then folded already, and every changeset
+// still to come is stamped after it and was made by a node that had merged those deletes and
+// removals (docs/SYNC.md, "The stability point"): none can be voided by the tombstone or name
+// the element, and a write of the map key wins over the removal anyway, so they decide no merge
+// any more, as on the nodes. An object that holds embedded objects goes with their records (found through its
 // `embedded` parts; none may hold a write after its delete, which on the nodes is a write of
 // it), and a removed element of a list of embedded objects with the records of the objects in
 // it (every write inside a removed element is void).
@@ -387,6 +390,9 @@ package enum RelayBase {
                     v2.u8(value == nil ? 1 : 0)
                     if let value { value.encode(into: &v2) }
                     try w.putInternal(parts, key: k, value: v2.bytes)
+                    // (An entry of an earlier removal of the key stays in the index; collecting
+                    // checks the stamp.)
+                    if value == nil { try indexRemoval(realm, s, k, objectKeyBytes: key.count, kind: 2, w) }
                 }
             }
             try w.putInternal(objects, key: key, value: encode(object))
@@ -439,7 +445,8 @@ package enum RelayBase {
     }
 
     /// Indexes, as folding does, the tombstone of the object with key `key`, the known removals
-    /// of its list elements, and the object under its parent if it is embedded: for a
+    /// of its list elements, its map keys' removals, and the object under its parent if it is
+    /// embedded: for a
     /// compacted history folded before folding kept those indexes (the stores backfill them).
     /// An entry already there is written again, the same.
     package static func indexDeletions(ofObject key: [UInt8], realm: UInt32, in w: some RelayBaseWriting) throws {
@@ -457,6 +464,14 @@ package enum RelayBase {
             return true
         }
         for r in removals { try indexRemoval(realm, r.stamp, r.key, objectKeyBytes: key.count, w) }
+        let mapEntries = key + [Kind.mapEntry.rawValue]
+        var mapRemovals: [(key: [UInt8], stamp: Stamp)] = []
+        try w.forEachInternalEntry(parts, from: mapEntries, prefix: mapEntries) { k, v in
+            let (stamp, value) = try readMapEntry(v)
+            if value == nil { mapRemovals.append((Array(k), stamp)) }
+            return true
+        }
+        for r in mapRemovals { try indexRemoval(realm, r.stamp, r.key, objectKeyBytes: key.count, kind: 2, w) }
     }
 
     /// Notes embedded object `key` (at `path`) among its parent's embedded objects.
@@ -466,10 +481,11 @@ package enum RelayBase {
         try w.putInternal(parts, key: index.part, value: [])
     }
 
-    /// Indexes the removal at `s` of the element with part key `k` (`collectDeleted`).
-    private static func indexRemoval(_ realm: UInt32, _ s: Stamp, _ k: [UInt8], objectKeyBytes n: Int, _ w: some RelayBaseWriting) throws {
+    /// Indexes the removal at `s` of the list element (`kind` 1) or map key (2) with part key
+    /// `k` (`collectDeleted`).
+    private static func indexRemoval(_ realm: UInt32, _ s: Stamp, _ k: [UInt8], objectKeyBytes n: Int, kind: UInt8 = 1, _ w: some RelayBaseWriting) throws {
         guard w.indexesDeletions else { return }
-        try w.putInternal(deleted, key: deletedKey(realm, s, k), value: [1, UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)])
+        try w.putInternal(deleted, key: deletedKey(realm, s, k), value: [kind, UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)])
     }
 
     /// The class name an object key holds (nil: a malformed key).
@@ -520,14 +536,14 @@ package enum RelayBase {
             classes[className].map { !$0.isEmbedded } ?? false
         }
 
-        /// Removed elements of the lists the schema knows.
-        func list(_ className: String, _ property: String) -> Bool {
+        /// Removed list elements and map keys of the lists and maps the schema knows.
+        func collection(_ className: String, _ property: String) -> Bool {
             classes[className]?.property(named: property) != nil
         }
 
-        /// Whether the list holds embedded objects (its removed elements go with the records
-        /// of the objects in them).
-        func listHoldsEmbedded(_ className: String, _ property: String) -> Bool {
+        /// Whether the list or map holds embedded objects (its removed elements and keys go
+        /// with the records of the objects in them).
+        func collectionHoldsEmbedded(_ className: String, _ property: String) -> Bool {
             guard let target = classes[className]?.property(named: property)?.linkTarget else { return false }
             return isEmbedded(target)
         }
@@ -542,7 +558,7 @@ package enum RelayBase {
     package static func objectKey(ofDeletedEntry key: [UInt8], _ value: [UInt8]) throws -> [UInt8] {
         guard key.count > 32 else { throw AtollError.corrupted("relay base tombstone key of \(key.count) bytes") }
         if value == [0] { return Array(key[32...]) }
-        guard value.count == 3, value[0] == 1 else { throw AtollError.corrupted("relay base tombstone entry of \(value.count) bytes") }
+        guard value.count == 3, value[0] == 1 || value[0] == 2 else { throw AtollError.corrupted("relay base tombstone entry of \(value.count) bytes") }
         let n = Int(value[1]) << 8 | Int(value[2])
         guard key.count >= 32 + n else { throw AtollError.corrupted("relay base removal entry of \(key.count) bytes") }
         return Array(key[32..<(32 + n)])
@@ -565,6 +581,8 @@ package enum RelayBase {
         package var objects = 0
         /// Removed list elements that went (of objects that stay).
         package var elements = 0
+        /// Removed map keys that went (of objects that stay).
+        package var mapKeys = 0
     }
 
     /// Collects up to `limit` index entries of the realm stamped below `deletionPoint` (a clock
@@ -580,7 +598,7 @@ package enum RelayBase {
     package static func collectDeleted(realm: UInt32, below deletionPoint: UInt64, limit: Int, collectable: Collectable,
                                        in w: some RelayBaseWriting) throws -> Collected
     {
-        var found: [(index: [UInt8], stamp: Stamp, key: [UInt8], objectKeyBytes: Int?)] = []
+        var found: [DeletedEntry] = []
         try forEachDeleted(realm: realm, below: deletionPoint, in: w) { entry in
             found.append(entry)
             return found.count < max(1, limit)
@@ -591,10 +609,16 @@ package enum RelayBase {
         var lists: [[UInt8]: (object: [UInt8], embedded: Bool)] = [:]
         for f in found {
             try w.deleteInternal(deleted, key: f.index)
-            if let n = f.objectKeyBytes {
+            if let removal = f.removal, removal.kind == 2 {
+                if try collectMapRemoval(f.key, stamp: f.stamp, objectKeyBytes: removal.objectKeyBytes, realm: realm, collectable, w) {
+                    collected.mapKeys += 1
+                }
+                continue
+            }
+            if let n = f.removal?.objectKeyBytes {
                 let parts = try elementKeyParts(f.key, objectKeyBytes: n)
-                if collectable.list(parts.className, parts.property) {
-                    lists[parts.list] = (Array(f.key[..<n]), collectable.listHoldsEmbedded(parts.className, parts.property))
+                if collectable.collection(parts.className, parts.property) {
+                    lists[parts.list] = (Array(f.key[..<n]), collectable.collectionHoldsEmbedded(parts.className, parts.property))
                 }
                 continue
             }
@@ -656,17 +680,58 @@ package enum RelayBase {
         try w.deleteInternal(objects, key: key)
     }
 
+    /// Drops the removal of a map key (part key `k`, of an object key of `n` bytes) stamped
+    /// `stamp`, if it is still the key's entry and the realm's schema knows the map; and, for a
+    /// map of embedded objects, what was at that key, unless something in it was written at
+    /// or after the removal. Returns whether it went.
+    private static func collectMapRemoval(_ k: [UInt8], stamp: Stamp, objectKeyBytes n: Int, realm: UInt32, _ collectable: Collectable,
+                                          _ w: some RelayBaseWriting) throws -> Bool
+    {
+        guard n > 5, k.count >= n + 2, k[n] == Kind.mapEntry.rawValue, k.count >= n + 2 + Int(k[n + 1]),
+              let className = className(inObjectKey: Array(k[..<n]))
+        else { throw AtollError.corrupted("relay base: a map key's removal entry names no map entry") }
+        let prefixEnd = n + 2 + Int(k[n + 1])
+        let property = String(decoding: k[(n + 2)..<prefixEnd], as: UTF8.self)
+        guard collectable.collection(className, property), let v = try w.internalValue(parts, key: k) else { return false }
+        let (current, value) = try v.withUnsafeBytes { try readMapEntry($0) }
+        guard value == nil, current == stamp else { return false } // written again, or removed again later
+        // A write inside the key stamped after its removal is kept for an object written at the
+        // key between the two, which may still come: then the removal stays too.
+        if collectable.collectionHoldsEmbedded(className, property) {
+            let mapKey = String(decoding: k[prefixEnd...], as: UTF8.self)
+            guard try deleteEmbeddedObjects(under: [EmbeddedPath.keyPart(mapKey)], ofCollection: Array(k[..<prefixEnd]), owner: Array(k[..<n]),
+                                            realm: realm, unlessWrittenFrom: stamp, collectable, w)
+            else { return false }
+        }
+        try w.deleteInternal(parts, key: k)
+        return true
+    }
+
     /// Deletes the embedded objects in the elements `removed` of list `list` (a list of
     /// embedded objects of the object with key `owner`, itself a parent or an embedded object)
     /// and their index entries under the parent: every object whose path goes through one.
     private static func deleteEmbeddedObjects(inElements removed: [ElementID], ofList list: [UInt8], owner: [UInt8], realm: UInt32,
                                               _ collectable: Collectable, _ w: some RelayBaseWriting) throws
     {
-        guard let ownerBytes = try w.internalValue(objects, key: owner) else { return }
+        _ = try deleteEmbeddedObjects(under: removed.map(EmbeddedPath.elementPart), ofCollection: list, owner: owner, realm: realm,
+                                      unlessWrittenFrom: nil, collectable, w)
+    }
+
+    /// Deletes the embedded objects at the steps `steps` (element or key parts) of the list or
+    /// map with part prefix `collection` of the object with key `owner` (a parent or an
+    /// embedded object), and everything in them, with their index entries under the parent;
+    /// or nothing, returning false, when one of them was written or deleted at or after
+    /// `unlessWrittenFrom`.
+    private static func deleteEmbeddedObjects(under steps: [String], ofCollection collection: [UInt8], owner: [UInt8], realm: UInt32,
+                                              unlessWrittenFrom limit: Stamp?, _ collectable: Collectable, _ w: some RelayBaseWriting) throws -> Bool
+    {
+        guard let ownerBytes = try w.internalValue(objects, key: owner) else { return true }
         let ownerPK = try ownerBytes.withUnsafeBytes { try decodeObject($0) }.primaryKey
         let n = owner.count + 2
-        guard list.count >= n, list[owner.count] == Kind.element.rawValue else { throw AtollError.corrupted("relay base: a list's part prefix") }
-        let property = String(decoding: list[n...], as: UTF8.self)
+        guard collection.count >= n, collection[owner.count] == Kind.element.rawValue || collection[owner.count] == Kind.mapEntry.rawValue else {
+            throw AtollError.corrupted("relay base: a collection's part prefix")
+        }
+        let property = String(decoding: collection[n...], as: UTF8.self)
         // The parent, and the path inside it down to the list's owner.
         let parent: [UInt8], above: [String]
         if let ownerClass = className(inObjectKey: owner), collectable.isEmbedded(ownerClass), let path = embeddedPath(ownerPK) {
@@ -676,7 +741,7 @@ package enum RelayBase {
             parent = owner
             above = []
         }
-        let doomedSteps = Set(removed.map { above + [property, EmbeddedPath.elementPart($0)] })
+        let doomedSteps = Set(steps.map { above + [property, $0] })
         let prefix = partPrefix(parent, .embedded, "")
         try w.willTouchObject(parent)
         var indexed: [[UInt8]] = []
@@ -684,17 +749,24 @@ package enum RelayBase {
             indexed.append(Array(k))
             return true
         }
+        var doomed: [(object: [UInt8], entry: [UInt8])] = []
         for entry in indexed {
             let k = Array(entry[prefix.count...])
             guard let className = className(inObjectKey: k), collectable.isEmbedded(className) else { continue }
             try w.willTouchObject(k)
             guard let bytes = try w.internalValue(objects, key: k) else { continue }
-            guard let path = embeddedPath(try bytes.withUnsafeBytes { try decodeObject($0) }.primaryKey),
-                  path.properties.count >= above.count + 2, doomedSteps.contains(Array(path.properties.prefix(above.count + 2)))
+            let o = try bytes.withUnsafeBytes { try decodeObject($0) }
+            guard let path = embeddedPath(o.primaryKey), path.properties.count >= above.count + 2,
+                  doomedSteps.contains(Array(path.properties.prefix(above.count + 2)))
             else { continue }
-            try deleteObject(k, w)
-            try w.deleteInternal(parts, key: entry)
+            if let limit, o.latest.map({ $0 >= limit }) ?? false || o.deleted.map({ $0 >= limit }) ?? false { return false }
+            doomed.append((k, entry))
         }
+        for d in doomed {
+            try deleteObject(d.object, w)
+            try w.deleteInternal(parts, key: d.entry)
+        }
+        return true
     }
 
     /// Drops from the list with part prefix `list` the removed elements that no changeset
@@ -748,18 +820,23 @@ package enum RelayBase {
         return (order.count - kept.count, removed)
     }
 
+    /// An entry of the index of tombstones and removals: its key, its stamp, the key it names
+    /// (an object key, or a part key), and for a removal its kind (1: a list element, 2: a map
+    /// key) and the length of the object key the part key starts with.
+    private typealias DeletedEntry = (index: [UInt8], stamp: Stamp, key: [UInt8], removal: (kind: UInt8, objectKeyBytes: Int)?)
+
     private static func forEachDeleted(realm: UInt32, below deletionPoint: UInt64, in r: some RelayBaseReading,
-                                       _ body: ((index: [UInt8], stamp: Stamp, key: [UInt8], objectKeyBytes: Int?)) throws -> Bool) throws
+                                       _ body: (DeletedEntry) throws -> Bool) throws
     {
         var prefix = ByteWriter(capacity: 4)
         prefix.u32BigEndian(realm)
         try r.forEachInternalEntry(deleted, from: prefix.bytes, prefix: prefix.bytes) { k, v in
-            guard k.count > 32, (v.count == 1 && v[0] == 0) || (v.count == 3 && v[0] == 1) else {
+            guard k.count > 32, (v.count == 1 && v[0] == 0) || (v.count == 3 && (v[0] == 1 || v[0] == 2)) else {
                 throw AtollError.corrupted("relay base tombstone entry of \(k.count) and \(v.count) bytes")
             }
             let stamp = try stamp(inKey: k, at: 4)
             guard stamp.hlc < deletionPoint else { return false }
-            return try body((Array(k), stamp, Array(k[32...]), v[0] == 1 ? Int(v[1]) << 8 | Int(v[2]) : nil))
+            return try body((Array(k), stamp, Array(k[32...]), v[0] == 0 ? nil : (v[0], Int(v[1]) << 8 | Int(v[2]))))
         }
     }
 

@@ -21,6 +21,11 @@ import AtollStorage
 //   it arrives after the removal, stays removed and does not bring its object back; an add is
 //   tagged with its own stamp, and none stamped below P can still come. A value left with no
 //   tag goes, and a set left with no value.
+// - A removed key of a map of values stamped below P (`MapRecord`): it is remembered only to
+//   win over a write of the key stamped before it, and none can still come; every write still
+//   to come wins over it anyway. A map left with no key goes. (Maps of embedded objects keep
+//   their removed keys: a write inside a removed key is kept for an object that a write of the
+//   key stamped between the two may still bring.)
 //
 // Nothing is collected while the node holds received parts of a transaction (or chunks of a
 // snapshot) it has not applied yet (`sync.staged`): the download position passes them when they
@@ -50,6 +55,8 @@ public struct GarbageCollection: Equatable, Sendable {
     public var entries = 0
     /// Removed set tags dropped (of any object).
     public var removedTags = 0
+    /// Removed map keys dropped (of any object).
+    public var removedMapKeys = 0
     /// Removed list elements dropped (of live objects; those of deleted objects count in
     /// `entries`, with their list).
     public var removedElements = 0
@@ -60,6 +67,7 @@ public struct GarbageCollection: Equatable, Sendable {
         total.increments += other.increments
         total.entries += other.entries
         total.removedTags += other.removedTags
+        total.removedMapKeys += other.removedMapKeys
         total.removedElements += other.removedElements
     }
 }
@@ -118,7 +126,7 @@ extension SyncWriter {
         }
         for k in folded { try txn.deleteInternal(SyncTrees.counters, key: k) }
         result.increments = folded.count
-        result.removedTags = try collectRemovedTags(below: point)
+        (result.removedTags, result.removedMapKeys) = try collectRemovedTagsAndKeys(below: point)
         if deletion > 0 {
             result.removedElements = try collectRemovedElements(below: deletion) + collectRemovedEmbeddedElements(below: deletion)
         }
@@ -199,10 +207,12 @@ extension SyncWriter {
         if !noted { try txn.putInternal(tree, key: key, value: []) }
     }
 
-    /// Drops removed set tags stamped below `point` (see the top of this file); returns how many.
-    private func collectRemovedTags(below point: UInt64) throws -> Int {
+    /// Drops removed set tags and removed map keys stamped below `point` (see the top of this
+    /// file); returns how many of each.
+    private func collectRemovedTagsAndKeys(below point: UInt64) throws -> (tags: Int, keys: Int) {
         var changed: [([UInt8], SetRecord)] = []
-        var dropped = 0
+        var changedMaps: [([UInt8], MapRecord)] = []
+        var dropped = 0, droppedKeys = 0
         let classes = schema.classes, nodes = state.nodes
         // Key: object key (u32 BE table key first) ++ u16 BE column; the column's type says
         // whether the record is a set's.
@@ -210,7 +220,18 @@ extension SyncWriter {
             guard k.count >= 6 else { throw AtollError.corrupted("sync collection key of \(k.count) bytes") }
             let table = TableKey(UInt32(bigEndian: k.loadUnaligned(as: UInt32.self)))
             let column = Int(k[k.count - 2]) << 8 | Int(k[k.count - 1])
-            guard let c = classes[table], column < c.spec.columns.count, c.spec.columns[column].isSet else { return true }
+            guard let c = classes[table], column < c.spec.columns.count else { return true }
+            if c.spec.columns[column].isMap {
+                var m = try MapRecord.decode(v, nodes)
+                let before = m.entries.count
+                m.entries = m.entries.filter { $0.value.value != nil || $0.value.stamp.hlc >= point }
+                if m.entries.count < before {
+                    droppedKeys += before - m.entries.count
+                    changedMaps.append((Array(k), m))
+                }
+                return true
+            }
+            guard c.spec.columns[column].isSet else { return true }
             var s = try SetRecord.decode(v, nodes)
             var removed = 0
             for (value, tags) in s.values {
@@ -232,7 +253,14 @@ extension SyncWriter {
                 try txn.putInternal(SyncTrees.collections, key: k, value: s.encode(&state.nodes))
             }
         }
-        return dropped
+        for (k, m) in changedMaps {
+            if m.entries.isEmpty {
+                try txn.deleteInternal(SyncTrees.collections, key: k)
+            } else {
+                try txn.putInternal(SyncTrees.collections, key: k, value: m.encode(&state.nodes))
+            }
+        }
+        return (dropped, droppedKeys)
     }
 
     /// Deletes every entry of `tree` whose key starts with `prefix`; returns how many.
