@@ -193,4 +193,69 @@ import Testing
         net.settle()
         #expect(try z.dump() == shown)
     }
+
+    /// A map of embedded objects: key "top" (a drawer holding a tag and a map of tags) is
+    /// removed and nothing is written in it after: below the deletion point the relay drops the
+    /// removal and everything that was at the key. Key "low" is removed while a node that had not
+    /// seen the removal writes inside it: that write is kept for an object a write of the key
+    /// between the two may still bring, so the removal and the drawer's records stay.
+    @Test(arguments: RelayStoreKind.allCases)
+    func aRemovedKeyOfAMapOfEmbeddedObjectsGoesWithWhatItHeld(store: RelayStoreKind) throws {
+        typealias M = EmbeddedMapSyncTests
+        let location = try store.makeLocation()
+        let relay = try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let net = Loopback(relay: relay)
+        let clock = ManualClock()
+        let x = try M.Node(clock: clock), y = try M.Node(clock: clock)
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        try x.db.write(M.makeOak)
+        net.perform(1, sx.localCommitted(now: 0))
+        net.settle()
+        clock.advance(10)
+        try x.db.write { w in
+            _ = try M.desks(w).mapRemove(M.one, M.D.drawers, key: "top")
+            _ = try M.desks(w).mapRemove(M.one, M.D.drawers, key: "low")
+        }
+        net.perform(1, sx.localCommitted(now: 0))
+        clock.advance(10)
+        try y.db.write { w in try M.drawers(w).set(try M.drawerKey(w, "low"), M.R.count, .int(7)) }
+        net.perform(2, sy.localCommitted(now: 0))
+        net.settle()
+        let shown = try x.dump()
+        #expect(try y.dump() == shown)
+        #expect(shown == "drawers=0 tags=0\n1: name=\"oak\" [ mid=nil ]\n", "\(shown)")
+
+        func under(_ key: String) -> (String) -> Bool {
+            let prefix = EmbeddedPath(parentClass: "Desk", parentPrimaryKey: .int(1), properties: ["drawers", EmbeddedPath.keyPart(key)]).string
+            return { $0.hasPrefix(prefix) }
+        }
+        var now: UInt64 = 0
+        try GarbageCollectionTests.tickUntil(net, &now) {
+            let h = try Self.history(location)
+            return h.tombstones == 0 && !h.keys.contains(where: under("top"))
+        }
+        #expect(relay.maintenanceError == nil, "\(String(describing: relay.maintenanceError))")
+        let h = try Self.history(location)
+        #expect(!h.keys.contains(where: under("top")), "\(h.keys.sorted())")
+        #expect(h.keys.contains(where: under("low")), "\(h.keys.sorted())")
+        #expect(h.orphans == 0 && h.tombstones == 0, "\(h)")
+        let drawers = RelayBase.partPrefix(RelayBase.objectKey(1, "Desk", .int(1)), .mapEntry, "drawers")
+        #expect(try GarbageCollectionTests.relayRows(location, RelayBase.parts, prefix: drawers).count == 2, "low (removed) and mid")
+        let z = try M.Node(clock: clock)
+        let sz = NodeSession(replica: z.replica)
+        net.connect(sz, as: 3)
+        net.settle()
+        #expect(try z.dump() == shown)
+        // A write of the removed key brings an object there on every node.
+        clock.advance(10)
+        try z.db.write { w in try M.putDrawer(w, "top", "clips", count: 1) }
+        net.perform(3, sz.localCommitted(now: now))
+        net.settle()
+        let (after, onX, onY) = (try z.dump(), try x.dump(), try y.dump())
+        #expect(after.contains("top={\"clips\" 1}") && onX == after && onY == after, "\(after)")
+        for n in [x, y, z] { try n.replica.checkInvariants() }
+    }
 }
