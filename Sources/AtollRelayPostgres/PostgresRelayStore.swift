@@ -228,13 +228,7 @@ package final class PostgresRelayStore: RelayStore {
             WHERE r.id = \(Int32(bitPattern: realm.index))
             ORDER BY l.position
             """)
-        guard let first = rows.first else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
-        let (trimmed, head) = try first.decode((Int64, Int64).self)
-        if UInt64(trimmed) > after {
-            throw AtollError(.invalidTransaction,
-                "the log of realm '\(realmID)' was trimmed through \(trimmed) (by another relay) past this connection's position \(after); the node reconnects and gets a snapshot")
-        }
-        noteHeadValue(realmID, UInt64(head))
+        let head = try checkedHead(rows.first, realmID, after: after)
         var read: [RelayEntry] = []
         for row in rows {
             let columns = try row.decode((Int64, Int64, Int64?, Int64?, Int64?, ByteBuffer?, Int64?, Int64?, Int16?, ByteBuffer?).self)
@@ -249,7 +243,7 @@ package final class PostgresRelayStore: RelayStore {
         guard read.first.map({ $0.seq == after + 1 }) ?? true, zip(read, read.dropFirst()).allSatisfy({ $0.seq + 1 == $1.seq }) else {
             throw AtollError.corrupted("the log of realm '\(realmID)' in PostgreSQL has a gap after position \(after)")
         }
-        if let last = read.last, last.seq == UInt64(head) { addToTail(realmID, after: after, read) }
+        if let last = read.last, last.seq == head { addToTail(realmID, after: after, read) }
         return pick(read, after: after, maxBytes: maxBytes, include: include)
     }
 
@@ -289,6 +283,19 @@ package final class PostgresRelayStore: RelayStore {
         tails[realmID] = tail
     }
 
+    /// The head from the first row of a log read that starts with (trimmed_through, head), noted;
+    /// throws `.invalidTransaction` when another relay trimmed past `after`.
+    private func checkedHead(_ first: PostgresRow?, _ realmID: String, after: UInt64) throws -> UInt64 {
+        guard let first else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
+        let (trimmed, head) = try first.decode((Int64, Int64).self)
+        if UInt64(trimmed) > after {
+            throw AtollError(.invalidTransaction,
+                "the log of realm '\(realmID)' was trimmed through \(trimmed) (by another relay) past this connection's position \(after); the node reconnects and gets a snapshot")
+        }
+        noteHeadValue(realmID, UInt64(head))
+        return UInt64(head)
+    }
+
     package func entryHeaders(_ realmID: String, after: UInt64, maxCount: Int) throws -> (headers: [RelayEntryHeader], through: UInt64) {
         let realm = try realm(realmID)
         guard maxCount > 0 else { return ([], after) }
@@ -306,12 +313,7 @@ package final class PostgresRelayStore: RelayStore {
             WHERE r.id = \(Int32(bitPattern: realm.index))
             ORDER BY l.position
             """)
-        guard let first = rows.first else { throw AtollError(.ioError, "realm '\(realmID)' vanished from PostgreSQL") }
-        let (trimmed, head) = try first.decode((Int64, Int64).self)
-        if UInt64(trimmed) > after {
-            throw AtollError(.invalidTransaction, "the log of realm '\(realmID)' was trimmed through \(trimmed) (by another relay) past position \(after)")
-        }
-        noteHeadValue(realmID, UInt64(head))
+        let head = try checkedHead(rows.first, realmID, after: after)
         var headers: [RelayEntryHeader] = []
         for row in rows {
             let columns = try row.decode((Int64, Int64, Int64?, ByteBuffer?, Int64?, Int64?, Int16?).self)
@@ -323,7 +325,7 @@ package final class PostgresRelayStore: RelayStore {
             headers.append(RelayEntryHeader(position: UInt64(position), origin: origin, seq: UInt64(originSeq), hlc: UInt64(bitPattern: hlc),
                                             flags: UInt8(truncatingIfNeeded: flags)))
         }
-        return (headers, headers.count < maxCount ? max(after, UInt64(head)) : headers[headers.count - 1].position)
+        return (headers, headers.count < maxCount ? max(after, head) : headers[headers.count - 1].position)
     }
 
     package func entry(_ realmID: String, _ seq: UInt64) throws -> RelayEntry? {

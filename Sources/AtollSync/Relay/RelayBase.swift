@@ -135,7 +135,7 @@ package enum RelayBase {
     /// not embedded in the realm's schema).
     static func embeddedPath(_ pk: StorageValue) -> EmbeddedPath? {
         guard case .string(let s) = pk, let first = s.utf8.first, first >= 0x30, first <= 0x39 else { return nil }
-        return try? EmbeddedPath(parsing: s) // a key that is not a path is an ordinary key, not an error
+        return EmbeddedPath(ifSpelledBy: s)
     }
 
     /// The key of the part that indexes object `key` (whose primary key is `path`) under its
@@ -637,7 +637,8 @@ package enum RelayBase {
             // What is in an element removed below the point goes, whether or not the element
             // stays as structure: every write inside it is void.
             if owner.embedded, !c.removed.isEmpty {
-                try deleteEmbeddedObjects(inElements: c.removed, ofList: list, owner: owner.object, realm: realm, collectable, w)
+                _ = try deleteEmbeddedObjects(under: c.removed.map(EmbeddedPath.elementPart), ofCollection: list, owner: owner.object,
+                                              realm: realm, unlessWrittenFrom: nil, collectable, w)
             }
         }
         return collected
@@ -705,16 +706,6 @@ package enum RelayBase {
         }
         try w.deleteInternal(parts, key: k)
         return true
-    }
-
-    /// Deletes the embedded objects in the elements `removed` of list `list` (a list of
-    /// embedded objects of the object with key `owner`, itself a parent or an embedded object)
-    /// and their index entries under the parent: every object whose path goes through one.
-    private static func deleteEmbeddedObjects(inElements removed: [ElementID], ofList list: [UInt8], owner: [UInt8], realm: UInt32,
-                                              _ collectable: Collectable, _ w: some RelayBaseWriting) throws
-    {
-        _ = try deleteEmbeddedObjects(under: removed.map(EmbeddedPath.elementPart), ofCollection: list, owner: owner, realm: realm,
-                                      unlessWrittenFrom: nil, collectable, w)
     }
 
     /// Deletes the embedded objects at the steps `steps` (element or key parts) of the list or

@@ -200,7 +200,25 @@ struct EmbeddedPath: Equatable {
 
     /// Parses a path; malformed input throws `.protocolViolation`.
     init(parsing s: String) throws {
-        func bad(_ why: String) -> AtollError { AtollError(.protocolViolation, "a changeset names an embedded object by a malformed path (\(why))") }
+        switch Self.parse(s) {
+        case .success(let path): self = path
+        case .failure(let why as NotAPath): throw AtollError(.protocolViolation, "a changeset names an embedded object by a malformed path (\(why.reason))")
+        case .failure(let error): throw error   // the parent's key did not decode
+        }
+    }
+
+    /// The path `s` spells, or nil when it spells none (an ordinary string key, which may be
+    /// anything a primary key can be).
+    init?(ifSpelledBy s: String) {
+        guard case .success(let path) = Self.parse(s) else { return nil }
+        self = path
+    }
+
+    /// Why a string is not a path.
+    struct NotAPath: Error { let reason: String }
+
+    private static func parse(_ s: String) -> Result<EmbeddedPath, any Error> {
+        func bad(_ why: String) -> NotAPath { NotAPath(reason: why) }
         let bytes = Array(s.utf8)
         var i = 0
         var parts: [String] = []
@@ -211,35 +229,37 @@ struct EmbeddedPath: Equatable {
                 n = n * 10 + Int(bytes[i] - 0x30)
                 digits += 1
                 i += 1
-                guard digits <= 6 else { throw bad("a part is too long") }
+                guard digits <= 6 else { return .failure(bad("a part is too long")) }
             }
-            guard digits > 0, i < bytes.count, bytes[i] == 0x3A else { throw bad("no part length") }
+            guard digits > 0, i < bytes.count, bytes[i] == 0x3A else { return .failure(bad("no part length")) }
             i += 1
-            guard n > 0, i + n <= bytes.count, let part = String(validating: bytes[i..<(i + n)], as: UTF8.self) else { throw bad("a part runs past its end") }
+            guard n > 0, i + n <= bytes.count, let part = String(validating: bytes[i..<(i + n)], as: UTF8.self) else { return .failure(bad("a part runs past its end")) }
             parts.append(part)
             i += n
         }
-        guard parts.count >= 3, parts[1].hasPrefix("p") else { throw bad("it has no parent and property") }
+        guard parts.count >= 3, parts[1].hasPrefix("p") else { return .failure(bad("it has no parent and property")) }
         let hex = Array(parts[1].utf8.dropFirst())
-        guard hex.count % 2 == 0, !hex.isEmpty else { throw bad("the parent's key") }
+        guard hex.count % 2 == 0, !hex.isEmpty else { return .failure(bad("the parent's key")) }
         var raw: [UInt8] = []
         var j = 0
         while j < hex.count {
-            guard let b = UInt8(String(decoding: hex[j..<(j + 2)], as: UTF8.self), radix: 16) else { throw bad("the parent's key") }
+            guard let b = UInt8(String(decoding: hex[j..<(j + 2)], as: UTF8.self), radix: 16) else { return .failure(bad("the parent's key")) }
             raw.append(b)
             j += 2
         }
-        let pk = try raw.withUnsafeBytes { buffer -> StorageValue in
-            var r = ByteReader(buffer, context: "embedded path", source: .peer)
-            let v = try StorageValue.decode(from: &r)
-            guard r.isAtEnd else { throw bad("bytes after the parent's key") }
-            return v
+        let decoded = Result { () throws -> StorageValue in
+            try raw.withUnsafeBytes { buffer -> StorageValue in
+                var r = ByteReader(buffer, context: "embedded path", source: .peer)
+                let v = try StorageValue.decode(from: &r)
+                guard r.isAtEnd else { throw bad("bytes after the parent's key") }
+                return v
+            }
         }
-        parentClass = parts[0]
-        parentPrimaryKey = pk
-        properties = Array(parts[2...])
-        // Only the canonical spelling names an object (one object, one name).
-        guard string == s else { throw bad("not in canonical form") }
+        return decoded.flatMap { pk in
+            let path = EmbeddedPath(parentClass: parts[0], parentPrimaryKey: pk, properties: Array(parts[2...]))
+            // Only the canonical spelling names an object (one object, one name).
+            return path.string == s ? .success(path) : .failure(bad("not in canonical form"))
+        }
     }
 }
 
