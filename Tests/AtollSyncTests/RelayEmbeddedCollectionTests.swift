@@ -44,6 +44,22 @@ import Testing
         return (keys, orphans, try GarbageCollectionTests.relayRows(location, RelayBase.deleted).count)
     }
 
+    /// A relay on `location` (trimming at every tick), and two nodes made by `make` on one
+    /// clock, connected as peers 1 and 2.
+    static func twoNodes<N: SchemaNode>(_ location: RelayStoreLocation, _ make: (ManualClock) throws -> N) throws
+        -> (relay: RelayCore, net: Loopback, clock: ManualClock, x: N, sx: NodeSession, y: N, sy: NodeSession)
+    {
+        let relay = try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
+        let net = Loopback(relay: relay)
+        let clock = ManualClock()
+        let x = try make(clock), y = try make(clock)
+        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
+        net.connect(sx, as: 1)
+        net.connect(sy, as: 2)
+        net.settle()
+        return (relay, net, clock, x, sx, y, sy)
+    }
+
     /// Whether `key` names route `route` or something embedded in it.
     static func underRoute(_ key: String, _ route: Int64) -> Bool {
         key == "\(StorageValue.int(route))" || key.hasPrefix(EmbeddedPath(parentClass: "Route", parentPrimaryKey: .int(route), properties: []).string)
@@ -59,14 +75,7 @@ import Testing
     func aDeletedParentGoesWithItsEmbeddedObjectsAndARemovedStopWithWhatIsInIt(store: RelayStoreKind, asBeforeTheIndex: Bool) throws {
         let location = try store.makeLocation()
         let configuration = RelayConfiguration(trimIntervalMilliseconds: 0)
-        var relay = try location.makeCore(configuration: configuration)
-        let net = Loopback(relay: relay)
-        let clock = ManualClock()
-        let x = try Node(clock: clock), y = try Node(clock: clock)
-        var sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
-        net.connect(sx, as: 1)
-        net.connect(sy, as: 2)
-        net.settle()
+        var (relay, net, clock, x, sx, y, sy) = try Self.twoNodes(location) { try Node(clock: $0) }
         try x.db.write { w in
             try E.makeCoast(w)
             try Self.makeInland(w)
@@ -158,14 +167,7 @@ import Testing
     func anEmbeddedWriteAfterTheParentsDeleteKeepsTheParent(store: RelayStoreKind) throws {
         typealias C = EmbeddedSyncTests
         let location = try store.makeLocation()
-        let relay = try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
-        let net = Loopback(relay: relay)
-        let clock = ManualClock()
-        let x = try C.Node(clock: clock), y = try C.Node(clock: clock)
-        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
-        net.connect(sx, as: 1)
-        net.connect(sy, as: 2)
-        net.settle()
+        let (relay, net, clock, x, sx, y, sy) = try Self.twoNodes(location) { try C.Node(clock: $0) }
         try x.db.write(C.makeAnn)
         net.perform(1, sx.localCommitted(now: 0))
         net.settle()
@@ -203,14 +205,7 @@ import Testing
     func aRemovedKeyOfAMapOfEmbeddedObjectsGoesWithWhatItHeld(store: RelayStoreKind) throws {
         typealias M = EmbeddedMapSyncTests
         let location = try store.makeLocation()
-        let relay = try location.makeCore(configuration: RelayConfiguration(trimIntervalMilliseconds: 0))
-        let net = Loopback(relay: relay)
-        let clock = ManualClock()
-        let x = try M.Node(clock: clock), y = try M.Node(clock: clock)
-        let sx = NodeSession(replica: x.replica), sy = NodeSession(replica: y.replica)
-        net.connect(sx, as: 1)
-        net.connect(sy, as: 2)
-        net.settle()
+        let (relay, net, clock, x, sx, y, sy) = try Self.twoNodes(location) { try M.Node(clock: $0) }
         try x.db.write(M.makeOak)
         net.perform(1, sx.localCommitted(now: 0))
         net.settle()
